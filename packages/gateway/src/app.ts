@@ -1,0 +1,85 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import './http/fastify-types.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { adminAuth } from './http/admin-auth.ts';
+import { frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
+import { type Metrics, createMetrics } from './http/metrics.ts';
+import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
+import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
+import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
+import { healthRoutes } from './http/routes/health.ts';
+import type { Logger } from './logger.ts';
+import { createMerchantService } from './merchants/merchant-service.ts';
+import type { Store } from './store/store.ts';
+import { createRateLimiter } from './tokens/rate-limit.ts';
+import { type TokenService, createTokenService } from './tokens/token-service.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** HS256 key for access tokens, shared by every instance through the store. */
+  jwtKey: Buffer;
+  /** SHA-256 (hex) of the admin bearer token. */
+  adminTokenSha256: string;
+  metrics?: Metrics;
+}
+
+export interface Gateway {
+  app: FastifyInstance;
+  tokens: TokenService;
+  metrics: Metrics;
+}
+
+const RESPONSE_CODE = /"responseCode":"(\d{7})"/;
+
+/** Builds the gateway's Fastify instance; never listens (main.ts and tests do). */
+export function buildApp(deps: AppDeps): Gateway {
+  const { config, store, clock, logger } = deps;
+  const metrics = deps.metrics ?? createMetrics();
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // No request may hang a connection: slow senders are cut off.
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 256 },
+    frameworkErrors: frameworkErrorHandler,
+  });
+  registerRawBody(app);
+  registerErrorHandler(app, logger);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const operation = request.routeOptions.config?.operation;
+    if (operation !== undefined) {
+      const code = typeof payload === 'string' ? (RESPONSE_CODE.exec(payload)?.[1] ?? String(reply.statusCode)) : String(reply.statusCode);
+      metrics.snapRequests.inc({ operation, responseCode: code });
+      metrics.snapLatency.observe({ operation }, reply.elapsedTime / 1000);
+    }
+    return payload;
+  });
+
+  const tokens = createTokenService({
+    store,
+    clock,
+    jwtKey: deps.jwtKey,
+    tokenTtlSec: config.tokenTtlSec,
+    clockSkewSec: config.clockSkewSec,
+    rateLimiter: createRateLimiter(config.rateLimitPerMin),
+  });
+  const merchants = createMerchantService({ store, clock, mode: config.mode });
+
+  healthRoutes(app, { store, metrics });
+  accessTokenB2bRoute(app, { tokens });
+  app.register(
+    async (admin) => {
+      admin.addHook('onRequest', adminAuth(deps.adminTokenSha256));
+      adminMerchantRoutes(admin, { merchants, store });
+    },
+    { prefix: '/admin/v1' },
+  );
+  return { app, tokens, metrics };
+}

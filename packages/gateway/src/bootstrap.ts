@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { hashAdminToken } from './http/admin-auth.ts';
+import { createMerchantService } from './merchants/merchant-service.ts';
+import type { Store } from './store/store.ts';
+
+export interface BootstrapResult {
+  jwtKey: Buffer;
+  adminTokenSha256: string;
+  /** Set only when this start generated the admin token: shown once. */
+  generatedAdminToken?: string;
+  /** Set only when this start created the sandbox merchant: shown once. */
+  sandboxMerchant?: { id: string; clientKey: string; clientSecret: string; partnerId: string };
+}
+
+/** Keys and first-run state every instance shares through the store. */
+export async function bootstrap(store: Store, config: Config, clock: Clock): Promise<BootstrapResult> {
+  const jwtKey = Buffer.from(
+    await store.getOrCreateSetting('jwt_hs256_key', () => randomBytes(32).toString('base64')),
+    'base64',
+  );
+  const result: BootstrapResult = { jwtKey, adminTokenSha256: '' };
+  if (config.adminToken) {
+    result.adminTokenSha256 = hashAdminToken(config.adminToken);
+  } else {
+    let generated: string | undefined;
+    result.adminTokenSha256 = await store.getOrCreateSetting('admin_token_sha256', () => {
+      generated = `sgadm_${randomBytes(24).toString('base64url')}`;
+      return hashAdminToken(generated);
+    });
+    if (generated && hashAdminToken(generated) === result.adminTokenSha256) result.generatedAdminToken = generated;
+  }
+  if (config.mode === 'sandbox' && (await store.countMerchants()) === 0) {
+    const merchants = createMerchantService({ store, clock, mode: config.mode });
+    const { merchant, clientSecret } = await merchants.create({ name: 'Sandbox Merchant', merchantCity: 'JAKARTA' });
+    result.sandboxMerchant = {
+      id: merchant.id,
+      clientKey: merchant.clientKey,
+      clientSecret,
+      partnerId: merchant.partnerId,
+    };
+  }
+  return result;
+}

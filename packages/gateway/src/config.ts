@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+// The only reader of process.env (STYLE). Every problem is reported at once.
+export type Mode = 'sandbox' | 'production';
+
+export interface Config {
+  port: number;
+  host: string;
+  mode: Mode;
+  publicUrl: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Requests per client key per minute; `undefined` = off. */
+  rateLimitPerMin: number | undefined;
+  sqlitePath: string;
+  databaseUrl: string | undefined;
+  adminToken: string | undefined;
+  clockSkewSec: number;
+  tokenTtlSec: number;
+  callbackTimeoutMs: number;
+  /** Delay before each attempt, in milliseconds. */
+  retryScheduleMs: number[];
+}
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+const DURATION = /^(\d+)(ms|s|m|h|d)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `0s,10s,1m` into milliseconds; `undefined` when any part is malformed. */
+export function parseRetrySchedule(value: string): number[] | undefined {
+  const parts = value.split(',').map((p) => p.trim());
+  const out: number[] = [];
+  for (const p of parts) {
+    const m = DURATION.exec(p);
+    if (!m) return undefined;
+    out.push(Number(m[1]) * (UNIT_MS[m[2] as string] as number));
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const schema = z.object({
+  SNAPGATE_PORT: int(0, 65535).default(8080),
+  SNAPGATE_HOST: z.string().min(1).default('127.0.0.1'),
+  SNAPGATE_MODE: z.enum(['sandbox', 'production']).default('sandbox'),
+  SNAPGATE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  SNAPGATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SNAPGATE_RATE_LIMIT: z
+    .union([z.literal('off'), int(1, 10_000_000)])
+    .default(600)
+    .transform((v) => (v === 'off' ? undefined : v)),
+  SNAPGATE_DB: z.string().min(1).default('./data/snapgate.db'),
+  SNAPGATE_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
+  SNAPGATE_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SNAPGATE_CLOCK_SKEW_SEC: int(1, 86_400).default(300),
+  SNAPGATE_TOKEN_TTL_SEC: int(60, 86_400).default(900),
+  SNAPGATE_CALLBACK_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  SNAPGATE_RETRY_SCHEDULE: z
+    .string()
+    .default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h')
+    .transform((v, ctx) => {
+      const s = parseRetrySchedule(v);
+      if (!s) {
+        ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of durations like 0s,10s,1m,2h' });
+        return z.NEVER;
+      }
+      return s;
+    }),
+});
+
+/** Reads the configuration from an environment; throws ConfigError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const relevant: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (k.startsWith('SNAPGATE_') && v !== undefined && v !== '') relevant[k] = v;
+  }
+  const r = schema.safeParse(relevant);
+  if (!r.success) {
+    throw new ConfigError(r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  const c = r.data;
+  const hostForUrl = c.SNAPGATE_HOST.includes(':') ? `[${c.SNAPGATE_HOST}]` : c.SNAPGATE_HOST;
+  return {
+    port: c.SNAPGATE_PORT,
+    host: c.SNAPGATE_HOST,
+    mode: c.SNAPGATE_MODE,
+    publicUrl: (c.SNAPGATE_PUBLIC_URL ?? `http://${hostForUrl}:${c.SNAPGATE_PORT}`).replace(/\/+$/, ''),
+    logLevel: c.SNAPGATE_LOG_LEVEL,
+    rateLimitPerMin: c.SNAPGATE_RATE_LIMIT,
+    sqlitePath: c.SNAPGATE_DB,
+    databaseUrl: c.SNAPGATE_DATABASE_URL,
+    adminToken: c.SNAPGATE_ADMIN_TOKEN,
+    clockSkewSec: c.SNAPGATE_CLOCK_SKEW_SEC,
+    tokenTtlSec: c.SNAPGATE_TOKEN_TTL_SEC,
+    callbackTimeoutMs: c.SNAPGATE_CALLBACK_TIMEOUT_MS,
+    retryScheduleMs: c.SNAPGATE_RETRY_SCHEDULE,
+  };
+}

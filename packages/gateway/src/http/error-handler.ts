@@ -1,0 +1,65 @@
+import { isSnapError, snapError } from '@snapgate/snap';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../logger.ts';
+import { ProblemError } from './problem.ts';
+
+// The only writer of error bodies (STYLE 6). SNAP routes answer {responseCode, responseMessage};
+// admin routes answer problem+json. Nothing answers with a stack.
+function isAdmin(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.api === 'admin' || request.url.startsWith('/admin/');
+}
+
+function sendProblem(reply: FastifyReply, status: number, title: string, detail?: string, errors?: string[]) {
+  const body: Record<string, unknown> = { type: 'about:blank', title, status };
+  if (detail !== undefined) body.detail = detail;
+  if (errors !== undefined) body.errors = errors;
+  return reply.code(status).type('application/problem+json').send(JSON.stringify(body));
+}
+
+export function registerErrorHandler(app: FastifyInstance, logger: Logger): void {
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    const serviceCode = request.routeOptions.config?.serviceCode ?? '00';
+    if (isAdmin(request)) {
+      if (error instanceof ProblemError) return sendProblem(reply, error.status, error.title, error.message, error.errors);
+      const status = (error as FastifyError).statusCode;
+      if (status !== undefined && status >= 400 && status < 500) {
+        return sendProblem(reply, status === 413 ? 413 : 400, status === 413 ? 'Content Too Large' : 'Bad Request', error.message);
+      }
+      logger.error({ err: error, url: request.routeOptions.url }, 'admin request failed');
+      return sendProblem(reply, 500, 'Internal Server Error');
+    }
+    if (isSnapError(error)) {
+      logger.info({ responseCode: error.responseCode, detail: error.detail, route: request.routeOptions.url }, 'snap request refused');
+      return reply.code(error.httpStatus).type('application/json').send(JSON.stringify(error.toBody()));
+    }
+    const status = (error as FastifyError).statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      // Framework refusals (body over 64 KiB, malformed framing): SPEC §1 wants 400 xx00, never 413.
+      const e = snapError('BAD_REQUEST', serviceCode, { detail: (error as FastifyError).code });
+      logger.info({ responseCode: e.responseCode, code: (error as FastifyError).code }, 'snap request refused');
+      return reply.code(400).type('application/json').send(JSON.stringify(e.toBody()));
+    }
+    logger.error({ err: error, route: request.routeOptions.url }, 'snap request failed');
+    return reply.code(500).type('application/json').send(JSON.stringify(snapError('GENERAL_ERROR', serviceCode).toBody()));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    if (isAdmin(request)) return sendProblem(reply, 404, 'Not Found', `no route ${request.method} ${request.url.split('?')[0]}`);
+    return reply
+      .code(404)
+      .type('application/json')
+      .send(JSON.stringify({ responseCode: '4040000', responseMessage: 'Not Found' }));
+  });
+}
+
+/** Fastify errors raised before routing (bad URL encoding and the like). */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (request.url?.startsWith('/admin/')) {
+    void sendProblem(reply, 400, 'Bad Request', error.message);
+    return;
+  }
+  void reply
+    .code(400)
+    .type('application/json')
+    .send(JSON.stringify({ responseCode: '4000000', responseMessage: 'Bad Request' }));
+}

@@ -1,0 +1,12 @@
+import 'fastify';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which error vocabulary the route speaks. */
+    api?: 'snap' | 'admin';
+    /** SNAP service code of the operation (SPEC §1), used in every error it answers. */
+    serviceCode?: string;
+    /** Name of the operation in metrics. */
+    operation?: string;
+  }
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+// Signatures cover the raw bytes received (SPEC §3), and a bad Content-Type or body must
+// get its SNAP error at its place in the check order: keep every body as a Buffer and
+// let the route decide.
+export function registerRawBody(app: FastifyInstance): void {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {
+    done(null, body);
+  });
+}
+
+const EMPTY = Buffer.alloc(0);
+
+export function rawBodyOf(request: FastifyRequest): Buffer {
+  return Buffer.isBuffer(request.body) ? request.body : EMPTY;
+}
+
+/** Parses the raw body as JSON; `undefined` when it is not JSON at all. */
+export function parseJsonBody(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Media type without parameters, lower case: `application/json; charset=utf-8` → `application/json`. */
+export function mediaType(contentType: string): string {
+  const i = contentType.indexOf(';');
+  return (i === -1 ? contentType : contentType.slice(0, i)).trim().toLowerCase();
+}
+
+/** A single header value; a repeated header counts as malformed, not as its first copy. */
+export function headerValue(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return typeof v === 'string' ? v : undefined;
+}

@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { MerchantService } from '../../merchants/merchant-service.ts';
+import { merchantView } from '../../merchants/merchant-service.ts';
+import type { Store } from '../../store/store.ts';
+import { parseAdminBody, parseWith } from '../admin-body.ts';
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+const url = z.string().max(2048);
+const pem = z.string().max(16_384);
+const tokenSignature = z.enum(['any', 'hmac-sha256', 'rsa-sha256']);
+const callbackSignature = z.enum(['hmac-sha512', 'rsa-sha256']);
+const qris = {
+  merchantName: text(25),
+  merchantCity: text(15),
+  nmid: z.string().regex(/^ID\d{10,13}$/, 'must be ID followed by 10 to 13 digits'),
+  mcc: z.string().regex(/^\d{4}$/, 'must be 4 digits'),
+};
+
+const createSchema = z.strictObject({
+  name: text(100),
+  callbackBaseUrl: url.optional(),
+  qrisCallbackUrl: url.optional(),
+  vaCallbackUrl: url.optional(),
+  partnerId: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dot, dash or underscore')
+    .optional(),
+  publicKeyPem: pem.optional(),
+  tokenSignature: tokenSignature.optional(),
+  callbackSignature: callbackSignature.optional(),
+  merchantName: qris.merchantName.optional(),
+  merchantCity: qris.merchantCity.optional(),
+  nmid: qris.nmid.optional(),
+  mcc: qris.mcc.optional(),
+});
+
+const patchSchema = z
+  .strictObject({
+    name: text(100).optional(),
+    callbackBaseUrl: url.nullable().optional(),
+    qrisCallbackUrl: url.nullable().optional(),
+    vaCallbackUrl: url.nullable().optional(),
+    partnerId: createSchema.shape.partnerId,
+    publicKeyPem: pem.nullable().optional(),
+    tokenSignature: tokenSignature.optional(),
+    callbackSignature: callbackSignature.optional(),
+    merchantName: qris.merchantName.optional(),
+    merchantCity: qris.merchantCity.optional(),
+    nmid: qris.nmid.optional(),
+    mcc: qris.mcc.optional(),
+    status: z.enum(['active', 'disabled']).optional(),
+  })
+  .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
+
+const rotateSchema = z.strictObject({ overlapSec: z.number().int().min(0).max(30 * 86_400).optional() });
+const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(512).optional(),
+});
+const idParams = z.object({ id: z.string().max(64) });
+
+export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: MerchantService; store: Store }) {
+  const { merchants, store } = deps;
+  const config = { api: 'admin' as const };
+
+  app.post('/merchants', { config }, async (request, reply) => {
+    const input = parseAdminBody(request, createSchema);
+    const { merchant, clientSecret } = await merchants.create(input);
+    return reply.code(201).send({ ...merchantView(merchant), clientSecret });
+  });
+
+  app.get('/merchants', { config }, async (request) => {
+    const q = parseWith(listQuery, request.query, 'invalid query');
+    const page = await store.listMerchants({ limit: q.limit, cursor: q.cursor });
+    return { items: page.items.map(merchantView), nextCursor: page.nextCursor };
+  });
+
+  app.get('/merchants/:id', { config }, async (request) => {
+    const { id } = parseWith(idParams, request.params, 'invalid path');
+    return merchantView(await merchants.get(id));
+  });
+
+  app.patch('/merchants/:id', { config }, async (request) => {
+    const { id } = parseWith(idParams, request.params, 'invalid path');
+    const patch = parseAdminBody(request, patchSchema);
+    return merchantView(await merchants.update(id, patch));
+  });
+
+  app.post('/merchants/:id/rotate-secret', { config }, async (request) => {
+    const { id } = parseWith(idParams, request.params, 'invalid path');
+    const { overlapSec } = parseAdminBody(request, rotateSchema, true);
+    const r = await merchants.rotateSecret(id, overlapSec ?? 86_400);
+    return { clientSecret: r.clientSecret, previousValidUntil: new Date(r.previousValidUntil).toISOString() };
+  });
+}

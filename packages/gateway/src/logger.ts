@@ -1,0 +1,28 @@
+import { type Logger, type LoggerOptions, type DestinationStream, pino } from 'pino';
+
+export type { Logger };
+
+// STYLE 13: never keys, secrets, tokens, signatures or full bodies. Call sites log only
+// identifiers; redaction is the second line of defence for a careless call.
+const REDACT = [
+  'clientSecret',
+  'previousSecret',
+  'accessToken',
+  'signature',
+  'privateKeyPem',
+  'adminToken',
+  '*.clientSecret',
+  '*.previousSecret',
+  '*.accessToken',
+  '*.signature',
+  '*.privateKeyPem',
+  'headers.authorization',
+  'headers["x-signature"]',
+  'req.headers.authorization',
+  'req.headers["x-signature"]',
+];
+
+export function createLogger(level: LoggerOptions['level'], destination?: DestinationStream): Logger {
+  const options: LoggerOptions = { level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'snapgate' } };
+  return destination ? pino(options, destination) : pino(options);
+}

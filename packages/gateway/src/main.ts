@@ -1,0 +1,66 @@
+import { buildApp } from './app.ts';
+import { bootstrap } from './bootstrap.ts';
+import { systemClock } from './clock.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createLogger } from './logger.ts';
+import { openStore } from './store/open-store.ts';
+
+// Composition root: config → store → clock/logger → app → listen.
+export async function serve(env: Record<string, string | undefined> = process.env): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`snapgate: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const logger = createLogger(config.logLevel);
+  const store = await openStore(config);
+  const boot = await bootstrap(store, config, systemClock);
+  const gateway = buildApp({
+    config,
+    store,
+    clock: systemClock,
+    logger,
+    jwtKey: boot.jwtKey,
+    adminTokenSha256: boot.adminTokenSha256,
+  });
+  await gateway.app.listen({ port: config.port, host: config.host });
+  const address = gateway.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ port, host: config.host, mode: config.mode, store: store.kind }, 'snapgate listening');
+
+  // Credentials made on this start are printed once to the console, never to the log.
+  const lines = [`snapgate ${config.mode} gateway on http://${config.host}:${port} (${store.kind} store)`];
+  if (boot.generatedAdminToken) lines.push(`  admin token (shown once): ${boot.generatedAdminToken}`);
+  if (boot.sandboxMerchant) {
+    const m = boot.sandboxMerchant;
+    lines.push(
+      '  sandbox merchant (shown once):',
+      `    merchantId   ${m.id}`,
+      `    clientKey    ${m.clientKey}`,
+      `    clientSecret ${m.clientSecret}`,
+      `    partnerId    ${m.partnerId}`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    await gateway.app.close();
+    await store.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await serve();
+}

@@ -1,0 +1,172 @@
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { Mode } from '../config.ts';
+import { badRequest, conflict, notFound } from '../http/problem.ts';
+import {
+  type CallbackSignature,
+  type MerchantPatch,
+  type MerchantRecord,
+  type Store,
+  type TokenSignature,
+  UniqueViolation,
+} from '../store/store.ts';
+import { callbackUrlProblem } from './callback-url.ts';
+import { isUsableRsaPublicKey } from './public-key.ts';
+
+export interface NewMerchantInput {
+  name: string;
+  callbackBaseUrl?: string | undefined;
+  qrisCallbackUrl?: string | undefined;
+  vaCallbackUrl?: string | undefined;
+  partnerId?: string | undefined;
+  publicKeyPem?: string | undefined;
+  tokenSignature?: TokenSignature | undefined;
+  callbackSignature?: CallbackSignature | undefined;
+  merchantName?: string | undefined;
+  merchantCity?: string | undefined;
+  nmid?: string | undefined;
+  mcc?: string | undefined;
+}
+
+/** What the admin API shows of a merchant: never its secrets. */
+export type MerchantView = Omit<
+  MerchantRecord,
+  'clientSecret' | 'previousSecret' | 'previousValidUntil' | 'createdAt' | 'updatedAt'
+> & {
+  previousValidUntil: string | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export function merchantView(m: MerchantRecord): MerchantView {
+  const { clientSecret: _s, previousSecret: _p, ...rest } = m;
+  return {
+    ...rest,
+    previousValidUntil: m.previousValidUntil === null ? null : new Date(m.previousValidUntil).toISOString(),
+    createdAt: new Date(m.createdAt).toISOString(),
+    updatedAt: new Date(m.updatedAt).toISOString(),
+  };
+}
+
+/** A client secret: 32 random bytes, base64url. */
+export const newClientSecret = () => randomBytes(32).toString('base64url');
+
+/** A QRIS National Merchant ID shape: `ID` + 13 digits. */
+const newNmid = () => `ID${String(randomInt(1e6)).padStart(6, '0')}${String(randomInt(1e7)).padStart(7, '0')}`;
+
+function checkSettings(
+  s: Pick<NewMerchantInput, 'callbackBaseUrl' | 'qrisCallbackUrl' | 'vaCallbackUrl' | 'publicKeyPem' | 'tokenSignature'>,
+  existingPem: string | null,
+  mode: Mode,
+): string[] {
+  const problems: string[] = [];
+  for (const field of ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl'] as const) {
+    const url = s[field];
+    if (url === undefined || url === null) continue;
+    const p = callbackUrlProblem(url, mode);
+    if (p) problems.push(`${field}: ${p}`);
+  }
+  if (s.publicKeyPem !== undefined && s.publicKeyPem !== null && !isUsableRsaPublicKey(s.publicKeyPem)) {
+    problems.push('publicKeyPem: must be a PEM-encoded RSA public key of at least 2048 bits');
+  }
+  const pem = s.publicKeyPem === undefined ? existingPem : s.publicKeyPem;
+  if (s.tokenSignature === 'rsa-sha256' && !pem) {
+    problems.push('tokenSignature: rsa-sha256 needs a publicKeyPem');
+  }
+  return problems;
+}
+
+function uniqueProblem(e: UniqueViolation) {
+  if (e.constraint.includes('partner_id')) return conflict('partnerId is already used by another merchant');
+  return conflict(`duplicate ${e.constraint}`);
+}
+
+export interface MerchantServiceDeps {
+  store: Store;
+  clock: Clock;
+  mode: Mode;
+}
+
+export function createMerchantService({ store, clock, mode }: MerchantServiceDeps) {
+  return {
+    async create(input: NewMerchantInput): Promise<{ merchant: MerchantRecord; clientSecret: string }> {
+      const problems = checkSettings(input, null, mode);
+      if (problems.length > 0) throw badRequest('invalid merchant', problems);
+      const now = clock.now();
+      const clientKey = randomUUID();
+      const clientSecret = newClientSecret();
+      const merchant: MerchantRecord = {
+        id: randomUUID(),
+        name: input.name,
+        clientKey,
+        clientSecret,
+        previousSecret: null,
+        previousValidUntil: null,
+        secretVersion: 1,
+        partnerId: input.partnerId ?? clientKey,
+        publicKeyPem: input.publicKeyPem ?? null,
+        tokenSignature: input.tokenSignature ?? 'any',
+        callbackSignature: input.callbackSignature ?? 'hmac-sha512',
+        callbackBaseUrl: input.callbackBaseUrl ?? null,
+        qrisCallbackUrl: input.qrisCallbackUrl ?? null,
+        vaCallbackUrl: input.vaCallbackUrl ?? null,
+        merchantName: input.merchantName ?? input.name.slice(0, 25),
+        merchantCity: input.merchantCity ?? 'JAKARTA',
+        nmid: input.nmid ?? newNmid(),
+        mcc: input.mcc ?? '5999',
+        status: 'active',
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await store.insertMerchant(merchant);
+      } catch (e) {
+        if (e instanceof UniqueViolation) throw uniqueProblem(e);
+        throw e;
+      }
+      return { merchant, clientSecret };
+    },
+
+    async get(id: string): Promise<MerchantRecord> {
+      const m = await store.findMerchantById(id);
+      if (!m) throw notFound('merchant');
+      return m;
+    },
+
+    async update(id: string, patch: MerchantPatch): Promise<MerchantRecord> {
+      const existing = await this.get(id);
+      const problems = checkSettings(
+        {
+          callbackBaseUrl: patch.callbackBaseUrl ?? undefined,
+          qrisCallbackUrl: patch.qrisCallbackUrl ?? undefined,
+          vaCallbackUrl: patch.vaCallbackUrl ?? undefined,
+          publicKeyPem: patch.publicKeyPem === null ? undefined : patch.publicKeyPem,
+          tokenSignature: patch.tokenSignature ?? existing.tokenSignature,
+        },
+        patch.publicKeyPem === null ? null : existing.publicKeyPem,
+        mode,
+      );
+      if (problems.length > 0) throw badRequest('invalid merchant settings', problems);
+      try {
+        const m = await store.updateMerchant(id, patch, clock.now());
+        if (!m) throw notFound('merchant');
+        return m;
+      } catch (e) {
+        if (e instanceof UniqueViolation) throw uniqueProblem(e);
+        throw e;
+      }
+    },
+
+    async rotateSecret(id: string, overlapSec: number): Promise<{ clientSecret: string; previousValidUntil: number }> {
+      await this.get(id);
+      const now = clock.now();
+      const clientSecret = newClientSecret();
+      const previousValidUntil = now + overlapSec * 1000;
+      const m = await store.rotateMerchantSecret(id, { clientSecret, previousValidUntil, rotatedAt: now });
+      if (!m) throw notFound('merchant');
+      return { clientSecret, previousValidUntil };
+    },
+  };
+}
+
+export type MerchantService = ReturnType<typeof createMerchantService>;

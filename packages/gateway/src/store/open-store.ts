@@ -1,0 +1,11 @@
+import type { Config } from '../config.ts';
+import { SqliteStore } from './sqlite/sqlite-store.ts';
+import type { Store } from './store.ts';
+
+/** Picks the store from the configuration: PostgreSQL when a URL is set, else the embedded file. */
+export async function openStore(config: Pick<Config, 'databaseUrl' | 'sqlitePath'>): Promise<Store> {
+  if (config.databaseUrl) {
+    throw new TypeError('SNAPGATE_DATABASE_URL: the PostgreSQL store is not in this build yet');
+  }
+  return new SqliteStore({ file: config.sqlitePath });
+}

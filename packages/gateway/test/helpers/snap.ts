@@ -1,0 +1,58 @@
+import { request } from 'undici';
+import { formatJakartaTimestamp, hmacSha256Base64, rsaSha256SignBase64, tokenStringToSign } from '@snapgate/snap';
+
+export const TOKEN_PATH = '/api/snap/v1.0/access-token/b2b';
+
+export interface TokenRequestOptions {
+  clientKey: string;
+  clientSecret?: string;
+  privateKeyPem?: string;
+  timestamp?: string;
+  body?: string;
+  headers?: Record<string, string | undefined>;
+}
+
+/** Headers and body of a correctly signed B2B token request, overridable piece by piece. */
+export function tokenRequest(o: TokenRequestOptions): { headers: Record<string, string>; body: string } {
+  const timestamp = o.timestamp ?? formatJakartaTimestamp(Date.now());
+  const data = tokenStringToSign(o.clientKey, timestamp);
+  const signature = o.privateKeyPem
+    ? rsaSha256SignBase64(o.privateKeyPem, data)
+    : hmacSha256Base64(o.clientSecret ?? '', data);
+  const headers: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    'x-client-key': o.clientKey,
+    'x-timestamp': timestamp,
+    'x-signature': signature,
+    ...o.headers,
+  };
+  const clean: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) clean[k] = v;
+  return { headers: clean, body: o.body ?? '{"grantType":"client_credentials"}' };
+}
+
+export async function postToken(baseUrl: string, o: TokenRequestOptions) {
+  const { headers, body } = tokenRequest(o);
+  return send(baseUrl, 'POST', TOKEN_PATH, headers, body);
+}
+
+/** Sends exactly these headers and bytes (fetch would add a Content-Type of its own). */
+export async function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | Buffer | undefined,
+) {
+  const res = await request(`${baseUrl}${path}`, { method: method as 'POST', headers, body });
+  const text = await res.body.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const h = new Headers();
+  for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
+  return { status: res.statusCode, body: json, text, headers: h };
+}

@@ -1,0 +1,119 @@
+// SPEC §1: responseCode = HTTP status (3) + service code (2) + case code (2).
+// One table; every SNAP error is built from it.
+export const SNAP_CASES = {
+  BAD_REQUEST: { httpStatus: 400, caseCode: '00', message: 'Bad Request' },
+  INVALID_FIELD_FORMAT: { httpStatus: 400, caseCode: '01', message: 'Invalid Field Format' },
+  INVALID_MANDATORY_FIELD: { httpStatus: 400, caseCode: '02', message: 'Invalid Mandatory Field' },
+  UNAUTHORIZED: { httpStatus: 401, caseCode: '00', message: 'Unauthorized.' },
+  INVALID_TOKEN: { httpStatus: 401, caseCode: '01', message: 'Invalid Token (B2B)' },
+  TRANSACTION_NOT_FOUND: { httpStatus: 404, caseCode: '01', message: 'Transaction Not Found' },
+  INVALID_BILL: { httpStatus: 404, caseCode: '12', message: 'Invalid Bill/Virtual Account' },
+  INVALID_AMOUNT: { httpStatus: 404, caseCode: '13', message: 'Invalid Amount' },
+  NOT_ALLOWED: { httpStatus: 405, caseCode: '01', message: 'Requested Operation Is Not Allowed' },
+  CONFLICT: { httpStatus: 409, caseCode: '00', message: 'Conflict' },
+  DUPLICATE_PARTNER_REFERENCE_NO: { httpStatus: 409, caseCode: '01', message: 'Duplicate partnerReferenceNo' },
+  TOO_MANY_REQUESTS: { httpStatus: 429, caseCode: '00', message: 'Too Many Requests' },
+  GENERAL_ERROR: { httpStatus: 500, caseCode: '00', message: 'General Error' },
+} as const;
+
+export type SnapCase = keyof typeof SNAP_CASES;
+
+/** Two-digit SNAP service codes (SPEC §1). */
+export const SERVICE = {
+  token: '71',
+  qrisGenerate: '47',
+  qrisQuery: '51',
+  qrisCancel: '77',
+  qrisRefund: '78',
+  vaInquiryStatus: '26',
+  vaCreate: '27',
+  vaUpdate: '28',
+  vaInquiry: '30',
+  vaDelete: '31',
+  callback: '26',
+} as const;
+
+export type ServiceCode = string;
+
+/** The body every SNAP response carries. */
+export interface SnapBody {
+  responseCode: string;
+  responseMessage: string;
+}
+
+export interface SnapErrorOptions {
+  /** Field or header named in the message: `Invalid Mandatory Field {X-TIMESTAMP}`. */
+  field?: string;
+  /** Reason shown in brackets: `Unauthorized. [Invalid Signature]`. */
+  reason?: string;
+  /** Private detail for logs; never sent. */
+  detail?: unknown;
+  cause?: unknown;
+}
+
+/**
+ * A SNAP protocol error: a public `responseCode`/`responseMessage`, the HTTP status
+ * they imply, and a private `detail` that is logged, never sent.
+ *
+ * @example
+ * throw snapError('UNAUTHORIZED', '71', { reason: 'Invalid Signature' });
+ */
+export class SnapError extends Error {
+  readonly responseCode: string;
+  readonly responseMessage: string;
+  readonly httpStatus: number;
+  readonly caseName: SnapCase;
+  readonly detail: unknown;
+
+  constructor(caseName: SnapCase, serviceCode: ServiceCode, options: SnapErrorOptions = {}) {
+    const c = SNAP_CASES[caseName];
+    let message: string = c.message;
+    if (options.field !== undefined) message = `${message} {${options.field}}`;
+    if (options.reason !== undefined) message = `${message} [${options.reason}]`;
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SnapError';
+    this.caseName = caseName;
+    this.httpStatus = c.httpStatus;
+    this.responseCode = `${c.httpStatus}${serviceCode}${c.caseCode}`;
+    this.responseMessage = message;
+    this.detail = options.detail;
+  }
+
+  /** The public body: `{ responseCode, responseMessage }`. */
+  toBody(): SnapBody {
+    return { responseCode: this.responseCode, responseMessage: this.responseMessage };
+  }
+}
+
+/**
+ * Builds a SnapError from the case table.
+ *
+ * @example
+ * snapError('INVALID_MANDATORY_FIELD', '71', { field: 'X-TIMESTAMP' }).responseMessage;
+ * // 'Invalid Mandatory Field {X-TIMESTAMP}'
+ */
+export function snapError(caseName: SnapCase, serviceCode: ServiceCode, options?: SnapErrorOptions): SnapError {
+  return new SnapError(caseName, serviceCode, options);
+}
+
+/**
+ * The success responseCode of a service: `200` + service code + `00`.
+ *
+ * @example
+ * successCode('71'); // '2007100'
+ */
+export function successCode(serviceCode: ServiceCode): string {
+  return `200${serviceCode}00`;
+}
+
+/** True for a value shaped like a SnapError (also across package copies). */
+export function isSnapError(value: unknown): value is SnapError {
+  return (
+    value instanceof SnapError ||
+    (typeof value === 'object' &&
+      value !== null &&
+      typeof (value as SnapError).responseCode === 'string' &&
+      typeof (value as SnapError).responseMessage === 'string' &&
+      typeof (value as SnapError).httpStatus === 'number')
+  );
+}

@@ -1,0 +1,60 @@
+// SPEC §1: we accept any ISO 8601 date-time with seconds and a zone (Z, +07:00, +0700),
+// fractional seconds allowed; we emit Asia/Jakarta time with a numeric offset.
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|([+-])(\d{2}):?(\d{2}))$/;
+
+const JAKARTA_OFFSET_MS = 7 * 3600 * 1000;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/**
+ * Parses a SNAP X-TIMESTAMP into epoch milliseconds, or `undefined` when it is not an
+ * ISO 8601 date-time with seconds and a zone.
+ *
+ * @example
+ * parseSnapTimestamp('2024-01-01T10:00:00+07:00'); // 1704078000000
+ * parseSnapTimestamp('2024-01-01T03:00:00.123Z');  // 1704078000123
+ */
+export function parseSnapTimestamp(value: string): number | undefined {
+  const m = ISO_DATE_TIME.exec(value);
+  if (!m) return undefined;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  const hour = Number(m[4]);
+  const minute = Number(m[5]);
+  const second = Number(m[6]);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 59) return undefined;
+  const millis = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
+  let offsetMs = 0;
+  if (m[8] !== 'Z') {
+    const offH = Number(m[10]);
+    const offM = Number(m[11]);
+    if (offH > 14 || offM > 59) return undefined;
+    offsetMs = (offH * 60 + offM) * 60_000 * (m[9] === '-' ? -1 : 1);
+  }
+  return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMs;
+}
+
+/**
+ * Formats epoch milliseconds as a SNAP timestamp in Asia/Jakarta time.
+ *
+ * @example
+ * formatJakartaTimestamp(1704078000000); // '2024-01-01T10:00:00+07:00'
+ */
+export function formatJakartaTimestamp(epochMs: number): string {
+  return `${new Date(epochMs + JAKARTA_OFFSET_MS).toISOString().slice(0, 19)}+07:00`;
+}
+
+/**
+ * The Asia/Jakarta calendar day of an instant, `YYYY-MM-DD` (the scope of X-EXTERNAL-ID).
+ *
+ * @example
+ * jakartaDay(Date.parse('2024-01-01T18:00:00Z')); // '2024-01-02'
+ */
+export function jakartaDay(epochMs: number): string {
+  return new Date(epochMs + JAKARTA_OFFSET_MS).toISOString().slice(0, 10);
+}

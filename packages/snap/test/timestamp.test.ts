@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { formatJakartaTimestamp, jakartaDay, parseSnapTimestamp } from '../src/index.ts';
+
+const T = Date.UTC(2024, 0, 1, 3, 0, 0);
+
+describe('parseSnapTimestamp', () => {
+  for (const [input, expected] of [
+    ['2024-01-01T10:00:00+07:00', T],
+    ['2024-01-01T10:00:00+0700', T],
+    ['2024-01-01T03:00:00Z', T],
+    ['2024-01-01T03:00:00.123Z', T + 123],
+    ['2024-01-01T03:00:00.1Z', T + 100],
+    ['2024-01-01T03:00:00.123456789Z', T + 123],
+    ['2023-12-31T22:00:00-05:00', T],
+    ['2024-02-29T00:00:00Z', Date.UTC(2024, 1, 29)],
+  ] as const) {
+    it(`accepts ${input}`, () => assert.equal(parseSnapTimestamp(input), expected));
+  }
+
+  for (const input of [
+    '',
+    '2024-01-01',
+    '2024-01-01T10:00+07:00',
+    '2024-01-01T10:00:00',
+    '2024-01-01 10:00:00+07:00',
+    '2024-13-01T10:00:00Z',
+    '2023-02-29T10:00:00Z',
+    '2024-01-32T10:00:00Z',
+    '2024-01-01T24:00:00Z',
+    '2024-01-01T10:60:00Z',
+    '2024-01-01T10:00:60Z',
+    '2024-01-01T10:00:00+15:00',
+    '2024-01-01T10:00:00+07:60',
+    '2024-01-01T10:00:00.Z',
+    '1704078000',
+    ' 2024-01-01T10:00:00Z',
+    '2024-01-01T10:00:00Z ',
+  ]) {
+    it(`rejects ${JSON.stringify(input)}`, () => assert.equal(parseSnapTimestamp(input), undefined));
+  }
+});
+
+describe('Jakarta time', () => {
+  it('formats an instant as +07:00 with seconds', () => {
+    assert.equal(formatJakartaTimestamp(T), '2024-01-01T10:00:00+07:00');
+    assert.equal(formatJakartaTimestamp(T + 999), '2024-01-01T10:00:00+07:00');
+  });
+  it('gives the Jakarta calendar day, which starts at 17:00 UTC', () => {
+    assert.equal(jakartaDay(Date.UTC(2024, 0, 1, 16, 59, 59)), '2024-01-01');
+    assert.equal(jakartaDay(Date.UTC(2024, 0, 1, 17, 0, 0)), '2024-01-02');
+  });
+});

@@ -3,8 +3,8 @@ import './http/fastify-types.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { adminAuth } from './http/admin-auth.ts';
-import { frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
-import { type Metrics, createMetrics } from './http/metrics.ts';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
@@ -13,7 +13,7 @@ import type { Logger } from './logger.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
 import type { Store } from './store/store.ts';
 import { createRateLimiter } from './tokens/rate-limit.ts';
-import { type TokenService, createTokenService } from './tokens/token-service.ts';
+import { createTokenService, type TokenService } from './tokens/token-service.ts';
 
 export interface AppDeps {
   config: Config;
@@ -48,6 +48,7 @@ export function buildApp(deps: AppDeps): Gateway {
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   registerRawBody(app);
   registerErrorHandler(app, logger);
@@ -55,7 +56,10 @@ export function buildApp(deps: AppDeps): Gateway {
   app.addHook('onSend', async (request, reply, payload) => {
     const operation = request.routeOptions.config?.operation;
     if (operation !== undefined) {
-      const code = typeof payload === 'string' ? (RESPONSE_CODE.exec(payload)?.[1] ?? String(reply.statusCode)) : String(reply.statusCode);
+      const code =
+        typeof payload === 'string'
+          ? (RESPONSE_CODE.exec(payload)?.[1] ?? String(reply.statusCode))
+          : String(reply.statusCode);
       metrics.snapRequests.inc({ operation, responseCode: code });
       metrics.snapLatency.observe({ operation }, reply.elapsedTime / 1000);
     }

@@ -46,11 +46,7 @@ export function parseRetrySchedule(value: string): number[] | undefined {
 }
 
 const int = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 
 const schema = z.object({
   SNAPGATE_PORT: int(0, 65535).default(8080),

@@ -1,4 +1,4 @@
-import { type Logger, type LoggerOptions, type DestinationStream, pino } from 'pino';
+import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'pino';
 
 export type { Logger };
 
@@ -23,6 +23,10 @@ const REDACT = [
 ];
 
 export function createLogger(level: LoggerOptions['level'], destination?: DestinationStream): Logger {
-  const options: LoggerOptions = { level, redact: { paths: REDACT, censor: '[redacted]' }, base: { service: 'snapgate' } };
+  const options: LoggerOptions = {
+    level,
+    redact: { paths: REDACT, censor: '[redacted]' },
+    base: { service: 'snapgate' },
+  };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -1,14 +1,18 @@
-export { HEADER, HEADER_DISPLAY } from './headers.ts';
-export { formatJakartaTimestamp, jakartaDay, parseSnapTimestamp } from './timestamp.ts';
 export { bodyDigest } from './digest.ts';
 export {
-  type CallbackParts,
-  type ServiceRequestParts,
-  callbackHmacStringToSign,
-  callbackRsaStringToSign,
-  serviceStringToSign,
-  tokenStringToSign,
-} from './string-to-sign.ts';
+  isSnapError,
+  SERVICE,
+  type ServiceCode,
+  SNAP_CASES,
+  type SnapBody,
+  type SnapCase,
+  SnapError,
+  type SnapErrorOptions,
+  snapError,
+  successCode,
+} from './errors.ts';
+export { HEADER, HEADER_DISPLAY } from './headers.ts';
+export { compareMoney, fromMinorUnits, isMoneyValue, type Money, toMinorUnits } from './money.ts';
 export {
   hmacSha256Base64,
   hmacSha512Base64,
@@ -18,23 +22,19 @@ export {
   verifyRsaSha256,
 } from './signature.ts';
 export {
-  SERVICE,
-  SNAP_CASES,
-  type ServiceCode,
-  type SnapBody,
-  type SnapCase,
-  SnapError,
-  type SnapErrorOptions,
-  isSnapError,
-  snapError,
-  successCode,
-} from './errors.ts';
-export { type Money, compareMoney, fromMinorUnits, isMoneyValue, toMinorUnits } from './money.ts';
-export {
-  TRANSACTION_STATUS,
-  type TransactionStatus,
   canChangeStatus,
   isFinalStatus,
   isTransactionStatus,
   statusRank,
+  TRANSACTION_STATUS,
+  type TransactionStatus,
 } from './status.ts';
+export {
+  type CallbackParts,
+  callbackHmacStringToSign,
+  callbackRsaStringToSign,
+  type ServiceRequestParts,
+  serviceStringToSign,
+  tokenStringToSign,
+} from './string-to-sign.ts';
+export { formatJakartaTimestamp, jakartaDay, parseSnapTimestamp } from './timestamp.ts';

@@ -1,4 +1,4 @@
-import { type KeyObject, createHmac, sign, timingSafeEqual, verify } from 'node:crypto';
+import { createHmac, type KeyObject, sign, timingSafeEqual, verify } from 'node:crypto';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

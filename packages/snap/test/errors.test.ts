@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SnapError, isSnapError, snapError, successCode } from '../src/index.ts';
+import { isSnapError, type SnapError, snapError, successCode } from '../src/index.ts';
 
 describe('SnapError', () => {
   it('composes HTTP status, service code and case code', () => {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  TRANSACTION_STATUS,
-  type TransactionStatus,
   canChangeStatus,
   compareMoney,
   fromMinorUnits,
   isFinalStatus,
   isMoneyValue,
+  TRANSACTION_STATUS,
+  type TransactionStatus,
   toMinorUnits,
 } from '../src/index.ts';
 

@@ -1,15 +1,19 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { badRequest } from './problem.ts';
-import { isJsonObject, mediaType, parseJsonBody, rawBodyOf } from './raw-body.ts';
+import { headerValue, isJsonObject, mediaType, parseJsonBody, rawBodyOf } from './raw-body.ts';
 
 /** Parses an admin request body with a schema; every problem is listed at once. */
-export function parseAdminBody<T extends z.ZodType>(request: FastifyRequest, schema: T, emptyAllowed = false): z.output<T> {
+export function parseAdminBody<T extends z.ZodType>(
+  request: FastifyRequest,
+  schema: T,
+  emptyAllowed = false,
+): z.output<T> {
   const raw = rawBodyOf(request);
   let value: unknown = {};
   if (raw.length > 0 || !emptyAllowed) {
-    const ct = request.headers['content-type'];
-    if (typeof ct !== 'string' || mediaType(ct) !== 'application/json') {
+    const ct = headerValue(request, 'content-type');
+    if (ct === undefined || mediaType(ct) !== 'application/json') {
       throw badRequest('Content-Type must be application/json');
     }
     value = parseJsonBody(raw);

@@ -20,16 +20,25 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const serviceCode = request.routeOptions.config?.serviceCode ?? '00';
     if (isAdmin(request)) {
-      if (error instanceof ProblemError) return sendProblem(reply, error.status, error.title, error.message, error.errors);
+      if (error instanceof ProblemError)
+        return sendProblem(reply, error.status, error.title, error.message, error.errors);
       const status = (error as FastifyError).statusCode;
       if (status !== undefined && status >= 400 && status < 500) {
-        return sendProblem(reply, status === 413 ? 413 : 400, status === 413 ? 'Content Too Large' : 'Bad Request', error.message);
+        return sendProblem(
+          reply,
+          status === 413 ? 413 : 400,
+          status === 413 ? 'Content Too Large' : 'Bad Request',
+          error.message,
+        );
       }
       logger.error({ err: error, url: request.routeOptions.url }, 'admin request failed');
       return sendProblem(reply, 500, 'Internal Server Error');
     }
     if (isSnapError(error)) {
-      logger.info({ responseCode: error.responseCode, detail: error.detail, route: request.routeOptions.url }, 'snap request refused');
+      logger.info(
+        { responseCode: error.responseCode, detail: error.detail, route: request.routeOptions.url },
+        'snap request refused',
+      );
       return reply.code(error.httpStatus).type('application/json').send(JSON.stringify(error.toBody()));
     }
     const status = (error as FastifyError).statusCode;
@@ -40,11 +49,15 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
       return reply.code(400).type('application/json').send(JSON.stringify(e.toBody()));
     }
     logger.error({ err: error, route: request.routeOptions.url }, 'snap request failed');
-    return reply.code(500).type('application/json').send(JSON.stringify(snapError('GENERAL_ERROR', serviceCode).toBody()));
+    return reply
+      .code(500)
+      .type('application/json')
+      .send(JSON.stringify(snapError('GENERAL_ERROR', serviceCode).toBody()));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    if (isAdmin(request)) return sendProblem(reply, 404, 'Not Found', `no route ${request.method} ${request.url.split('?')[0]}`);
+    if (isAdmin(request))
+      return sendProblem(reply, 404, 'Not Found', `no route ${request.method} ${request.url.split('?')[0]}`);
     return reply
       .code(404)
       .type('application/json')
@@ -62,4 +75,17 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
     .code(400)
     .type('application/json')
     .send(JSON.stringify({ responseCode: '4000000', responseMessage: 'Bad Request' }));
+}
+
+const CLIENT_ERROR_BODY = '{"responseCode":"4000000","responseMessage":"Bad Request"}';
+
+/** Malformed HTTP (bad framing, oversized headers, a request that timed out): a SNAP body, then close. */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${CLIENT_ERROR_BODY.length}\r\nConnection: close\r\n\r\n${CLIENT_ERROR_BODY}`,
+    );
+  }
+  socket.destroy(error);
 }

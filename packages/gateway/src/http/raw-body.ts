@@ -5,7 +5,18 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 // Signatures cover the raw bytes received (SPEC §3), and a bad Content-Type or body must
 // get its SNAP error at its place in the check order: keep every body as a Buffer and
 // let the route decide.
+const ORIGINAL_CONTENT_TYPE = Symbol('snapgate.contentType');
+type WithContentType = FastifyRequest & { [ORIGINAL_CONTENT_TYPE]?: string | undefined };
+
 export function registerRawBody(app: FastifyInstance): void {
+  // Fastify refuses an empty or malformed Content-Type before any route runs; SPEC §2 wants
+  // those answered as 4007102 / 4007101 in their place. Keep the header as sent and let
+  // every body through as bytes.
+  app.addHook('onRequest', async (request) => {
+    const ct = request.headers['content-type'];
+    (request as WithContentType)[ORIGINAL_CONTENT_TYPE] = typeof ct === 'string' ? ct : undefined;
+    if (ct !== undefined) request.headers['content-type'] = 'application/octet-stream';
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {
     done(null, body);
@@ -40,6 +51,7 @@ export function mediaType(contentType: string): string {
 
 /** A single header value; a repeated header counts as malformed, not as its first copy. */
 export function headerValue(request: FastifyRequest, name: string): string | undefined {
+  if (name === 'content-type') return (request as WithContentType)[ORIGINAL_CONTENT_TYPE];
   const v = request.headers[name];
   return typeof v === 'string' ? v : undefined;
 }

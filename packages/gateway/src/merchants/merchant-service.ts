@@ -55,7 +55,10 @@ export const newClientSecret = () => randomBytes(32).toString('base64url');
 const newNmid = () => `ID${String(randomInt(1e6)).padStart(6, '0')}${String(randomInt(1e7)).padStart(7, '0')}`;
 
 function checkSettings(
-  s: Pick<NewMerchantInput, 'callbackBaseUrl' | 'qrisCallbackUrl' | 'vaCallbackUrl' | 'publicKeyPem' | 'tokenSignature'>,
+  s: Pick<
+    NewMerchantInput,
+    'callbackBaseUrl' | 'qrisCallbackUrl' | 'vaCallbackUrl' | 'publicKeyPem' | 'tokenSignature'
+  >,
   existingPem: string | null,
   mode: Mode,
 ): string[] {

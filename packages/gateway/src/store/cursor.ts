@@ -17,7 +17,11 @@ export function decodeCursor(cursor: string): [number, string] | undefined {
 }
 
 /** Cuts one extra fetched row into the next cursor. */
-export function toPage<T>(rows: T[], limit: number, keyOf: (row: T) => [number, string]): { items: T[]; nextCursor: string | null } {
+export function toPage<T>(
+  rows: T[],
+  limit: number,
+  keyOf: (row: T) => [number, string],
+): { items: T[]; nextCursor: string | null } {
   if (rows.length <= limit) return { items: rows, nextCursor: null };
   const items = rows.slice(0, limit);
   return { items, nextCursor: encodeCursor(keyOf(items[items.length - 1] as T)) };

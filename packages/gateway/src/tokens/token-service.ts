@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import {
+  formatJakartaTimestamp,
   HEADER,
   HEADER_DISPLAY,
-  SERVICE,
-  formatJakartaTimestamp,
   parseSnapTimestamp,
+  SERVICE,
   snapError,
   successCode,
   tokenStringToSign,
@@ -37,7 +37,7 @@ export interface TokenResponse {
 
 export interface TokenService {
   /** SPEC §2, every check in the table's order; throws the first SnapError. */
-  issueB2bToken(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<TokenResponse>;
+  issueB2bToken(header: (name: string) => string | undefined, rawBody: Buffer): Promise<TokenResponse>;
   /** The active merchant a bearer token belongs to, or `undefined` when it must be refused. */
   merchantOfToken(accessToken: string): Promise<MerchantRecord | undefined>;
   /** Whether the client key may make one more request this minute (token and payment API together). */
@@ -72,11 +72,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     isTimestampInWindow,
     takeRateLimit: (clientKey) => rateLimiter.take(clientKey, clock.now()),
 
-    async issueB2bToken(headers, rawBody) {
-      const h = (name: string): string | undefined => {
-        const v = headers[name];
-        return typeof v === 'string' ? v : undefined;
-      };
+    async issueB2bToken(h, rawBody) {
       for (const name of MANDATORY) {
         if (!h(name)) {
           throw snapError('INVALID_MANDATORY_FIELD', SVC, { field: HEADER_DISPLAY[name] as string });
@@ -139,7 +135,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       const now = clock.now();
       if (claims.exp * 1000 <= now) return undefined;
       const merchant = await store.findMerchantByClientKey(claims.sub);
-      if (!merchant || merchant.status !== 'active') return undefined;
+      if (merchant?.status !== 'active') return undefined;
       // SPEC §2: a token dies with the secret it was issued under once the overlap ends.
       if (claims.sv === merchant.secretVersion) return merchant;
       const inOverlap =

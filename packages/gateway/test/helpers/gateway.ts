@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { type Gateway, buildApp } from '../../src/app.ts';
+import { buildApp, type Gateway } from '../../src/app.ts';
 import { bootstrap } from '../../src/bootstrap.ts';
 import { type Clock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -60,7 +60,14 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
   });
   const logger = createLogger(config.logLevel, sink);
   const boot = await bootstrap(store, { ...config, mode: 'production' }, clock);
-  const gateway = buildApp({ config, store, clock, logger, jwtKey: boot.jwtKey, adminTokenSha256: boot.adminTokenSha256 });
+  const gateway = buildApp({
+    config,
+    store,
+    clock,
+    logger,
+    jwtKey: boot.jwtKey,
+    adminTokenSha256: boot.adminTokenSha256,
+  });
   await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   const address = gateway.app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -1,5 +1,5 @@
-import { request } from 'undici';
 import { formatJakartaTimestamp, hmacSha256Base64, rsaSha256SignBase64, tokenStringToSign } from '@snapgate/snap';
+import { request } from 'undici';
 
 export const TOKEN_PATH = '/api/snap/v1.0/access-token/b2b';
 

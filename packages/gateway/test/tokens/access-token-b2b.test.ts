@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { formatJakartaTimestamp, hmacSha256Base64 } from '@snapgate/snap';
 import { createManualClock } from '../../src/clock.ts';
-import { type TestGateway, type TestMerchant, startGateway } from '../helpers/gateway.ts';
+import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { postToken } from '../helpers/snap.ts';
 
 const snap = (responseCode: string, responseMessage: string) => ({ responseCode, responseMessage });
@@ -59,7 +59,11 @@ describe('POST /api/snap/v1.0/access-token/b2b', () => {
   });
 
   it('refuses an RSA signature by another key', async () => {
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const other = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const r = await postToken(gw.url, { clientKey: rsaMerchant.clientKey, privateKeyPem: other.privateKey });
     assert.equal(r.status, 401);
     assert.deepEqual(r.body, snap('4017100', 'Unauthorized. [Invalid Signature]'));
@@ -103,26 +107,138 @@ describe('POST /api/snap/v1.0/access-token/b2b', () => {
 
   describe('error table, one bad input per row (SPEC §2)', () => {
     const cases: Array<[string, () => Parameters<typeof postToken>[1], number, ReturnType<typeof snap>]> = [
-      ['Content-Type missing', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'content-type': undefined } }), 400, snap('4007102', 'Invalid Mandatory Field {Content-Type}')],
-      ['X-CLIENT-KEY missing', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-client-key': undefined } }), 400, snap('4007102', 'Invalid Mandatory Field {X-CLIENT-KEY}')],
-      ['X-CLIENT-KEY empty', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-client-key': '' } }), 400, snap('4007102', 'Invalid Mandatory Field {X-CLIENT-KEY}')],
-      ['X-TIMESTAMP missing', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-timestamp': undefined } }), 400, snap('4007102', 'Invalid Mandatory Field {X-TIMESTAMP}')],
-      ['X-SIGNATURE missing', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-signature': undefined } }), 400, snap('4007102', 'Invalid Mandatory Field {X-SIGNATURE}')],
-      ['several missing: the first in order wins', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-signature': undefined, 'x-timestamp': undefined, 'x-client-key': undefined } }), 400, snap('4007102', 'Invalid Mandatory Field {X-CLIENT-KEY}')],
-      ['Content-Type text/plain', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'content-type': 'text/plain' } }), 400, snap('4007101', 'Invalid Field Format {Content-Type}')],
-      ['X-TIMESTAMP not ISO 8601', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: '21/11/2026 10:00:00' }), 400, snap('4007101', 'Invalid Field Format {X-TIMESTAMP}')],
-      ['X-TIMESTAMP without a zone', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: '2026-11-21T10:00:00' }), 400, snap('4007101', 'Invalid Field Format {X-TIMESTAMP}')],
-      ['body not JSON', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: 'grantType=client_credentials' }), 400, snap('4007100', 'Bad Request')],
-      ['body a JSON array', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '[]' }), 400, snap('4007100', 'Bad Request')],
-      ['body empty', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '' }), 400, snap('4007100', 'Bad Request')],
-      ['grantType missing', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '{"additionalInfo":{}}' }), 400, snap('4007102', 'Invalid Mandatory Field {grantType}')],
-      ['grantType wrong', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '{"grantType":"password"}' }), 400, snap('4007101', 'Invalid Field Format {grantType}')],
-      ['grantType not a string', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '{"grantType":1}' }), 400, snap('4007101', 'Invalid Field Format {grantType}')],
-      ['unknown client key', () => ({ clientKey: 'no-such-client', clientSecret: 'x' }), 401, snap('4017100', 'Unauthorized. [Unknown Client]')],
-      ['timestamp 6 minutes in the future', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: formatJakartaTimestamp(Date.now() + 360_000) }), 401, snap('4017100', 'Unauthorized. [Timestamp Out Of Range]')],
-      ['timestamp 6 minutes old', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: formatJakartaTimestamp(Date.now() - 360_000) }), 401, snap('4017100', 'Unauthorized. [Timestamp Out Of Range]')],
-      ['signature by another secret', () => ({ clientKey: m.clientKey, clientSecret: 'not-the-secret' }), 401, snap('4017100', 'Unauthorized. [Invalid Signature]')],
-      ['signature not base64', () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-signature': '%%%' } }), 401, snap('4017100', 'Unauthorized. [Invalid Signature]')],
+      [
+        'Content-Type missing',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'content-type': undefined } }),
+        400,
+        snap('4007102', 'Invalid Mandatory Field {Content-Type}'),
+      ],
+      [
+        'X-CLIENT-KEY missing',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-client-key': undefined } }),
+        400,
+        snap('4007102', 'Invalid Mandatory Field {X-CLIENT-KEY}'),
+      ],
+      [
+        'X-CLIENT-KEY empty',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-client-key': '' } }),
+        400,
+        snap('4007102', 'Invalid Mandatory Field {X-CLIENT-KEY}'),
+      ],
+      [
+        'X-TIMESTAMP missing',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-timestamp': undefined } }),
+        400,
+        snap('4007102', 'Invalid Mandatory Field {X-TIMESTAMP}'),
+      ],
+      [
+        'X-SIGNATURE missing',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-signature': undefined } }),
+        400,
+        snap('4007102', 'Invalid Mandatory Field {X-SIGNATURE}'),
+      ],
+      [
+        'several missing: the first in order wins',
+        () => ({
+          clientKey: m.clientKey,
+          clientSecret: m.clientSecret,
+          headers: { 'x-signature': undefined, 'x-timestamp': undefined, 'x-client-key': undefined },
+        }),
+        400,
+        snap('4007102', 'Invalid Mandatory Field {X-CLIENT-KEY}'),
+      ],
+      [
+        'Content-Type text/plain',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'content-type': 'text/plain' } }),
+        400,
+        snap('4007101', 'Invalid Field Format {Content-Type}'),
+      ],
+      [
+        'X-TIMESTAMP not ISO 8601',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: '21/11/2026 10:00:00' }),
+        400,
+        snap('4007101', 'Invalid Field Format {X-TIMESTAMP}'),
+      ],
+      [
+        'X-TIMESTAMP without a zone',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: '2026-11-21T10:00:00' }),
+        400,
+        snap('4007101', 'Invalid Field Format {X-TIMESTAMP}'),
+      ],
+      [
+        'body not JSON',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: 'grantType=client_credentials' }),
+        400,
+        snap('4007100', 'Bad Request'),
+      ],
+      [
+        'body a JSON array',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '[]' }),
+        400,
+        snap('4007100', 'Bad Request'),
+      ],
+      [
+        'body empty',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '' }),
+        400,
+        snap('4007100', 'Bad Request'),
+      ],
+      [
+        'grantType missing',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '{"additionalInfo":{}}' }),
+        400,
+        snap('4007102', 'Invalid Mandatory Field {grantType}'),
+      ],
+      [
+        'grantType wrong',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '{"grantType":"password"}' }),
+        400,
+        snap('4007101', 'Invalid Field Format {grantType}'),
+      ],
+      [
+        'grantType not a string',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: '{"grantType":1}' }),
+        400,
+        snap('4007101', 'Invalid Field Format {grantType}'),
+      ],
+      [
+        'unknown client key',
+        () => ({ clientKey: 'no-such-client', clientSecret: 'x' }),
+        401,
+        snap('4017100', 'Unauthorized. [Unknown Client]'),
+      ],
+      [
+        'timestamp 6 minutes in the future',
+        () => ({
+          clientKey: m.clientKey,
+          clientSecret: m.clientSecret,
+          timestamp: formatJakartaTimestamp(Date.now() + 360_000),
+        }),
+        401,
+        snap('4017100', 'Unauthorized. [Timestamp Out Of Range]'),
+      ],
+      [
+        'timestamp 6 minutes old',
+        () => ({
+          clientKey: m.clientKey,
+          clientSecret: m.clientSecret,
+          timestamp: formatJakartaTimestamp(Date.now() - 360_000),
+        }),
+        401,
+        snap('4017100', 'Unauthorized. [Timestamp Out Of Range]'),
+      ],
+      [
+        'signature by another secret',
+        () => ({ clientKey: m.clientKey, clientSecret: 'not-the-secret' }),
+        401,
+        snap('4017100', 'Unauthorized. [Invalid Signature]'),
+      ],
+      [
+        'signature not base64',
+        () => ({ clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'x-signature': '%%%' } }),
+        401,
+        snap('4017100', 'Unauthorized. [Invalid Signature]'),
+      ],
     ];
     for (const [name, input, status, body] of cases) {
       it(`answers ${body.responseCode} for ${name}`, async () => {
@@ -143,12 +259,20 @@ describe('POST /api/snap/v1.0/access-token/b2b', () => {
     });
 
     it('accepts Content-Type with a charset parameter', async () => {
-      const r = await postToken(gw.url, { clientKey: m.clientKey, clientSecret: m.clientSecret, headers: { 'content-type': 'application/json; charset=utf-8' } });
+      const r = await postToken(gw.url, {
+        clientKey: m.clientKey,
+        clientSecret: m.clientSecret,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
       assert.equal(r.status, 200);
     });
 
     it('answers a body over 64 KiB with 400 4007100, not 413', async () => {
-      const r = await postToken(gw.url, { clientKey: m.clientKey, clientSecret: m.clientSecret, body: `{"grantType":"client_credentials","x":"${'a'.repeat(70_000)}"}` });
+      const r = await postToken(gw.url, {
+        clientKey: m.clientKey,
+        clientSecret: m.clientSecret,
+        body: `{"grantType":"client_credentials","x":"${'a'.repeat(70_000)}"}`,
+      });
       assert.equal(r.status, 400);
       assert.deepEqual(r.body, snap('4007100', 'Bad Request'));
     });
@@ -166,13 +290,24 @@ describe('token lifetime, rotation and rate limit', () => {
       assert.equal(rot.status, 200);
       assert.equal(rot.body.previousValidUntil, new Date(clock.now() + 60_000).toISOString());
       assert.notEqual(rot.body.clientSecret, m.clientSecret);
-      assert.equal((await postToken(gw.url, { clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: ts() })).status, 200);
-      assert.equal((await postToken(gw.url, { clientKey: m.clientKey, clientSecret: rot.body.clientSecret, timestamp: ts() })).status, 200);
+      assert.equal(
+        (await postToken(gw.url, { clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: ts() })).status,
+        200,
+      );
+      assert.equal(
+        (await postToken(gw.url, { clientKey: m.clientKey, clientSecret: rot.body.clientSecret, timestamp: ts() }))
+          .status,
+        200,
+      );
       clock.advance(60_001);
       const old = await postToken(gw.url, { clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: ts() });
       assert.equal(old.status, 401);
       assert.deepEqual(old.body, snap('4017100', 'Unauthorized. [Invalid Signature]'));
-      assert.equal((await postToken(gw.url, { clientKey: m.clientKey, clientSecret: rot.body.clientSecret, timestamp: ts() })).status, 200);
+      assert.equal(
+        (await postToken(gw.url, { clientKey: m.clientKey, clientSecret: rot.body.clientSecret, timestamp: ts() }))
+          .status,
+        200,
+      );
     } finally {
       await gw.close();
     }
@@ -183,7 +318,11 @@ describe('token lifetime, rotation and rate limit', () => {
     const gw = await startGateway({ clock });
     try {
       const m = await gw.createMerchant();
-      const r = await postToken(gw.url, { clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: formatJakartaTimestamp(clock.now()) });
+      const r = await postToken(gw.url, {
+        clientKey: m.clientKey,
+        clientSecret: m.clientSecret,
+        timestamp: formatJakartaTimestamp(clock.now()),
+      });
       const token = r.body.accessToken as string;
       assert.equal((await gw.gateway.tokens.merchantOfToken(token))?.id, m.id);
       clock.advance(899_000);
@@ -192,7 +331,11 @@ describe('token lifetime, rotation and rate limit', () => {
       assert.equal(await gw.gateway.tokens.merchantOfToken(token), undefined);
 
       clock.set(Date.now());
-      const r2 = await postToken(gw.url, { clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: formatJakartaTimestamp(clock.now()) });
+      const r2 = await postToken(gw.url, {
+        clientKey: m.clientKey,
+        clientSecret: m.clientSecret,
+        timestamp: formatJakartaTimestamp(clock.now()),
+      });
       await gw.admin('PATCH', `/merchants/${m.id}`, { status: 'disabled' });
       assert.equal(await gw.gateway.tokens.merchantOfToken(r2.body.accessToken), undefined);
       assert.equal(await gw.gateway.tokens.merchantOfToken(`${r2.body.accessToken}x`), undefined);
@@ -207,7 +350,11 @@ describe('token lifetime, rotation and rate limit', () => {
     const gw = await startGateway({ clock });
     try {
       const m = await gw.createMerchant();
-      const r = await postToken(gw.url, { clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: formatJakartaTimestamp(clock.now()) });
+      const r = await postToken(gw.url, {
+        clientKey: m.clientKey,
+        clientSecret: m.clientSecret,
+        timestamp: formatJakartaTimestamp(clock.now()),
+      });
       await gw.admin('POST', `/merchants/${m.id}/rotate-secret`, { overlapSec: 30 });
       assert.equal((await gw.gateway.tokens.merchantOfToken(r.body.accessToken))?.id, m.id);
       clock.advance(30_000);
@@ -232,5 +379,33 @@ describe('token lifetime, rotation and rate limit', () => {
     } finally {
       await gw.close();
     }
+  });
+});
+
+describe('Content-Type the framework would refuse', () => {
+  let gw: TestGateway;
+  let m: TestMerchant;
+  before(async () => {
+    gw = await startGateway();
+    m = await gw.createMerchant();
+  });
+  after(() => gw.close());
+
+  it('answers an empty Content-Type with a body as 4007102 {Content-Type}', async () => {
+    const r = await postToken(gw.url, {
+      clientKey: m.clientKey,
+      clientSecret: m.clientSecret,
+      headers: { 'content-type': '' },
+    });
+    assert.deepEqual(r.body, snap('4007102', 'Invalid Mandatory Field {Content-Type}'));
+  });
+
+  it('answers a malformed media type as 4007101 {Content-Type}', async () => {
+    const r = await postToken(gw.url, {
+      clientKey: m.clientKey,
+      clientSecret: m.clientSecret,
+      headers: { 'content-type': '"vz}zg/' },
+    });
+    assert.deepEqual(r.body, snap('4007101', 'Invalid Field Format {Content-Type}'));
   });
 });

@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
 import { SERVICE } from '@snapgate/snap';
+import type { FastifyInstance } from 'fastify';
 import type { TokenService } from '../../tokens/token-service.ts';
-import { rawBodyOf } from '../raw-body.ts';
+import { headerValue, rawBodyOf } from '../raw-body.ts';
 
 export const ACCESS_TOKEN_B2B_PATH = '/api/snap/v1.0/access-token/b2b';
 
@@ -10,7 +10,7 @@ export function accessTokenB2bRoute(app: FastifyInstance, deps: { tokens: TokenS
     ACCESS_TOKEN_B2B_PATH,
     { config: { api: 'snap', serviceCode: SERVICE.token, operation: 'access-token-b2b' } },
     async (request, reply) => {
-      const r = await deps.tokens.issueB2bToken(request.headers, rawBodyOf(request));
+      const r = await deps.tokens.issueB2bToken((name) => headerValue(request, name), rawBodyOf(request));
       return reply.headers(r.headers).type('application/json').send(r.body);
     },
   );

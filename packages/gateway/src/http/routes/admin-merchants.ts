@@ -53,7 +53,14 @@ const patchSchema = z
   })
   .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
 
-const rotateSchema = z.strictObject({ overlapSec: z.number().int().min(0).max(30 * 86_400).optional() });
+const rotateSchema = z.strictObject({
+  overlapSec: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .optional(),
+});
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(512).optional(),

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { readMigrations } from '../migrations.ts';
-import { MERCHANT_COLUMNS, type Row, merchantFromRow, merchantToRow } from '../rows.ts';
+import { MERCHANT_COLUMNS, merchantFromRow, merchantToRow, type Row } from '../rows.ts';
 import {
   type MerchantPatch,
   type MerchantRecord,
@@ -61,12 +61,14 @@ export class SqliteStore implements Store {
     );
     for (const m of readMigrations(new URL('./migrations/', import.meta.url))) {
       if (applied.has(m.version)) continue;
-      this.db.transaction(() => {
-        this.db.exec(m.sql);
-        this.db
-          .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
-          .run(m.version, m.name, Date.now());
-      }).immediate();
+      this.db
+        .transaction(() => {
+          this.db.exec(m.sql);
+          this.db
+            .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+            .run(m.version, m.name, Date.now());
+        })
+        .immediate();
     }
   }
 

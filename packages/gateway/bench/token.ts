@@ -105,7 +105,7 @@ interface ReadyMessage {
   /** peer: the client's credentials. */
   clientId?: string;
   clientSecret?: string;
-  /** peer: 'jwt' when oidc-provider accepted the JWT format, else 'opaque'. */
+  /** peer: the access-token format it was configured with. */
   accessTokenFormat?: 'jwt' | 'opaque';
 }
 

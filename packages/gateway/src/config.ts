@@ -108,3 +108,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retryScheduleMs: c.SNAPGATE_RETRY_SCHEDULE,
   };
 }
+
+export interface CliConfig {
+  url: string;
+  adminToken: string | undefined;
+}
+
+/** What the CLI needs to reach a running gateway's admin API. */
+export function loadCliConfig(env: Record<string, string | undefined> = process.env): CliConfig {
+  return {
+    url: (env.SNAPGATE_URL || `http://127.0.0.1:${env.SNAPGATE_PORT || '8080'}`).replace(/\/+$/, ''),
+    adminToken: env.SNAPGATE_ADMIN_TOKEN || undefined,
+  };
+}

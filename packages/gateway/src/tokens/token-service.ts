@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   formatJakartaTimestamp,
   HEADER,
@@ -119,7 +119,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         sub: clientKey,
         iat,
         exp: iat + tokenTtlSec,
-        jti: randomBytes(16).toString('hex'),
+        jti: randomUUID(),
         sv: merchant.secretVersion,
       };
       const accessToken = signJwt(claims, jwtKey);

@@ -88,7 +88,7 @@ export class SqliteStore implements Store {
       countMerchants: p('SELECT count(*) AS n FROM merchants'),
       listMerchantsFirst: p('SELECT * FROM merchants ORDER BY created_at, id LIMIT ?'),
       listMerchantsAfter: p(
-        'SELECT * FROM merchants WHERE (created_at > ?1 OR (created_at = ?1 AND id > ?2)) ORDER BY created_at, id LIMIT ?3',
+        'SELECT * FROM merchants WHERE (created_at > @t OR (created_at = @t AND id > @id)) ORDER BY created_at, id LIMIT @limit',
       ),
       rotateSecret: p(
         `UPDATE merchants SET previous_secret = client_secret, previous_valid_until = ?, client_secret = ?,
@@ -147,7 +147,7 @@ export class SqliteStore implements Store {
     const after = page.cursor ? decodeCursor(page.cursor) : undefined;
     const rows = (
       after
-        ? this.s('listMerchantsAfter').all(after[0], after[1], page.limit + 1)
+        ? this.s('listMerchantsAfter').all({ t: after[0], id: after[1], limit: page.limit + 1 })
         : this.s('listMerchantsFirst').all(page.limit + 1)
     ) as Row[];
     return toPage(rows.map(merchantFromRow), page.limit, (m) => [m.createdAt, m.id]);

@@ -1,0 +1,46 @@
+// The CLI's only way into a running gateway: its admin API.
+export class AdminApiError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown) {
+    const b = body as { title?: string; detail?: string; errors?: string[] } | undefined;
+    const errors = b?.errors?.length ? `\n  - ${b.errors.join('\n  - ')}` : '';
+    super(`${status} ${b?.title ?? 'error'}${b?.detail ? `: ${b.detail}` : ''}${errors}`);
+    this.name = 'AdminApiError';
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export interface AdminClient {
+  call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+export function createAdminClient(baseUrl: string, adminToken: string | undefined): AdminClient {
+  return {
+    async call(method, path, body) {
+      let res: Response;
+      try {
+        res = await fetch(`${baseUrl}/admin/v1${path}`, {
+          method,
+          headers: {
+            ...(adminToken ? { authorization: `Bearer ${adminToken}` } : {}),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      } catch (e) {
+        throw new Error(`cannot reach the gateway at ${baseUrl}: ${(e as Error).cause ?? (e as Error).message}`);
+      }
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = text;
+      }
+      if (!res.ok) throw new AdminApiError(res.status, parsed);
+      return parsed as never;
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.ts';
+import { ADMIN_TOKEN, startGateway, type TestGateway } from '../helpers/gateway.ts';
+
+async function run(gw: TestGateway, ...args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, {
+    out: (s) => out.push(s),
+    err: (s) => err.push(s),
+    env: { SNAPGATE_URL: gw.url, SNAPGATE_ADMIN_TOKEN: ADMIN_TOKEN },
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+describe('snapgate merchant …', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway();
+  });
+  after(() => gw.close());
+
+  it('creates, lists, shows, updates and rotates through the admin API', async () => {
+    const created = await run(
+      gw,
+      'merchant',
+      'create',
+      '--name',
+      'Warung CLI',
+      '--callback-base-url',
+      'https://w.example',
+      '--json',
+    );
+    assert.equal(created.code, 0, created.err);
+    const m = JSON.parse(created.out);
+    assert.equal(m.name, 'Warung CLI');
+    assert.ok(m.clientSecret);
+
+    const list = await run(gw, 'merchant', 'list');
+    assert.equal(list.code, 0);
+    assert.match(list.out, /^id\s+name\s+clientKey/);
+    assert.match(list.out, /Warung CLI/);
+
+    const show = await run(gw, 'merchant', 'show', m.id);
+    assert.equal(show.code, 0);
+    assert.match(show.out, /callbackBaseUrl\s+https:\/\/w\.example/);
+    assert.equal(show.out.includes(m.clientSecret), false);
+
+    const upd = await run(gw, 'merchant', 'update', m.id, '--status', 'disabled', '--json');
+    assert.equal(upd.code, 0);
+    assert.equal(JSON.parse(upd.out).status, 'disabled');
+
+    const rot = await run(gw, 'merchant', 'rotate-secret', m.id, '--overlap-sec', '60', '--json');
+    assert.equal(rot.code, 0);
+    assert.ok(JSON.parse(rot.out).clientSecret);
+  });
+
+  it('exits 1 when the gateway refuses, with the problem on stderr', async () => {
+    const r = await run(gw, 'merchant', 'show', 'no-such-merchant');
+    assert.equal(r.code, 1);
+    assert.match(r.err, /404 Not Found/);
+    const bad = await run(gw, 'merchant', 'create', '--name', 'x', '--callback-base-url', 'not a url');
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /callbackBaseUrl/);
+  });
+
+  it('exits 2 on bad usage', async () => {
+    assert.equal((await run(gw, 'merchant', 'create')).code, 2);
+    assert.equal((await run(gw, 'merchant', 'show')).code, 2);
+    assert.equal((await run(gw, 'merchant', 'frobnicate')).code, 2);
+    assert.equal((await run(gw, 'merchant', 'list', '--bogus')).code, 2);
+    assert.equal((await run(gw, 'merchant', 'rotate-secret', 'x', '--overlap-sec', 'soon')).code, 2);
+  });
+
+  it('runs as the snapgate binary', async () => {
+    // Async on purpose: the gateway lives in this process and must keep answering.
+    const bin = fileURLToPath(new URL('../../bin/snapgate.js', import.meta.url));
+    const exec = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        execFile(process.execPath, [bin, ...args], { encoding: 'utf8' }, (e, stdout, stderr) =>
+          resolve({ code: e ? Number(e.code) : 0, stdout, stderr }),
+        );
+      });
+    const r = await exec(['merchant', 'list', '--json', '--url', gw.url, '--admin-token', ADMIN_TOKEN]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(Array.isArray(JSON.parse(r.stdout).items));
+    const usage = await exec([]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stdout, /usage: snapgate/);
+  });
+});

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, parseRetrySchedule } from '../src/config.ts';
+
+describe('configuration', () => {
+  it('has SPEC §6 defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 8080);
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.mode, 'sandbox');
+    assert.equal(c.sqlitePath, './data/snapgate.db');
+    assert.equal(c.rateLimitPerMin, 600);
+    assert.equal(c.clockSkewSec, 300);
+    assert.equal(c.tokenTtlSec, 900);
+    assert.equal(c.callbackTimeoutMs, 10_000);
+    assert.deepEqual(
+      c.retryScheduleMs,
+      [0, 10e3, 60e3, 300e3, 900e3, 1800e3, 3600e3, 7200e3, 21600e3, 43200e3, 86400e3],
+    );
+    assert.equal(c.publicUrl, 'http://127.0.0.1:8080');
+  });
+
+  it('turns the rate limit off with "off"', () => {
+    assert.equal(loadConfig({ SNAPGATE_RATE_LIMIT: 'off' }).rateLimitPerMin, undefined);
+  });
+
+  it('lists every invalid setting in one error', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          SNAPGATE_PORT: 'eighty',
+          SNAPGATE_MODE: 'live',
+          SNAPGATE_RATE_LIMIT: '-5',
+          SNAPGATE_RETRY_SCHEDULE: '1s,soon',
+          SNAPGATE_DATABASE_URL: 'mysql://x',
+          SNAPGATE_ADMIN_TOKEN: 'short',
+        }),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        const names = e.problems.map((p) => p.split(':')[0]).sort();
+        assert.deepEqual(names, [
+          'SNAPGATE_ADMIN_TOKEN',
+          'SNAPGATE_DATABASE_URL',
+          'SNAPGATE_MODE',
+          'SNAPGATE_PORT',
+          'SNAPGATE_RATE_LIMIT',
+          'SNAPGATE_RETRY_SCHEDULE',
+        ]);
+        return true;
+      },
+    );
+  });
+
+  it('parses retry schedules', () => {
+    assert.deepEqual(parseRetrySchedule('0s, 250ms,2m,1h,1d'), [0, 250, 120_000, 3_600_000, 86_400_000]);
+    assert.equal(parseRetrySchedule('1x'), undefined);
+    assert.equal(parseRetrySchedule(''), undefined);
+  });
+});

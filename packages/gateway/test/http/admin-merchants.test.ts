@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+
+const rsaPem = (bits: number) =>
+  generateKeyPairSync('rsa', {
+    modulusLength: bits,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  }).publicKey;
+
+describe('admin API: merchants', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway();
+  });
+  after(() => gw.close());
+
+  it('creates a merchant and shows its client secret once', async () => {
+    const r = await gw.admin('POST', '/merchants', {
+      name: 'Toko Satu',
+      callbackBaseUrl: 'https://merchant.example/cb',
+      merchantCity: 'BANDUNG',
+    });
+    assert.equal(r.status, 201);
+    assert.match(r.body.clientKey, /^[0-9a-f-]{36}$/);
+    assert.ok(Buffer.from(r.body.clientSecret, 'base64url').length >= 32);
+    assert.equal(r.body.partnerId, r.body.clientKey);
+    assert.equal(r.body.tokenSignature, 'any');
+    assert.equal(r.body.callbackSignature, 'hmac-sha512');
+    assert.equal(r.body.merchantName, 'Toko Satu');
+    assert.equal(r.body.merchantCity, 'BANDUNG');
+    assert.match(r.body.nmid, /^ID\d{13}$/);
+    assert.equal(r.body.status, 'active');
+    const shown = await gw.admin('GET', `/merchants/${r.body.id}`);
+    assert.equal(shown.status, 200);
+    assert.equal(shown.body.clientSecret, undefined);
+    assert.equal(shown.body.previousSecret, undefined);
+    assert.equal(JSON.stringify(shown.body).includes(r.body.clientSecret), false);
+  });
+
+  it('lists merchants with a cursor', async () => {
+    for (let i = 0; i < 3; i++) await gw.createMerchant({ name: `List ${i}` });
+    const first = await gw.admin('GET', '/merchants?limit=2');
+    assert.equal(first.status, 200);
+    assert.equal(first.body.items.length, 2);
+    assert.equal(typeof first.body.nextCursor, 'string');
+    const seen = new Set(first.body.items.map((m: { id: string }) => m.id));
+    let cursor = first.body.nextCursor;
+    while (cursor) {
+      const page = await gw.admin('GET', `/merchants?limit=2&cursor=${encodeURIComponent(cursor)}`);
+      for (const m of page.body.items) {
+        assert.equal(seen.has(m.id), false);
+        seen.add(m.id);
+      }
+      cursor = page.body.nextCursor;
+    }
+    assert.ok(seen.size >= 4);
+  });
+
+  it('updates URLs, keys and status', async () => {
+    const m = await gw.createMerchant();
+    const pem = rsaPem(2048);
+    const r = await gw.admin('PATCH', `/merchants/${m.id}`, {
+      qrisCallbackUrl: 'https://m.example/qr',
+      publicKeyPem: pem,
+      tokenSignature: 'rsa-sha256',
+      status: 'disabled',
+    });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.qrisCallbackUrl, 'https://m.example/qr');
+    assert.equal(r.body.publicKeyPem, pem);
+    assert.equal(r.body.status, 'disabled');
+  });
+
+  const problem = (status: number) => ({ status });
+  for (const [name, method, path, body, expected] of [
+    ['an unknown field', 'POST', '/merchants', { name: 'x', colour: 'red' }, problem(400)],
+    ['a missing name', 'POST', '/merchants', {}, problem(400)],
+    ['a relative callback URL', 'POST', '/merchants', { name: 'x', callbackBaseUrl: '/cb' }, problem(400)],
+    ['an ftp callback URL', 'POST', '/merchants', { name: 'x', vaCallbackUrl: 'ftp://m.example/' }, problem(400)],
+    [
+      'a PEM that is not a key',
+      'POST',
+      '/merchants',
+      { name: 'x', publicKeyPem: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' },
+      problem(400),
+    ],
+    ['rsa-sha256 without a key', 'POST', '/merchants', { name: 'x', tokenSignature: 'rsa-sha256' }, problem(400)],
+    ['an unknown tokenSignature', 'POST', '/merchants', { name: 'x', tokenSignature: 'md5' }, problem(400)],
+    ['an NMID of the wrong shape', 'POST', '/merchants', { name: 'x', nmid: '12345' }, problem(400)],
+    [
+      'a merchantName over 25 characters',
+      'POST',
+      '/merchants',
+      { name: 'x', merchantName: 'x'.repeat(26) },
+      problem(400),
+    ],
+    ['an unknown status', 'PATCH', '/merchants/whatever', { status: 'paused' }, problem(400)],
+    ['an empty patch', 'PATCH', '/merchants/whatever', {}, problem(400)],
+    ['an unknown merchant', 'GET', '/merchants/no-such-id', undefined, problem(404)],
+    ['a bad list limit', 'GET', '/merchants?limit=0', undefined, problem(400)],
+    ['a negative overlap', 'POST', '/merchants/x/rotate-secret', { overlapSec: -1 }, problem(400)],
+  ] as const) {
+    it(`answers ${name} with problem+json ${expected.status}`, async () => {
+      const r = await gw.admin(method, path, body);
+      assert.equal(r.status, expected.status, JSON.stringify(r.body));
+      assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      assert.equal(r.body.status, expected.status);
+      assert.equal(typeof r.body.title, 'string');
+    });
+  }
+
+  it('refuses a 1024-bit RSA key', async () => {
+    const r = await gw.admin('POST', '/merchants', { name: 'x', publicKeyPem: rsaPem(1024) });
+    assert.equal(r.status, 400);
+    assert.match(JSON.stringify(r.body.errors), /publicKeyPem/);
+  });
+
+  it('refuses a partnerId another merchant has, with 409', async () => {
+    await gw.createMerchant({ partnerId: 'PARTNER-1' });
+    const r = await gw.admin('POST', '/merchants', { name: 'y', partnerId: 'PARTNER-1' });
+    assert.equal(r.status, 409);
+  });
+
+  it('lists every problem at once', async () => {
+    const r = await gw.admin('POST', '/merchants', { name: '', mcc: 'abc', callbackSignature: 'none' });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.errors.length, 3);
+  });
+
+  it('refuses a request without the admin token, or with a wrong one', async () => {
+    const none = await fetch(`${gw.url}/admin/v1/merchants`);
+    assert.equal(none.status, 401);
+    assert.match(none.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    const wrong = await fetch(`${gw.url}/admin/v1/merchants`, { headers: { authorization: 'Bearer nope' } });
+    assert.equal(wrong.status, 401);
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const r = await fetch(`${gw.url}/admin/v1/merchants`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/json' },
+      body: '{"name":',
+    });
+    assert.equal(r.status, 400);
+    assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  });
+});
+
+describe('admin API in production mode', () => {
+  it('refuses http and private callback URLs', async () => {
+    const gw = await startGateway({ env: { SNAPGATE_MODE: 'production' } });
+    try {
+      for (const url of [
+        'http://m.example/cb',
+        'https://127.0.0.1/cb',
+        'https://10.1.2.3/cb',
+        'https://169.254.169.254/',
+        'https://[::1]/',
+        'https://localhost/cb',
+      ]) {
+        const r = await gw.admin('POST', '/merchants', { name: 'p', callbackBaseUrl: url });
+        assert.equal(r.status, 400, url);
+      }
+      assert.equal(
+        (await gw.admin('POST', '/merchants', { name: 'p', callbackBaseUrl: 'https://m.example/cb' })).status,
+        201,
+      );
+    } finally {
+      await gw.close();
+    }
+  });
+});

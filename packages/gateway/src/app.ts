@@ -8,9 +8,17 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
+import { adminTransactionRoutes } from './http/routes/admin-transactions.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { paymentRoutes } from './http/routes/payments.ts';
+import { qrImageRoutes } from './http/routes/qr-image.ts';
+import { sandboxRoutes } from './http/routes/sandbox.ts';
 import type { Logger } from './logger.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
+import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
+import { createQrisService, type QrisService } from './payments/qris-service.ts';
+import { createStatusChanger, type StatusChanger } from './payments/status-change.ts';
+import { createVaService, type VaService } from './payments/va-service.ts';
 import type { Store } from './store/store.ts';
 import { createRateLimiter } from './tokens/rate-limit.ts';
 import { createTokenService, type TokenService } from './tokens/token-service.ts';
@@ -31,6 +39,10 @@ export interface Gateway {
   app: FastifyInstance;
   tokens: TokenService;
   metrics: Metrics;
+  qris: QrisService;
+  va: VaService;
+  changer: StatusChanger;
+  expiry: ExpirySweeper;
 }
 
 const RESPONSE_CODE = /"responseCode":"(\d{7})"/;
@@ -75,15 +87,23 @@ export function buildApp(deps: AppDeps): Gateway {
     rateLimiter: createRateLimiter(config.rateLimitPerMin),
   });
   const merchants = createMerchantService({ store, clock, mode: config.mode });
+  const changer = createStatusChanger({ store, firstAttemptDelayMs: config.retryScheduleMs[0] ?? 0 });
+  const qris = createQrisService({ store, changer, publicUrl: config.publicUrl });
+  const va = createVaService({ store, changer });
+  const expiry = createExpirySweeper({ store, changer, clock, logger });
 
   healthRoutes(app, { store, metrics });
   accessTokenB2bRoute(app, { tokens });
+  paymentRoutes(app, { store, tokens, clock, qris, va });
+  qrImageRoutes(app, { store });
   app.register(
     async (admin) => {
       admin.addHook('onRequest', adminAuth(deps.adminTokenSha256));
       adminMerchantRoutes(admin, { merchants, store });
+      adminTransactionRoutes(admin, { store });
+      if (config.mode === 'sandbox') sandboxRoutes(admin, { qris, va, clock });
     },
     { prefix: '/admin/v1' },
   );
-  return { app, tokens, metrics };
+  return { app, tokens, metrics, qris, va, changer, expiry };
 }

@@ -29,6 +29,8 @@ export async function serve(env: Record<string, string | undefined> = process.en
     adminTokenSha256: boot.adminTokenSha256,
   });
   await gateway.app.listen({ port: config.port, host: config.host });
+  await gateway.expiry.runOnce();
+  gateway.expiry.start();
   const address = gateway.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, host: config.host, mode: config.mode, store: store.kind }, 'snapgate listening');
@@ -53,6 +55,7 @@ export async function serve(env: Record<string, string | undefined> = process.en
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
+    gateway.expiry.stop();
     await gateway.app.close();
     await store.close();
     process.exit(0);

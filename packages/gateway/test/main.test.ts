@@ -21,7 +21,9 @@ describe('npm start on the embedded default', () => {
 
       const token = await postToken(first.url, { clientKey, clientSecret });
       assert.equal(token.status, 200);
-      const merchants = await fetch(`${first.url}/admin/v1/merchants`, { headers: { authorization: `Bearer ${adminToken}` } });
+      const merchants = await fetch(`${first.url}/admin/v1/merchants`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
       assert.equal(merchants.status, 200);
       assert.equal(((await merchants.json()) as { items: unknown[] }).items.length, 1);
       assert.equal(first.stderr().includes(clientSecret), false);
@@ -31,7 +33,9 @@ describe('npm start on the embedded default', () => {
 
       const second = await spawnGateway({ SNAPGATE_DB: db });
       assert.doesNotMatch(second.stdout(), /shown once/);
-      const again = await fetch(`${second.url}/admin/v1/merchants`, { headers: { authorization: `Bearer ${adminToken}` } });
+      const again = await fetch(`${second.url}/admin/v1/merchants`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
       assert.equal(again.status, 200, 'the admin token printed on the first start keeps working');
       second.child.kill('SIGTERM');
       assert.equal(await second.exited, 0);

@@ -9,10 +9,18 @@ function isAdmin(request: FastifyRequest): boolean {
   return request.routeOptions.config?.api === 'admin' || request.url.startsWith('/admin/');
 }
 
-function sendProblem(reply: FastifyReply, status: number, title: string, detail?: string, errors?: string[]) {
+function sendProblem(
+  reply: FastifyReply,
+  status: number,
+  title: string,
+  detail?: string,
+  errors?: string[],
+  extensions?: Record<string, unknown>,
+) {
   const body: Record<string, unknown> = { type: 'about:blank', title, status };
   if (detail !== undefined) body.detail = detail;
   if (errors !== undefined) body.errors = errors;
+  if (extensions) Object.assign(body, extensions);
   return reply.code(status).type('application/problem+json').send(JSON.stringify(body));
 }
 
@@ -21,7 +29,7 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
     const serviceCode = request.routeOptions.config?.serviceCode ?? '00';
     if (isAdmin(request)) {
       if (error instanceof ProblemError)
-        return sendProblem(reply, error.status, error.title, error.message, error.errors);
+        return sendProblem(reply, error.status, error.title, error.message, error.errors, error.snap);
       const status = (error as FastifyError).statusCode;
       if (status !== undefined && status >= 400 && status < 500) {
         return sendProblem(

@@ -3,6 +3,8 @@ export class ProblemError extends Error {
   readonly status: number;
   readonly title: string;
   readonly errors: string[] | undefined;
+  /** RFC 9457 extension members, e.g. the SNAP code of a refused sandbox payment. */
+  snap: Record<string, unknown> | undefined;
   constructor(status: number, title: string, detail?: string, errors?: string[]) {
     super(detail ?? title);
     this.name = 'ProblemError';

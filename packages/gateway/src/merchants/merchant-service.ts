@@ -48,6 +48,17 @@ export function merchantView(m: MerchantRecord): MerchantView {
   };
 }
 
+/** EMVCo tags 59/60 take printable ASCII: fold accents, drop the rest (`Kopi Café` → `Kopi Cafe`). */
+export function qrisText(value: string, max: number, fallback: string): string {
+  const ascii = value
+    .normalize('NFKD')
+    .replace(/[^\x20-\x7e]/g, '')
+    .trim()
+    .slice(0, max)
+    .trim();
+  return ascii || fallback;
+}
+
 /** A client secret: 32 random bytes, base64url. */
 export const newClientSecret = () => randomBytes(32).toString('base64url');
 
@@ -113,7 +124,7 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
         callbackBaseUrl: input.callbackBaseUrl ?? null,
         qrisCallbackUrl: input.qrisCallbackUrl ?? null,
         vaCallbackUrl: input.vaCallbackUrl ?? null,
-        merchantName: input.merchantName ?? input.name.slice(0, 25),
+        merchantName: input.merchantName ?? qrisText(input.name, 25, 'MERCHANT'),
         merchantCity: input.merchantCity ?? 'JAKARTA',
         nmid: input.nmid ?? newNmid(),
         mcc: input.mcc ?? '5999',

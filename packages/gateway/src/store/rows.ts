@@ -1,4 +1,16 @@
-import type { CallbackSignature, MerchantRecord, MerchantStatus, TokenSignature } from './store.ts';
+import type { TransactionStatus } from '@snapgate/snap';
+import type {
+  CallbackSignature,
+  IdempotencyRecord,
+  MerchantRecord,
+  MerchantStatus,
+  NotificationRecord,
+  NotificationState,
+  StatusHistoryEntry,
+  TokenSignature,
+  TransactionKind,
+  TransactionRecord,
+} from './store.ts';
 
 // Row mappers shared by the SQLite and PostgreSQL stores (both use the same column names;
 // PostgreSQL returns BIGINT as text, hence Number()).
@@ -76,3 +88,121 @@ export function merchantToRow(m: MerchantRecord): Row {
     updated_at: m.updatedAt,
   };
 }
+
+export function transactionFromRow(r: Row): TransactionRecord {
+  return {
+    referenceNo: String(r.reference_no),
+    merchantId: String(r.merchant_id),
+    kind: r.kind as TransactionKind,
+    partnerReferenceNo: String(r.partner_reference_no),
+    status: r.status as TransactionStatus,
+    statusDesc: strOrNull(r.status_desc),
+    seq: num(r.seq),
+    amount: strOrNull(r.amount),
+    currency: String(r.currency),
+    paidAmount: strOrNull(r.paid_amount),
+    refundedAmount: String(r.refunded_amount),
+    feeAmount: String(r.fee_amount),
+    virtualAccountNo: strOrNull(r.virtual_account_no),
+    billNumber: num(r.bill_number),
+    expiresAt: numOrNull(r.expires_at),
+    paidAt: numOrNull(r.paid_at),
+    details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as Record<string, unknown>,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+export function transactionToRow(t: TransactionRecord): Row {
+  return {
+    reference_no: t.referenceNo,
+    merchant_id: t.merchantId,
+    kind: t.kind,
+    partner_reference_no: t.partnerReferenceNo,
+    status: t.status,
+    status_desc: t.statusDesc,
+    seq: t.seq,
+    amount: t.amount,
+    currency: t.currency,
+    paid_amount: t.paidAmount,
+    refunded_amount: t.refundedAmount,
+    fee_amount: t.feeAmount,
+    virtual_account_no: t.virtualAccountNo,
+    bill_number: t.billNumber,
+    expires_at: t.expiresAt,
+    paid_at: t.paidAt,
+    details: JSON.stringify(t.details),
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+  };
+}
+
+/** camelCase transaction patch field → column name. */
+export const TRANSACTION_COLUMNS: Record<string, string> = {
+  paidAmount: 'paid_amount',
+  paidAt: 'paid_at',
+  refundedAmount: 'refunded_amount',
+  feeAmount: 'fee_amount',
+  details: 'details',
+  amount: 'amount',
+  expiresAt: 'expires_at',
+};
+
+export function patchColumns(patch: Record<string, unknown>): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  for (const [field, value] of Object.entries(patch)) {
+    const column = TRANSACTION_COLUMNS[field];
+    if (!column || value === undefined) continue;
+    out.push([column, field === 'details' ? JSON.stringify(value) : value]);
+  }
+  return out;
+}
+
+export function historyFromRow(r: Row): StatusHistoryEntry {
+  return {
+    seq: num(r.seq),
+    status: r.status as TransactionStatus,
+    statusDesc: strOrNull(r.status_desc),
+    reason: strOrNull(r.reason),
+    changedAt: num(r.changed_at),
+  };
+}
+
+export function notificationFromRow(r: Row): NotificationRecord {
+  return {
+    id: String(r.id),
+    referenceNo: String(r.reference_no),
+    merchantId: String(r.merchant_id),
+    kind: r.kind as TransactionKind,
+    txnSeq: num(r.txn_seq),
+    latestStatus: r.latest_status as TransactionStatus,
+    body: String(r.body),
+    state: r.state as NotificationState,
+    attemptCount: num(r.attempt_count),
+    nextAttemptAt: numOrNull(r.next_attempt_at),
+    claimedBy: strOrNull(r.claimed_by),
+    leaseUntil: numOrNull(r.lease_until),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+    deliveredAt: numOrNull(r.delivered_at),
+    lastError: strOrNull(r.last_error),
+  };
+}
+
+export function idempotencyFromRow(r: Row): IdempotencyRecord {
+  return {
+    merchantId: String(r.merchant_id),
+    day: String(r.day),
+    externalId: String(r.external_id),
+    requestHash: String(r.request_hash),
+    httpStatus: num(r.http_status),
+    responseBody: String(r.response_body),
+  };
+}
+
+/** `(bankCode + 4-digit merchant code)` left-padded with spaces to 8 characters (SPEC §3.2). */
+export function partnerServiceIdFor(bankCode: string, merchantCode: number): string {
+  return `${bankCode}${String(merchantCode).padStart(4, '0')}`.padStart(8, ' ');
+}
+
+export const customerNoFor = (n: number) => String(n).padStart(12, '0');

@@ -70,6 +70,132 @@ export class UniqueViolation extends Error {
   }
 }
 
+import type { TransactionStatus } from '@snapgate/snap';
+
+export type TransactionKind = 'qris' | 'va';
+
+/** A QRIS or VA transaction. Amounts are SNAP money strings. */
+export interface TransactionRecord {
+  referenceNo: string;
+  merchantId: string;
+  kind: TransactionKind;
+  /** QRIS partnerReferenceNo, or VA trxId. */
+  partnerReferenceNo: string;
+  status: TransactionStatus;
+  statusDesc: string | null;
+  /** Bumped by every status change; orders notifications of one transaction. */
+  seq: number;
+  /** Null for an open VA. */
+  amount: string | null;
+  currency: string;
+  paidAmount: string | null;
+  refundedAmount: string;
+  feeAmount: string;
+  virtualAccountNo: string | null;
+  billNumber: number;
+  expiresAt: number | null;
+  paidAt: number | null;
+  /** Kind-specific fields, as JSON. */
+  details: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface StatusHistoryEntry {
+  seq: number;
+  status: TransactionStatus;
+  statusDesc: string | null;
+  reason: string | null;
+  changedAt: number;
+}
+
+export type NotificationState = 'pending' | 'delivering' | 'retrying' | 'delivered' | 'superseded' | 'dead';
+
+export interface NotificationRecord {
+  /** Numeric string; sent as X-EXTERNAL-ID on every attempt. */
+  id: string;
+  referenceNo: string;
+  merchantId: string;
+  kind: TransactionKind;
+  txnSeq: number;
+  latestStatus: TransactionStatus;
+  /** The exact bytes signed and sent on every attempt. */
+  body: string;
+  state: NotificationState;
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  claimedBy: string | null;
+  leaseUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+  deliveredAt: number | null;
+  lastError: string | null;
+}
+
+/** A new outbox row written in the same transaction as the change that caused it. */
+export interface NewNotification {
+  id: string;
+  body: string;
+  nextAttemptAt: number;
+}
+
+/** The stored answer to an X-EXTERNAL-ID, replayed byte for byte. */
+export interface IdempotencyRecord {
+  merchantId: string;
+  day: string;
+  externalId: string;
+  requestHash: string;
+  httpStatus: number;
+  responseBody: string;
+}
+
+export type IdempotencyKey = Pick<IdempotencyRecord, 'merchantId' | 'day' | 'externalId'>;
+
+export interface RefundRecord {
+  refundNo: string;
+  referenceNo: string;
+  merchantId: string;
+  partnerRefundNo: string;
+  amount: string;
+  reason: string | null;
+  createdAt: number;
+}
+
+/** A status change, applied only if the transaction is still at `expectedSeq`. */
+export interface StatusChange {
+  referenceNo: string;
+  expectedSeq: number;
+  status: TransactionStatus;
+  statusDesc: string | null;
+  reason: string | null;
+  at: number;
+  /** Other columns the change sets (paid amount, payer details, refunded amount, …). */
+  patch?: Partial<
+    Pick<
+      TransactionRecord,
+      'paidAmount' | 'paidAt' | 'refundedAmount' | 'feeAmount' | 'details' | 'amount' | 'expiresAt'
+    >
+  >;
+  notification?: NewNotification | undefined;
+  idempotency?: IdempotencyRecord | undefined;
+  refund?: RefundRecord | undefined;
+}
+
+/** A change to a transaction that is not a status change (VA update). */
+export interface TransactionUpdate {
+  referenceNo: string;
+  expectedSeq: number;
+  at: number;
+  patch: Partial<Pick<TransactionRecord, 'amount' | 'expiresAt' | 'details' | 'refundedAmount'>>;
+  idempotency?: IdempotencyRecord | undefined;
+  refund?: RefundRecord | undefined;
+}
+
+export interface TransactionFilter {
+  merchantId?: string | undefined;
+  status?: TransactionStatus | undefined;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   /** Applies pending numbered migrations. */
@@ -92,4 +218,37 @@ export interface Store {
     id: string,
     rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
   ): Promise<MerchantRecord | undefined>;
+
+  /** The stored answer for an X-EXTERNAL-ID, if any. */
+  findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined>;
+  /** Records the answer of a read-only operation; throws UniqueViolation when the key exists. */
+  insertIdempotency(record: IdempotencyRecord, at: number): Promise<void>;
+
+  /** Inserts a new transaction (status history row included), with its idempotency record. */
+  insertTransaction(txn: TransactionRecord, idempotency?: IdempotencyRecord): Promise<void>;
+  findTransaction(referenceNo: string): Promise<TransactionRecord | undefined>;
+  findTransactionByPartnerRef(
+    merchantId: string,
+    kind: TransactionKind,
+    partnerReferenceNo: string,
+  ): Promise<TransactionRecord | undefined>;
+  findTransactionByVirtualAccountNo(virtualAccountNo: string): Promise<TransactionRecord | undefined>;
+  listTransactions(filter: TransactionFilter, page: PageRequest): Promise<Page<TransactionRecord>>;
+  statusHistory(referenceNo: string): Promise<StatusHistoryEntry[]>;
+  /**
+   * Applies a status change with its history row, notification (superseding older undelivered
+   * ones of the transaction), refund and idempotency record, all in one database transaction.
+   * Returns the updated transaction, or `undefined` when another change got there first.
+   */
+  changeStatus(change: StatusChange): Promise<TransactionRecord | undefined>;
+  updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined>;
+  /** Transactions still open (01/02/03) whose expiry is due. */
+  findDueExpiries(now: number, limit: number): Promise<TransactionRecord[]>;
+  /** Next VA number for a merchant and bank, allocating the merchant's prefix on first use. */
+  allocateVirtualAccount(
+    merchantId: string,
+    bankCode: string,
+  ): Promise<{ partnerServiceId: string; customerNo: string }>;
+
+  notificationsOf(referenceNo: string): Promise<NotificationRecord[]>;
 }

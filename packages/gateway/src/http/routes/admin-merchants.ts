@@ -10,9 +10,10 @@ const url = z.string().max(2048);
 const pem = z.string().max(16_384);
 const tokenSignature = z.enum(['any', 'hmac-sha256', 'rsa-sha256']);
 const callbackSignature = z.enum(['hmac-sha512', 'rsa-sha256']);
+const printable = (max: number) => text(max).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII (EMVCo)');
 const qris = {
-  merchantName: text(25),
-  merchantCity: text(15),
+  merchantName: printable(25),
+  merchantCity: printable(15),
   nmid: z.string().regex(/^ID\d{10,13}$/, 'must be ID followed by 10 to 13 digits'),
   mcc: z.string().regex(/^\d{4}$/, 'must be 4 digits'),
 };

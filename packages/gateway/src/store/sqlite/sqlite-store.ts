@@ -3,13 +3,36 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { readMigrations } from '../migrations.ts';
-import { MERCHANT_COLUMNS, merchantFromRow, merchantToRow, type Row } from '../rows.ts';
 import {
+  customerNoFor,
+  historyFromRow,
+  idempotencyFromRow,
+  MERCHANT_COLUMNS,
+  merchantFromRow,
+  merchantToRow,
+  notificationFromRow,
+  partnerServiceIdFor,
+  patchColumns,
+  type Row,
+  transactionFromRow,
+  transactionToRow,
+} from '../rows.ts';
+import {
+  type IdempotencyKey,
+  type IdempotencyRecord,
   type MerchantPatch,
   type MerchantRecord,
+  type NewNotification,
+  type NotificationRecord,
   type Page,
   type PageRequest,
+  type StatusChange,
+  type StatusHistoryEntry,
   type Store,
+  type TransactionFilter,
+  type TransactionKind,
+  type TransactionRecord,
+  type TransactionUpdate,
   UniqueViolation,
 } from '../store.ts';
 
@@ -32,6 +55,8 @@ export function uniqueViolation(e: Error): UniqueViolation {
 export interface SqliteStoreOptions {
   /** File path, or `:memory:`. */
   file: string;
+  /** Test hooks that throw inside a transaction, to prove it leaves nothing behind. */
+  faults?: { afterStatusUpdate?: () => void };
 }
 
 /** The embedded default store: better-sqlite3, WAL, synchronous=FULL on every open. */
@@ -39,8 +64,10 @@ export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly db: Db;
   private readonly stmt: Record<string, Database.Statement>;
+  private readonly faults: SqliteStoreOptions['faults'];
 
   constructor(options: SqliteStoreOptions) {
+    this.faults = options.faults;
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
     this.db = new Database(options.file);
     this.db.pragma('journal_mode = WAL');
@@ -89,6 +116,53 @@ export class SqliteStore implements Store {
       listMerchantsFirst: p('SELECT * FROM merchants ORDER BY created_at, id LIMIT ?'),
       listMerchantsAfter: p(
         'SELECT * FROM merchants WHERE (created_at > @t OR (created_at = @t AND id > @id)) ORDER BY created_at, id LIMIT @limit',
+      ),
+      findIdempotency: p('SELECT * FROM idempotency_keys WHERE merchant_id = ? AND day = ? AND external_id = ?'),
+      insertIdempotency: p(
+        `INSERT INTO idempotency_keys (merchant_id, day, external_id, request_hash, http_status, response_body, created_at)
+         VALUES (@merchantId, @day, @externalId, @requestHash, @httpStatus, @responseBody, @createdAt)`,
+      ),
+      insertTransaction: p(
+        `INSERT INTO transactions (${Object.keys(transactionToRow({ details: {} } as TransactionRecord)).join(', ')})
+         VALUES (${Object.keys(transactionToRow({ details: {} } as TransactionRecord))
+           .map((k) => `@${k}`)
+           .join(', ')})`,
+      ),
+      insertHistory: p(
+        'INSERT INTO status_history (reference_no, seq, status, status_desc, reason, changed_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      transaction: p('SELECT * FROM transactions WHERE reference_no = ?'),
+      transactionByPartnerRef: p(
+        'SELECT * FROM transactions WHERE merchant_id = ? AND kind = ? AND partner_reference_no = ?',
+      ),
+      transactionByVa: p('SELECT * FROM transactions WHERE virtual_account_no = ?'),
+      history: p('SELECT * FROM status_history WHERE reference_no = ? ORDER BY seq'),
+      dueExpiries: p(
+        `SELECT * FROM transactions WHERE status IN ('01', '02', '03') AND expires_at IS NOT NULL AND expires_at <= ?
+         ORDER BY expires_at LIMIT ?`,
+      ),
+      supersede: p(
+        `UPDATE notifications SET state = 'superseded', next_attempt_at = NULL, updated_at = ?
+         WHERE reference_no = ? AND state IN ('pending', 'retrying')`,
+      ),
+      insertNotification: p(
+        `INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
+           attempt_count, next_attempt_at, created_at, updated_at)
+         VALUES (@id, @referenceNo, @merchantId, @kind, @txnSeq, @latestStatus, @body, 'pending', 0, @nextAttemptAt, @at, @at)`,
+      ),
+      insertRefund: p(
+        `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
+         VALUES (@refundNo, @referenceNo, @merchantId, @partnerRefundNo, @amount, @reason, @createdAt)`,
+      ),
+      notificationsOf: p('SELECT * FROM notifications WHERE reference_no = ? ORDER BY txn_seq, created_at'),
+      vaPrefix: p('SELECT * FROM va_prefixes WHERE merchant_id = ? AND bank_code = ?'),
+      countVaPrefixes: p('SELECT count(*) AS n FROM va_prefixes WHERE bank_code = ?'),
+      insertVaPrefix: p(
+        'INSERT INTO va_prefixes (merchant_id, bank_code, partner_service_id, next_customer_no) VALUES (?, ?, ?, 1)',
+      ),
+      takeCustomerNo: p(
+        `UPDATE va_prefixes SET next_customer_no = next_customer_no + 1 WHERE merchant_id = ? AND bank_code = ?
+         RETURNING partner_service_id, next_customer_no - 1 AS customer_no`,
       ),
       rotateSecret: p(
         `UPDATE merchants SET previous_secret = client_secret, previous_valid_until = ?, client_secret = ?,
@@ -179,6 +253,176 @@ export class SqliteStore implements Store {
   ): Promise<MerchantRecord | undefined> {
     this.s('rotateSecret').run(rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id);
     return this.findMerchantById(id);
+  }
+
+  async findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
+    const r = this.s('findIdempotency').get(key.merchantId, key.day, key.externalId) as Row | undefined;
+    return r ? idempotencyFromRow(r) : undefined;
+  }
+
+  async insertIdempotency(record: IdempotencyRecord, at: number): Promise<void> {
+    this.guardUnique(() => this.s('insertIdempotency').run({ ...record, createdAt: at }));
+  }
+
+  async insertTransaction(txn: TransactionRecord, idempotency?: IdempotencyRecord): Promise<void> {
+    this.guardUnique(() =>
+      this.db
+        .transaction(() => {
+          if (idempotency) this.s('insertIdempotency').run({ ...idempotency, createdAt: txn.createdAt });
+          this.s('insertTransaction').run(transactionToRow(txn));
+          this.s('insertHistory').run(txn.referenceNo, txn.seq, txn.status, txn.statusDesc, null, txn.createdAt);
+        })
+        .immediate(),
+    );
+  }
+
+  async findTransaction(referenceNo: string): Promise<TransactionRecord | undefined> {
+    const r = this.s('transaction').get(referenceNo) as Row | undefined;
+    return r ? transactionFromRow(r) : undefined;
+  }
+
+  async findTransactionByPartnerRef(
+    merchantId: string,
+    kind: TransactionKind,
+    partnerReferenceNo: string,
+  ): Promise<TransactionRecord | undefined> {
+    const r = this.s('transactionByPartnerRef').get(merchantId, kind, partnerReferenceNo) as Row | undefined;
+    return r ? transactionFromRow(r) : undefined;
+  }
+
+  async findTransactionByVirtualAccountNo(virtualAccountNo: string): Promise<TransactionRecord | undefined> {
+    const r = this.s('transactionByVa').get(virtualAccountNo) as Row | undefined;
+    return r ? transactionFromRow(r) : undefined;
+  }
+
+  async listTransactions(filter: TransactionFilter, page: PageRequest): Promise<Page<TransactionRecord>> {
+    const where: string[] = [];
+    const params: Record<string, unknown> = { limit: page.limit + 1 };
+    if (filter.merchantId) {
+      where.push('merchant_id = @merchantId');
+      params.merchantId = filter.merchantId;
+    }
+    if (filter.status) {
+      where.push('status = @status');
+      params.status = filter.status;
+    }
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    if (after) {
+      where.push('(created_at > @t OR (created_at = @t AND reference_no > @ref))');
+      params.t = after[0];
+      params.ref = after[1];
+    }
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY created_at, reference_no LIMIT @limit`,
+      )
+      .all(params) as Row[];
+    return toPage(rows.map(transactionFromRow), page.limit, (t) => [t.createdAt, t.referenceNo]);
+  }
+
+  async statusHistory(referenceNo: string): Promise<StatusHistoryEntry[]> {
+    return (this.s('history').all(referenceNo) as Row[]).map(historyFromRow);
+  }
+
+  async changeStatus(change: StatusChange): Promise<TransactionRecord | undefined> {
+    return this.guardUnique(() =>
+      this.db
+        .transaction((): TransactionRecord | undefined => {
+          const sets: Array<[string, unknown]> = [
+            ['status', change.status],
+            ['status_desc', change.statusDesc],
+            ['seq', change.expectedSeq + 1],
+            ['updated_at', change.at],
+            ...patchColumns(change.patch ?? {}),
+          ];
+          const r = this.db
+            .prepare(
+              `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ? RETURNING *`,
+            )
+            .get(...sets.map(([, v]) => v), change.referenceNo, change.expectedSeq) as Row | undefined;
+          if (!r) return undefined;
+          const txn = transactionFromRow(r);
+          this.s('insertHistory').run(txn.referenceNo, txn.seq, txn.status, txn.statusDesc, change.reason, change.at);
+          this.faults?.afterStatusUpdate?.();
+          if (change.notification) this.addNotification(txn, change.notification, change.at);
+          if (change.refund) this.s('insertRefund').run(change.refund);
+          if (change.idempotency) this.s('insertIdempotency').run({ ...change.idempotency, createdAt: change.at });
+          return txn;
+        })
+        .immediate(),
+    );
+  }
+
+  private addNotification(txn: TransactionRecord, n: NewNotification, at: number): void {
+    // Latest wins (SPEC §4): an undelivered older notification of this transaction is superseded.
+    this.s('supersede').run(at, txn.referenceNo);
+    this.s('insertNotification').run({
+      id: n.id,
+      referenceNo: txn.referenceNo,
+      merchantId: txn.merchantId,
+      kind: txn.kind,
+      txnSeq: txn.seq,
+      latestStatus: txn.status,
+      body: n.body,
+      nextAttemptAt: n.nextAttemptAt,
+      at,
+    });
+  }
+
+  async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {
+    return this.guardUnique(() =>
+      this.db
+        .transaction((): TransactionRecord | undefined => {
+          const sets: Array<[string, unknown]> = [['updated_at', update.at], ...patchColumns(update.patch)];
+          const r = this.db
+            .prepare(
+              `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ? RETURNING *`,
+            )
+            .get(...sets.map(([, v]) => v), update.referenceNo, update.expectedSeq) as Row | undefined;
+          if (!r) return undefined;
+          if (update.refund) this.s('insertRefund').run(update.refund);
+          if (update.idempotency) this.s('insertIdempotency').run({ ...update.idempotency, createdAt: update.at });
+          return transactionFromRow(r);
+        })
+        .immediate(),
+    );
+  }
+
+  async findDueExpiries(now: number, limit: number): Promise<TransactionRecord[]> {
+    return (this.s('dueExpiries').all(now, limit) as Row[]).map(transactionFromRow);
+  }
+
+  async allocateVirtualAccount(
+    merchantId: string,
+    bankCode: string,
+  ): Promise<{ partnerServiceId: string; customerNo: string }> {
+    return this.db
+      .transaction(() => {
+        if (!this.s('vaPrefix').get(merchantId, bankCode)) {
+          const n = (this.s('countVaPrefixes').get(bankCode) as { n: number }).n;
+          this.s('insertVaPrefix').run(merchantId, bankCode, partnerServiceIdFor(bankCode, n + 1));
+        }
+        const r = this.s('takeCustomerNo').get(merchantId, bankCode) as {
+          partner_service_id: string;
+          customer_no: number;
+        };
+        return { partnerServiceId: r.partner_service_id, customerNo: customerNoFor(r.customer_no) };
+      })
+      .immediate();
+  }
+
+  async notificationsOf(referenceNo: string): Promise<NotificationRecord[]> {
+    return (this.s('notificationsOf').all(referenceNo) as Row[]).map(notificationFromRow);
+  }
+
+  private guardUnique<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (e) {
+      if (isUniqueError(e)) throw uniqueViolation(e);
+      throw e;
+    }
   }
 
   protected s(name: string): Database.Statement {

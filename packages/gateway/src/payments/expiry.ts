@@ -1,0 +1,71 @@
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { Store, TransactionRecord } from '../store/store.ts';
+import type { StatusChanger } from './status-change.ts';
+
+const OPEN = new Set(['01', '02', '03']);
+
+export const isDue = (txn: TransactionRecord, nowMs: number) =>
+  OPEN.has(txn.status) && txn.expiresAt !== null && txn.expiresAt <= nowMs;
+
+/** SPEC §3.3: an unpaid QRIS past its validityPeriod (or VA past expiredDate) becomes 06 Expired. */
+export async function expireIfDue(
+  changer: StatusChanger,
+  txn: TransactionRecord,
+  nowMs: number,
+): Promise<TransactionRecord> {
+  if (!isDue(txn, nowMs)) return txn;
+  const expired = await changer
+    .change(txn, { to: '06', statusDesc: 'Expired', reason: 'expired' }, nowMs)
+    .catch(() => undefined);
+  return expired ?? txn;
+}
+
+export interface ExpirySweeper {
+  /** Expires every due transaction; returns how many. */
+  runOnce(): Promise<number>;
+  start(intervalMs?: number): void;
+  stop(): void;
+}
+
+/** Due times live in the database, so a restart misses none: the sweeper only looks them up. */
+export function createExpirySweeper(deps: {
+  store: Store;
+  changer: StatusChanger;
+  clock: Clock;
+  logger: Logger;
+}): ExpirySweeper {
+  const { store, changer, clock, logger } = deps;
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  const runOnce = async () => {
+    let total = 0;
+    for (;;) {
+      const now = clock.now();
+      const due = await store.findDueExpiries(now, 200);
+      for (const txn of due) {
+        await expireIfDue(changer, txn, now);
+        total++;
+      }
+      if (due.length < 200) return total;
+    }
+  };
+  return {
+    runOnce,
+    start(intervalMs = 1000) {
+      timer = setInterval(() => {
+        if (running) return;
+        running = true;
+        runOnce()
+          .catch((err) => logger.error({ err }, 'expiry sweep failed'))
+          .finally(() => {
+            running = false;
+          });
+      }, intervalMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { isMoneyValue, type Money, parseSnapTimestamp, snapError, toMinorUnits } from '@snapgate/snap';
+
+// SPEC §3 field rules: a missing mandatory field → 400 xx02 {field}; a present field of the
+// wrong type, length or format → 400 xx01 {field}. Empty strings count as absent, so optional
+// fields may be sent as "" (real clients do).
+export interface StrRule {
+  required?: boolean;
+  max?: number;
+  pattern?: RegExp;
+  oneOf?: readonly string[];
+}
+
+const isAbsent = (v: unknown) => v === undefined || v === null || v === '';
+
+/** Reads fields of a parsed SNAP body, throwing the operation's SNAP error at the first bad one. */
+export function createFieldReader(body: Record<string, unknown>, serviceCode: string) {
+  const missing = (field: string) => snapError('INVALID_MANDATORY_FIELD', serviceCode, { field });
+  const format = (field: string) => snapError('INVALID_FIELD_FORMAT', serviceCode, { field });
+
+  const at = (path: string): unknown => {
+    let v: unknown = body;
+    for (const part of path.split('.')) {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+      v = (v as Record<string, unknown>)[part];
+    }
+    return v;
+  };
+
+  const reader = {
+    str(field: string, rule: StrRule = {}): string | undefined {
+      const v = at(field);
+      if (isAbsent(v)) {
+        if (rule.required) throw missing(field);
+        return undefined;
+      }
+      if (typeof v !== 'string') throw format(field);
+      if (rule.max !== undefined && v.length > rule.max) throw format(field);
+      if (rule.pattern && !rule.pattern.test(v)) throw format(field);
+      if (rule.oneOf && !rule.oneOf.includes(v)) throw format(field);
+      return v;
+    },
+
+    obj(field: string, required = false): Record<string, unknown> | undefined {
+      const v = at(field);
+      if (isAbsent(v)) {
+        if (required) throw missing(field);
+        return undefined;
+      }
+      if (typeof v !== 'object' || Array.isArray(v) || v === null) throw format(field);
+      return v as Record<string, unknown>;
+    },
+
+    /** A SNAP amount object: `{ value: "10000.00", currency: "IDR" }`. */
+    money(field: string, rule: { required?: boolean; positive?: boolean } = {}): Money | undefined {
+      const o = reader.obj(field, rule.required);
+      if (!o) return undefined;
+      const value = reader.str(`${field}.value`, { required: true });
+      if (!isMoneyValue(value)) throw format(`${field}.value`);
+      if (rule.positive && toMinorUnits(value) <= 0n) throw format(`${field}.value`);
+      reader.str(`${field}.currency`, { required: true, oneOf: ['IDR'] });
+      return { value, currency: 'IDR' };
+    },
+
+    /** An ISO 8601 date-time with a zone; epoch ms. */
+    dateTime(field: string, required = false): number | undefined {
+      const v = reader.str(field, { required, max: 40 });
+      if (v === undefined) return undefined;
+      const ms = parseSnapTimestamp(v);
+      if (ms === undefined) throw format(field);
+      return ms;
+    },
+
+    /** Optional free-form object carried through untouched (`additionalInfo`). */
+    passthrough(field: string): Record<string, unknown> | undefined {
+      const o = reader.obj(field);
+      if (o && JSON.stringify(o).length > 4096) throw format(field);
+      return o;
+    },
+  };
+  return reader;
+}
+
+export type FieldReader = ReturnType<typeof createFieldReader>;

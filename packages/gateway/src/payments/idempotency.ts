@@ -1,0 +1,51 @@
+import { snapError } from '@snapgate/snap';
+import type { SnapContext } from '../http/snap-auth.ts';
+import { type IdempotencyRecord, type Store, UniqueViolation } from '../store/store.ts';
+
+/** What an operation answers: the status and the exact bytes of the body. */
+export interface SnapResponse {
+  httpStatus: number;
+  body: string;
+}
+
+/**
+ * Runs a SNAP operation under X-EXTERNAL-ID idempotency (SPEC §3). A write operation stores
+ * the record through `recordFor` in its own database transaction; a read is recorded after.
+ * The database key decides between concurrent duplicates: the loser replays the winner.
+ * Only successful answers are kept, so a refused request can be corrected and retried.
+ */
+export async function withIdempotency(
+  store: Store,
+  ctx: SnapContext,
+  operation: (recordFor: (response: SnapResponse) => IdempotencyRecord) => Promise<SnapResponse>,
+  options: { writes: boolean },
+): Promise<SnapResponse> {
+  const replay = async (): Promise<SnapResponse | undefined> => {
+    const existing = await store.findIdempotency(ctx.idempotencyKey);
+    if (!existing) return undefined;
+    if (existing.requestHash !== ctx.requestHash) {
+      throw snapError('CONFLICT', ctx.serviceCode, { detail: { externalId: ctx.idempotencyKey.externalId } });
+    }
+    return { httpStatus: existing.httpStatus, body: existing.responseBody };
+  };
+  const earlier = await replay();
+  if (earlier) return earlier;
+
+  const recordFor = (response: SnapResponse): IdempotencyRecord => ({
+    ...ctx.idempotencyKey,
+    requestHash: ctx.requestHash,
+    httpStatus: response.httpStatus,
+    responseBody: response.body,
+  });
+  try {
+    const response = await operation(recordFor);
+    if (!options.writes) await store.insertIdempotency(recordFor(response), ctx.now);
+    return response;
+  } catch (e) {
+    if (e instanceof UniqueViolation && e.constraint.includes('idempotency_keys')) {
+      const winner = await replay();
+      if (winner) return winner;
+    }
+    throw e;
+  }
+}

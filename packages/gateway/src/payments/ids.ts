@@ -1,0 +1,19 @@
+import { randomInt } from 'node:crypto';
+
+const digits = (n: number) => Array.from({ length: n }, () => randomInt(10)).join('');
+
+/** The gateway's transaction reference: Jakarta date `yyMMdd` + 12 random digits (18 characters). */
+export function newReferenceNo(nowMs: number): string {
+  return `${new Date(nowMs + 7 * 3600_000).toISOString().slice(2, 10).replaceAll('-', '')}${digits(12)}`;
+}
+
+/** A notification id, sent as X-EXTERNAL-ID: numeric, time-ordered, 20 digits. */
+export function newNotificationId(nowMs: number): string {
+  return `${String(nowMs).padStart(13, '0')}${digits(7)}`;
+}
+
+/** A refund number: `RF` + 16 digits. */
+export const newRefundNo = (nowMs: number) => `RF${String(nowMs).slice(-8)}${digits(8)}`;
+
+/** A bill number, sent as a JSON integer (src 2.4): 12 digits, inside the safe-integer range. */
+export const newBillNumber = () => 100_000_000_000 + randomInt(900_000_000_000);

@@ -1,0 +1,88 @@
+import { canChangeStatus, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
+import type { IdempotencyRecord, RefundRecord, StatusChange, Store, TransactionRecord } from '../store/store.ts';
+import { newNotificationId } from './ids.ts';
+import { notificationBody } from './notification-body.ts';
+
+export class IllegalStatusChange extends Error {
+  readonly from: TransactionStatus;
+  readonly to: TransactionStatus;
+  constructor(from: TransactionStatus, to: TransactionStatus) {
+    super(
+      `a transaction in status ${from} (${TRANSACTION_STATUS[from]}) cannot change to ${to} (${TRANSACTION_STATUS[to]})`,
+    );
+    this.name = 'IllegalStatusChange';
+    this.from = from;
+    this.to = to;
+  }
+}
+
+/** SPEC §3.3: every QRIS status change is notified; for a VA, its payment. */
+export function isNotified(txn: Pick<TransactionRecord, 'kind'>, to: TransactionStatus): boolean {
+  return txn.kind === 'qris' || to === '00';
+}
+
+export interface ChangeRequest {
+  to: TransactionStatus;
+  statusDesc?: string | null;
+  reason?: string | null;
+  patch?: (txn: TransactionRecord) => StatusChange['patch'];
+  refund?: RefundRecord;
+  idempotency?: IdempotencyRecord;
+  /** Sandbox only: notify the current status again (01 → 01) instead of changing it. */
+  renotify?: boolean;
+}
+
+export interface StatusChanger {
+  /**
+   * Changes a transaction's status through the one path every change takes: the status machine,
+   * then the change, its history row and its notification in one database transaction. A change
+   * that lost a race is re-read and re-checked.
+   */
+  change(txn: TransactionRecord, request: ChangeRequest, nowMs: number): Promise<TransactionRecord>;
+}
+
+export function createStatusChanger(deps: { store: Store; firstAttemptDelayMs: number }): StatusChanger {
+  const { store, firstAttemptDelayMs } = deps;
+  return {
+    async change(initial, request, nowMs) {
+      let txn = initial;
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const isRenotify = request.renotify === true && txn.status === request.to;
+        if (!isRenotify && !canChangeStatus(txn.status, request.to))
+          throw new IllegalStatusChange(txn.status, request.to);
+        const patch = request.patch?.(txn) ?? {};
+        const next: TransactionRecord = {
+          ...txn,
+          ...patch,
+          status: request.to,
+          statusDesc: request.statusDesc ?? TRANSACTION_STATUS[request.to],
+          seq: txn.seq + 1,
+          updatedAt: nowMs,
+        } as TransactionRecord;
+        const changed = await store.changeStatus({
+          referenceNo: txn.referenceNo,
+          expectedSeq: txn.seq,
+          status: next.status,
+          statusDesc: next.statusDesc,
+          reason: request.reason ?? null,
+          at: nowMs,
+          patch,
+          notification: isNotified(txn, request.to)
+            ? {
+                id: newNotificationId(nowMs),
+                body: notificationBody(next, nowMs),
+                nextAttemptAt: nowMs + firstAttemptDelayMs,
+              }
+            : undefined,
+          refund: request.refund,
+          idempotency: request.idempotency,
+        });
+        if (changed) return changed;
+        const fresh = await store.findTransaction(txn.referenceNo);
+        if (!fresh) throw new TypeError(`transaction ${txn.referenceNo} vanished`);
+        txn = fresh;
+      }
+      throw new Error(`transaction ${initial.referenceNo} is changing too often to apply a change`);
+    },
+  };
+}

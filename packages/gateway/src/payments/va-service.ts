@@ -1,0 +1,269 @@
+import {
+  compareMoney,
+  formatJakartaTimestamp,
+  snapError,
+  successCode,
+  TRANSACTION_STATUS,
+  toMinorUnits,
+} from '@snapgate/snap';
+import type { SnapContext } from '../http/snap-auth.ts';
+import { type IdempotencyRecord, type Store, type TransactionRecord, UniqueViolation } from '../store/store.ts';
+import { expireIfDue } from './expiry.ts';
+import { createFieldReader } from './fields.ts';
+import type { SnapResponse } from './idempotency.ts';
+import { newBillNumber, newReferenceNo } from './ids.ts';
+import type { Payer } from './notification-body.ts';
+import type { StatusChanger } from './status-change.ts';
+
+const DEFAULT_EXPIRY_MS = 24 * 3600_000;
+/** The bank code used when a request names none. */
+export const DEFAULT_BANK_CODE = '999';
+type RecordFor = (response: SnapResponse) => IdempotencyRecord;
+
+interface VaDetails {
+  partnerServiceId: string;
+  customerNo: string;
+  virtualAccountName: string;
+  virtualAccountEmail: string;
+  virtualAccountPhone: string;
+  virtualAccountTrxType: 'C' | 'O';
+  totalAmount: { value: string; currency: string } | null;
+  bankCode: string;
+  additionalInfo?: Record<string, unknown>;
+}
+
+const detailsOf = (txn: TransactionRecord) => txn.details as unknown as VaDetails;
+
+function respond(serviceCode: string, message: string, fields: Record<string, unknown>): SnapResponse {
+  return {
+    httpStatus: 200,
+    body: JSON.stringify({ responseCode: successCode(serviceCode), responseMessage: message, ...fields }),
+  };
+}
+
+/** `virtualAccountData` as create and inquiry answer it. */
+function vaData(txn: TransactionRecord): Record<string, unknown> {
+  const d = detailsOf(txn);
+  return {
+    partnerServiceId: d.partnerServiceId,
+    customerNo: d.customerNo,
+    virtualAccountNo: txn.virtualAccountNo,
+    virtualAccountName: d.virtualAccountName,
+    virtualAccountEmail: d.virtualAccountEmail,
+    virtualAccountPhone: d.virtualAccountPhone,
+    trxId: txn.partnerReferenceNo,
+    totalAmount:
+      txn.amount === null
+        ? (d.totalAmount ?? { value: '0.00', currency: txn.currency })
+        : { value: txn.amount, currency: txn.currency },
+    virtualAccountTrxType: d.virtualAccountTrxType,
+    expiredDate: txn.expiresAt === null ? '' : formatJakartaTimestamp(txn.expiresAt),
+    additionalInfo: { ...d.additionalInfo, bankCode: d.bankCode },
+  };
+}
+
+/** Why a VA cannot take a payment or a change, for `Invalid Bill/Virtual Account [reason]`. */
+function closedReason(txn: TransactionRecord): string | undefined {
+  if (txn.status === '00' || txn.status === '04') return 'Paid';
+  if (txn.status === '05') return 'Deleted';
+  if (txn.status === '06') return txn.statusDesc === 'Expired' ? 'Expired' : 'Failed';
+  return undefined;
+}
+
+export interface VaServiceDeps {
+  store: Store;
+  changer: StatusChanger;
+}
+
+export function createVaService({ store, changer }: VaServiceDeps) {
+  async function findOwn(ctx: SnapContext): Promise<TransactionRecord> {
+    const svc = ctx.serviceCode;
+    const f = createFieldReader(ctx.body, svc);
+    const virtualAccountNo = f.str('virtualAccountNo', { required: true, max: 40 }) as string;
+    const trxId = f.str('trxId', { max: 64 });
+    const found = await store.findTransactionByVirtualAccountNo(virtualAccountNo);
+    if (!found || found.merchantId !== ctx.merchant.id || (trxId !== undefined && found.partnerReferenceNo !== trxId)) {
+      throw snapError('INVALID_BILL', svc, { reason: 'Not Found' });
+    }
+    return expireIfDue(changer, found, ctx.now);
+  }
+
+  return {
+    async create(ctx: SnapContext, recordFor: RecordFor): Promise<SnapResponse> {
+      const svc = ctx.serviceCode;
+      const f = createFieldReader(ctx.body, svc);
+      const virtualAccountName = f.str('virtualAccountName', { required: true, max: 255 }) as string;
+      const trxId = f.str('trxId', { required: true, max: 64 }) as string;
+      const type = (f.str('virtualAccountTrxType', { oneOf: ['C', 'O'] }) ?? 'C') as 'C' | 'O';
+      const totalAmount = f.money('totalAmount', { required: type === 'C', positive: type === 'C' });
+      const email = f.str('virtualAccountEmail', { max: 255, pattern: /^[^\s@]+@[^\s@]+$/ }) ?? '';
+      const phone = f.str('virtualAccountPhone', { max: 30, pattern: /^\+?[0-9]{4,29}$/ }) ?? '';
+      const expiredMs = f.dateTime('expiredDate');
+      if (expiredMs !== undefined && expiredMs <= ctx.now)
+        throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'expiredDate' });
+      const additionalInfo = f.passthrough('additionalInfo');
+      const bankCode = f.str('additionalInfo.bankCode', { pattern: /^\d{3}$/ }) ?? DEFAULT_BANK_CODE;
+
+      const existing = await store.findTransactionByPartnerRef(ctx.merchant.id, 'va', trxId);
+      if (existing) throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { trxId } });
+      const { partnerServiceId, customerNo } = await store.allocateVirtualAccount(ctx.merchant.id, bankCode);
+      const details: VaDetails = {
+        partnerServiceId,
+        customerNo,
+        virtualAccountName,
+        virtualAccountEmail: email,
+        virtualAccountPhone: phone,
+        virtualAccountTrxType: type,
+        totalAmount: totalAmount ?? null,
+        bankCode,
+        ...(additionalInfo ? { additionalInfo } : {}),
+      };
+      const txn: TransactionRecord = {
+        referenceNo: newReferenceNo(ctx.now),
+        merchantId: ctx.merchant.id,
+        kind: 'va',
+        partnerReferenceNo: trxId,
+        status: '01',
+        statusDesc: TRANSACTION_STATUS['01'],
+        seq: 1,
+        amount: type === 'C' ? (totalAmount?.value ?? null) : null,
+        currency: 'IDR',
+        paidAmount: null,
+        refundedAmount: '0.00',
+        feeAmount: '0.00',
+        virtualAccountNo: `${partnerServiceId}${customerNo}`,
+        billNumber: newBillNumber(),
+        expiresAt: expiredMs ?? ctx.now + DEFAULT_EXPIRY_MS,
+        paidAt: null,
+        details: details as unknown as Record<string, unknown>,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      };
+      const response = respond(svc, 'Success', { virtualAccountData: vaData(txn) });
+      try {
+        await store.insertTransaction(txn, recordFor(response));
+      } catch (e) {
+        if (e instanceof UniqueViolation && e.constraint.includes('partner_reference_no')) {
+          throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { trxId } });
+        }
+        throw e;
+      }
+      return response;
+    },
+
+    async inquiry(ctx: SnapContext): Promise<SnapResponse> {
+      const txn = await findOwn(ctx);
+      return respond(ctx.serviceCode, 'Successful', {
+        virtualAccountData: { ...vaData(txn), latestTransactionStatus: txn.status },
+      });
+    },
+
+    async status(ctx: SnapContext): Promise<SnapResponse> {
+      const txn = await findOwn(ctx);
+      const d = detailsOf(txn);
+      const paid = txn.status === '00' || txn.status === '04';
+      return respond(ctx.serviceCode, 'Successful', {
+        virtualAccountData: {
+          partnerServiceId: d.partnerServiceId,
+          customerNo: d.customerNo,
+          virtualAccountNo: txn.virtualAccountNo,
+          trxId: txn.partnerReferenceNo,
+          paymentFlagStatus: paid ? '00' : '01',
+          paidAmount: { value: txn.paidAmount ?? '0.00', currency: txn.currency },
+          totalAmount: vaData(txn).totalAmount,
+          transactionDate: txn.paidAt === null ? '' : formatJakartaTimestamp(txn.paidAt),
+          latestTransactionStatus: txn.status,
+          transactionStatusDesc: txn.statusDesc ?? TRANSACTION_STATUS[txn.status],
+        },
+      });
+    },
+
+    async update(ctx: SnapContext, recordFor: RecordFor): Promise<SnapResponse> {
+      const svc = ctx.serviceCode;
+      const f = createFieldReader(ctx.body, svc);
+      const txn = await findOwn(ctx);
+      const name = f.str('virtualAccountName', { max: 255 });
+      const d = detailsOf(txn);
+      const totalAmount = f.money('totalAmount', { positive: d.virtualAccountTrxType === 'C' });
+      const expiredMs = f.dateTime('expiredDate');
+      if (expiredMs !== undefined && expiredMs <= ctx.now)
+        throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'expiredDate' });
+      if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
+      const details: VaDetails = {
+        ...d,
+        ...(name ? { virtualAccountName: name } : {}),
+        ...(totalAmount ? { totalAmount } : {}),
+      };
+      const next: TransactionRecord = {
+        ...txn,
+        amount: d.virtualAccountTrxType === 'C' && totalAmount ? totalAmount.value : txn.amount,
+        expiresAt: expiredMs ?? txn.expiresAt,
+        details: details as unknown as Record<string, unknown>,
+      };
+      const response = respond(svc, 'Successful', { virtualAccountData: vaData(next) });
+      const updated = await store.updateTransaction({
+        referenceNo: txn.referenceNo,
+        expectedSeq: txn.seq,
+        at: ctx.now,
+        patch: { amount: next.amount, expiresAt: next.expiresAt, details: next.details },
+        idempotency: recordFor(response),
+      });
+      if (!updated) throw snapError('NOT_ALLOWED', svc, { detail: 'VA changed during update' });
+      return response;
+    },
+
+    async remove(ctx: SnapContext, recordFor: RecordFor): Promise<SnapResponse> {
+      const svc = ctx.serviceCode;
+      const txn = await findOwn(ctx);
+      if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
+      const d = detailsOf(txn);
+      const response = respond(svc, 'Successful', {
+        virtualAccountData: {
+          partnerServiceId: d.partnerServiceId,
+          customerNo: d.customerNo,
+          virtualAccountNo: txn.virtualAccountNo,
+          trxId: txn.partnerReferenceNo,
+        },
+      });
+      await changer.change(
+        txn,
+        { to: '05', statusDesc: 'Deleted', reason: 'deleted by merchant', idempotency: recordFor(response) },
+        ctx.now,
+      );
+      return response;
+    },
+
+    /**
+     * Sandbox: a payer pays the VA. Closed: exactly the bill; open: any positive amount.
+     * Throws SNAP errors with service code 25 (VA payment), which the sandbox answers as problems.
+     */
+    async pay(
+      virtualAccountNo: string,
+      input: { amount?: string; payer: Payer },
+      nowMs: number,
+    ): Promise<TransactionRecord> {
+      const found = await store.findTransactionByVirtualAccountNo(virtualAccountNo);
+      if (!found) throw snapError('INVALID_BILL', '25', { reason: 'Not Found' });
+      const txn = await expireIfDue(changer, found, nowMs);
+      const closed = closedReason(txn);
+      if (closed) throw snapError('INVALID_BILL', '25', { reason: closed });
+      const d = detailsOf(txn);
+      const amount = input.amount ?? txn.amount ?? d.totalAmount?.value;
+      if (amount === undefined || toMinorUnits(amount) <= 0n) throw snapError('INVALID_AMOUNT', '25');
+      if (d.virtualAccountTrxType === 'C' && compareMoney(amount, txn.amount as string) !== 0) {
+        throw snapError('INVALID_AMOUNT', '25', { detail: { expected: txn.amount, got: amount } });
+      }
+      return changer.change(
+        txn,
+        {
+          to: '00',
+          reason: 'sandbox payment',
+          patch: () => ({ paidAmount: amount, paidAt: nowMs, details: { ...txn.details, payer: input.payer } }),
+        },
+        nowMs,
+      );
+    },
+  };
+}
+
+export type VaService = ReturnType<typeof createVaService>;

@@ -3,9 +3,12 @@ export class AdminApiError extends Error {
   readonly status: number;
   readonly body: unknown;
   constructor(status: number, body: unknown) {
-    const b = body as { title?: string; detail?: string; errors?: string[] } | undefined;
+    const b = body as { title?: string; detail?: string; errors?: string[]; responseCode?: string } | undefined;
     const errors = b?.errors?.length ? `\n  - ${b.errors.join('\n  - ')}` : '';
-    super(`${status} ${b?.title ?? 'error'}${b?.detail ? `: ${b.detail}` : ''}${errors}`);
+    const code = b?.responseCode ? ` (${b.responseCode})` : '';
+    super(
+      `${status} ${b?.title ?? 'error'}${b?.detail && b.detail !== b.title ? `: ${b.detail}` : ''}${code}${errors}`,
+    );
     this.name = 'AdminApiError';
     this.status = status;
     this.body = body;

@@ -131,6 +131,63 @@ export const commands: Record<string, Command> = {
   },
 };
 
+const payerFlags = { 'payer-name': str, 'payer-issuer': str, 'payer-ref-id': str } as const;
+function payerBody(values: Values): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (typeof values['payer-name'] === 'string') body.payerName = values['payer-name'];
+  if (typeof values['payer-issuer'] === 'string') body.payerIssuer = values['payer-issuer'];
+  if (typeof values['payer-ref-id'] === 'string') body.payerRefId = values['payer-ref-id'];
+  return body;
+}
+const TXN_FIELDS = [
+  'referenceNo',
+  'kind',
+  'partnerReferenceNo',
+  'status',
+  'statusDesc',
+  'amount',
+  'paidAmount',
+  'virtualAccountNo',
+  'paidAt',
+];
+const pickFields = (t: Record<string, unknown>) => Object.fromEntries(TXN_FIELDS.map((k) => [k, t[k]]));
+
+Object.assign(commands, {
+  'simulate qris': {
+    usage: 'snapgate simulate qris <referenceNo> | --qr-content S [--status 00|01|02|03|06] [--payer-name N]',
+    options: { 'qr-content': str, status: str, ...payerFlags },
+    async run(ctx: Ctx) {
+      const body = payerBody(ctx.values);
+      if (typeof ctx.values.status === 'string') body.status = ctx.values.status;
+      let path: string;
+      if (typeof ctx.values['qr-content'] === 'string') {
+        if (ctx.positionals.length > 0) throw new UsageError('give a referenceNo or --qr-content, not both');
+        body.qrContent = ctx.values['qr-content'];
+        path = '/sandbox/qris/pay';
+      } else {
+        path = `/sandbox/qris/${encodeURIComponent(onePositional(ctx, 'referenceNo'))}/pay`;
+      }
+      const t = await ctx.admin.call<Record<string, unknown>>('POST', path, body);
+      printRecord(ctx.o, ctx.o.json ? t : pickFields(t));
+    },
+  },
+  'simulate va': {
+    usage: 'snapgate simulate va <virtualAccountNo> [--amount 10000.00] [--payer-name N]',
+    options: { amount: str, ...payerFlags },
+    async run(ctx: Ctx) {
+      const body = payerBody(ctx.values);
+      if (typeof ctx.values.amount === 'string') body.amount = ctx.values.amount;
+      const vaNo = onePositional(ctx, 'virtualAccountNo');
+      const t = await ctx.admin.call<Record<string, unknown>>(
+        'POST',
+        `/sandbox/va/${encodeURIComponent(vaNo)}/pay`,
+        body,
+      );
+      printRecord(ctx.o, ctx.o.json ? t : pickFields(t));
+    },
+  },
+} satisfies Record<string, Command>);
+
 export function usage(): string {
   return [
     'usage: snapgate <command> [options]',

@@ -6,7 +6,10 @@ export interface Output {
 }
 
 export function printRecord(o: Output, value: unknown): void {
-  if (o.json) return o.out(JSON.stringify(value, null, 2));
+  if (o.json) {
+    o.out(JSON.stringify(value, null, 2));
+    return;
+  }
   o.out(formatRecord(value as Record<string, unknown>));
 }
 
@@ -38,7 +41,10 @@ export function printTable(
   value: { items: Record<string, unknown>[]; nextCursor?: string | null },
   columns: string[],
 ): void {
-  if (o.json) return o.out(JSON.stringify(value, null, 2));
+  if (o.json) {
+    o.out(JSON.stringify(value, null, 2));
+    return;
+  }
   const rows = value.items.map((it) => columns.map((c) => String(it[c] ?? '-')));
   const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: string[]) =>

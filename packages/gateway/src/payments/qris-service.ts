@@ -255,7 +255,7 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
         referenceNo = parsed.referenceNo;
       }
       const found = referenceNo ? await store.findTransaction(referenceNo) : undefined;
-      if (!found || found.kind !== 'qris') return undefined;
+      if (found?.kind !== 'qris') return undefined;
       const txn = await expireIfDue(changer, found, nowMs);
       return changer.change(
         txn,

@@ -242,7 +242,10 @@ export function createVaService({ store, changer }: VaServiceDeps) {
       input: { amount?: string; payer: Payer },
       nowMs: number,
     ): Promise<TransactionRecord> {
-      const found = await store.findTransactionByVirtualAccountNo(virtualAccountNo);
+      // A number typed without the partnerServiceId's leading spaces still finds its VA.
+      const found =
+        (await store.findTransactionByVirtualAccountNo(virtualAccountNo)) ??
+        (await store.findTransactionByVirtualAccountNo(virtualAccountNo.trim().padStart(20, ' ')));
       if (!found) throw snapError('INVALID_BILL', '25', { reason: 'Not Found' });
       const txn = await expireIfDue(changer, found, nowMs);
       const closed = closedReason(txn);

@@ -155,8 +155,7 @@ async function serveGateway(): Promise<{ ready: ReadyMessage; close: () => Promi
     store,
     clock: systemClock,
     logger: createLogger(config.logLevel),
-    jwtKey: boot.jwtKey,
-    adminTokenSha256: boot.adminTokenSha256,
+    keys: boot,
   });
   await app.listen({ port: 0, host: HOST });
   const address = app.server.address();

@@ -1,13 +1,18 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import './http/fastify-types.ts';
+import type { BootstrapResult } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { createDeliveryMetrics, type DeliveryMetrics } from './delivery/delivery-metrics.ts';
+import { createDispatcher, type Dispatcher } from './delivery/dispatcher.ts';
+import { createSender } from './delivery/send.ts';
 import { adminAuth } from './http/admin-auth.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
+import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
 import { adminTransactionRoutes } from './http/routes/admin-transactions.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { paymentRoutes } from './http/routes/payments.ts';
@@ -28,10 +33,8 @@ export interface AppDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
-  /** HS256 key for access tokens, shared by every instance through the store. */
-  jwtKey: Buffer;
-  /** SHA-256 (hex) of the admin bearer token. */
-  adminTokenSha256: string;
+  /** Keys every instance shares through the store (bootstrap.ts). */
+  keys: Pick<BootstrapResult, 'jwtKey' | 'adminTokenSha256' | 'callbackPrivateKey' | 'callbackPublicKeyPem'>;
   metrics?: Metrics;
 }
 
@@ -43,6 +46,9 @@ export interface Gateway {
   va: VaService;
   changer: StatusChanger;
   expiry: ExpirySweeper;
+  /** Not started by buildApp: main.ts (or a test) starts it. */
+  dispatcher: Dispatcher;
+  deliveryMetrics: DeliveryMetrics;
 }
 
 const RESPONSE_CODE = /"responseCode":"(\d{7})"/;
@@ -81,29 +87,53 @@ export function buildApp(deps: AppDeps): Gateway {
   const tokens = createTokenService({
     store,
     clock,
-    jwtKey: deps.jwtKey,
+    jwtKey: deps.keys.jwtKey,
     tokenTtlSec: config.tokenTtlSec,
     clockSkewSec: config.clockSkewSec,
     rateLimiter: createRateLimiter(config.rateLimitPerMin),
   });
   const merchants = createMerchantService({ store, clock, mode: config.mode });
-  const changer = createStatusChanger({ store, firstAttemptDelayMs: config.retryScheduleMs[0] ?? 0 });
+  const deliveryMetrics = createDeliveryMetrics(metrics.registry);
+  const sender = createSender({ timeoutMs: config.callbackTimeoutMs, production: config.mode === 'production' });
+  const dispatcher = createDispatcher({
+    store,
+    clock,
+    logger,
+    sender,
+    metrics: deliveryMetrics,
+    gatewayPrivateKey: deps.keys.callbackPrivateKey,
+    retryScheduleMs: config.retryScheduleMs,
+    callbackTimeoutMs: config.callbackTimeoutMs,
+  });
+  app.addHook('onClose', async () => {
+    await dispatcher.stop();
+    await sender.close();
+  });
+  const changer = createStatusChanger({
+    store,
+    firstAttemptDelayMs: config.retryScheduleMs[0] ?? 0,
+    onNotified: () => dispatcher.wake(),
+  });
   const qris = createQrisService({ store, changer, publicUrl: config.publicUrl });
   const va = createVaService({ store, changer });
   const expiry = createExpirySweeper({ store, changer, clock, logger });
 
   healthRoutes(app, { store, metrics });
+  app.get('/.well-known/snapgate/callback-public-key.pem', { config: { api: 'admin' } }, async (_request, reply) =>
+    reply.type('application/x-pem-file').send(deps.keys.callbackPublicKeyPem),
+  );
   accessTokenB2bRoute(app, { tokens });
   paymentRoutes(app, { store, tokens, clock, qris, va });
   qrImageRoutes(app, { store });
   app.register(
     async (admin) => {
-      admin.addHook('onRequest', adminAuth(deps.adminTokenSha256));
+      admin.addHook('onRequest', adminAuth(deps.keys.adminTokenSha256));
       adminMerchantRoutes(admin, { merchants, store });
       adminTransactionRoutes(admin, { store });
+      adminNotificationRoutes(admin, { store, clock, dispatcher });
       if (config.mode === 'sandbox') sandboxRoutes(admin, { qris, va, clock });
     },
     { prefix: '/admin/v1' },
   );
-  return { app, tokens, metrics, qris, va, changer, expiry };
+  return { app, tokens, metrics, qris, va, changer, expiry, dispatcher, deliveryMetrics };
 }

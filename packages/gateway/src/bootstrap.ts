@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { hashAdminToken } from './http/admin-auth.ts';
@@ -7,6 +7,9 @@ import type { Store } from './store/store.ts';
 
 export interface BootstrapResult {
   jwtKey: Buffer;
+  /** Signs `rsa-sha256` callbacks; generated once and shared by every instance. */
+  callbackPrivateKey: KeyObject;
+  callbackPublicKeyPem: string;
   adminTokenSha256: string;
   /** Set only when this start generated the admin token: shown once. */
   generatedAdminToken?: string;
@@ -20,7 +23,12 @@ export async function bootstrap(store: Store, config: Config, clock: Clock): Pro
     await store.getOrCreateSetting('jwt_hs256_key', () => randomBytes(32).toString('base64')),
     'base64',
   );
-  const result: BootstrapResult = { jwtKey, adminTokenSha256: '' };
+  const privatePem = await store.getOrCreateSetting('callback_rsa_private_pem', () =>
+    generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  );
+  const callbackPrivateKey = createPrivateKey(privatePem);
+  const callbackPublicKeyPem = createPublicKey(callbackPrivateKey).export({ type: 'spki', format: 'pem' }).toString();
+  const result: BootstrapResult = { jwtKey, callbackPrivateKey, callbackPublicKeyPem, adminTokenSha256: '' };
   if (config.adminToken) {
     result.adminTokenSha256 = hashAdminToken(config.adminToken);
   } else {

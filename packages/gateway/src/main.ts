@@ -25,12 +25,12 @@ export async function serve(env: Record<string, string | undefined> = process.en
     store,
     clock: systemClock,
     logger,
-    jwtKey: boot.jwtKey,
-    adminTokenSha256: boot.adminTokenSha256,
+    keys: boot,
   });
   await gateway.app.listen({ port: config.port, host: config.host });
   await gateway.expiry.runOnce();
   gateway.expiry.start();
+  gateway.dispatcher.start();
   const address = gateway.app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, host: config.host, mode: config.mode, store: store.kind }, 'snapgate listening');
@@ -56,6 +56,8 @@ export async function serve(env: Record<string, string | undefined> = process.en
     closing = true;
     logger.info({ signal }, 'shutting down');
     gateway.expiry.stop();
+    // Stop claiming, let attempts in flight finish within a bound, give the rest back.
+    await gateway.dispatcher.stop(Math.min(config.callbackTimeoutMs, 10_000));
     await gateway.app.close();
     await store.close();
     process.exit(0);

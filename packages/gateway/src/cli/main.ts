@@ -188,6 +188,87 @@ Object.assign(commands, {
   },
 } satisfies Record<string, Command>);
 
+const NOTIFICATION_COLUMNS = [
+  'id',
+  'referenceNo',
+  'kind',
+  'latestTransactionStatus',
+  'state',
+  'attemptCount',
+  'nextAttemptAt',
+];
+function query(values: Values, names: Record<string, string>): string {
+  const q = new URLSearchParams();
+  for (const [flag, param] of Object.entries(names)) {
+    if (typeof values[flag] === 'string') q.set(param, values[flag]);
+  }
+  return q.size ? `?${q}` : '';
+}
+
+Object.assign(commands, {
+  'notifications list': {
+    usage: 'snapgate notifications list [--merchant ID] [--state dead] [--reference-no R] [--limit N] [--cursor C]',
+    options: { merchant: str, state: str, 'reference-no': str, limit: str, cursor: str },
+    async run(ctx: Ctx) {
+      const qs = query(ctx.values, {
+        merchant: 'merchantId',
+        state: 'state',
+        'reference-no': 'referenceNo',
+        limit: 'limit',
+        cursor: 'cursor',
+      });
+      const page = await ctx.admin.call<{ items: Record<string, unknown>[]; nextCursor: string | null }>(
+        'GET',
+        `/notifications${qs}`,
+      );
+      printTable(ctx.o, page, NOTIFICATION_COLUMNS);
+    },
+  },
+  'notifications show': {
+    usage: 'snapgate notifications show <notificationId>',
+    async run(ctx: Ctx) {
+      const id = onePositional(ctx, 'notification id');
+      printRecord(ctx.o, await ctx.admin.call('GET', `/notifications/${encodeURIComponent(id)}`));
+    },
+  },
+  'notifications replay': {
+    usage: 'snapgate notifications replay <notificationId>',
+    async run(ctx: Ctx) {
+      const id = onePositional(ctx, 'notification id');
+      printRecord(ctx.o, await ctx.admin.call('POST', `/notifications/${encodeURIComponent(id)}/replay`));
+    },
+  },
+  'notifications recover': {
+    usage: 'snapgate notifications recover --merchant ID --since 2026-11-21T00:00:00+07:00',
+    options: { merchant: str, since: str },
+    async run(ctx: Ctx) {
+      const { merchant, since } = ctx.values;
+      if (typeof merchant !== 'string' || typeof since !== 'string')
+        throw new UsageError('--merchant and --since are required');
+      printRecord(ctx.o, await ctx.admin.call('POST', `/merchants/${encodeURIComponent(merchant)}/recover`, { since }));
+    },
+  },
+  'report undelivered': {
+    usage: 'snapgate report undelivered [--merchant ID]',
+    options: { merchant: str },
+    async run(ctx: Ctx) {
+      const page = await ctx.admin.call<{ items: Record<string, unknown>[]; nextCursor: string | null }>(
+        'GET',
+        `/reports/undelivered${query(ctx.values, { merchant: 'merchantId' })}`,
+      );
+      printTable(ctx.o, page, [
+        'referenceNo',
+        'merchantId',
+        'latestTransactionStatus',
+        'state',
+        'attemptCount',
+        'lastError',
+        'createdAt',
+      ]);
+    },
+  },
+} satisfies Record<string, Command>);
+
 export function usage(): string {
   return [
     'usage: snapgate <command> [options]',

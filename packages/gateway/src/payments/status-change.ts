@@ -41,7 +41,12 @@ export interface StatusChanger {
   change(txn: TransactionRecord, request: ChangeRequest, nowMs: number): Promise<TransactionRecord>;
 }
 
-export function createStatusChanger(deps: { store: Store; firstAttemptDelayMs: number }): StatusChanger {
+export function createStatusChanger(deps: {
+  store: Store;
+  firstAttemptDelayMs: number;
+  /** Called after a change with a notification committed (wakes the dispatcher). */
+  onNotified?: () => void;
+}): StatusChanger {
   const { store, firstAttemptDelayMs } = deps;
   return {
     async change(initial, request, nowMs) {
@@ -59,6 +64,7 @@ export function createStatusChanger(deps: { store: Store; firstAttemptDelayMs: n
           seq: txn.seq + 1,
           updatedAt: nowMs,
         } as TransactionRecord;
+        const notify = isNotified(txn, request.to);
         const changed = await store.changeStatus({
           referenceNo: txn.referenceNo,
           expectedSeq: txn.seq,
@@ -67,7 +73,7 @@ export function createStatusChanger(deps: { store: Store; firstAttemptDelayMs: n
           reason: request.reason ?? null,
           at: nowMs,
           patch,
-          notification: isNotified(txn, request.to)
+          notification: notify
             ? {
                 id: newNotificationId(nowMs),
                 body: notificationBody(next, nowMs),
@@ -77,7 +83,10 @@ export function createStatusChanger(deps: { store: Store; firstAttemptDelayMs: n
           refund: request.refund,
           idempotency: request.idempotency,
         });
-        if (changed) return changed;
+        if (changed) {
+          if (notify) deps.onNotified?.();
+          return changed;
+        }
         const fresh = await store.findTransaction(txn.referenceNo);
         if (!fresh) throw new TypeError(`transaction ${txn.referenceNo} vanished`);
         txn = fresh;

@@ -7,6 +7,7 @@ import type {
   NotificationRecord,
   NotificationState,
   StatusHistoryEntry,
+  StoredAttempt,
   TokenSignature,
   TransactionKind,
   TransactionRecord,
@@ -186,6 +187,23 @@ export function notificationFromRow(r: Row): NotificationRecord {
     updatedAt: num(r.updated_at),
     deliveredAt: numOrNull(r.delivered_at),
     lastError: strOrNull(r.last_error),
+  };
+}
+
+export function attemptFromRow(r: Row): StoredAttempt {
+  return {
+    attemptNo: num(r.attempt_no),
+    notificationId: String(r.notification_id),
+    startedAt: num(r.started_at),
+    url: strOrNull(r.url),
+    requestHeaders: (typeof r.request_headers === 'string'
+      ? JSON.parse(r.request_headers)
+      : r.request_headers) as Record<string, string>,
+    responseStatus: numOrNull(r.response_status),
+    responseBody: strOrNull(r.response_body),
+    durationMs: num(r.duration_ms),
+    outcome: r.outcome as StoredAttempt['outcome'],
+    error: strOrNull(r.error),
   };
 }
 

@@ -191,6 +191,41 @@ export interface TransactionUpdate {
   refund?: RefundRecord | undefined;
 }
 
+export type AttemptOutcome = 'acknowledged' | 'rejected' | 'error';
+
+/** One callback attempt, as the dispatcher reports it. */
+export interface AttemptRecord {
+  notificationId: string;
+  workerId: string;
+  startedAt: number;
+  url: string | null;
+  requestHeaders: Record<string, string>;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  outcome: AttemptOutcome;
+  error: string | null;
+  /** When the next attempt is due; `undefined` after the last (dead). Ignored when acknowledged. */
+  nextAttemptAt: number | undefined;
+  finishedAt: number;
+}
+
+export interface StoredAttempt extends Omit<AttemptRecord, 'nextAttemptAt' | 'finishedAt' | 'workerId'> {
+  attemptNo: number;
+}
+
+export interface NotificationFilter {
+  merchantId?: string | undefined;
+  state?: NotificationState | undefined;
+  referenceNo?: string | undefined;
+}
+
+export interface DeliveryBacklog {
+  /** Notifications not yet delivered, superseded or dead. */
+  undelivered: number;
+  oldestUndeliveredAt: number | null;
+}
+
 export interface TransactionFilter {
   merchantId?: string | undefined;
   status?: TransactionStatus | undefined;
@@ -251,4 +286,29 @@ export interface Store {
   ): Promise<{ partnerServiceId: string; customerNo: string }>;
 
   notificationsOf(referenceNo: string): Promise<NotificationRecord[]>;
+
+  /**
+   * Claims due notifications for `workerId` with a lease: pending/retrying rows whose time has
+   * come, and rows whose claimant's lease ran out. Only the latest notification of a transaction
+   * is claimed, and never while another of its notifications is in flight.
+   */
+  claimDueNotifications(workerId: string, now: number, leaseMs: number, limit: number): Promise<NotificationRecord[]>;
+  /**
+   * Records attempts and moves each notification on, all in one database transaction: delivered
+   * when acknowledged; else superseded if a newer one exists, retrying, or dead. A row is changed
+   * only by its claimant; the attempt is logged either way. Returns the notifications moved.
+   */
+  recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]>;
+  /** Gives back a worker's claims (graceful shutdown): due again at `now`. */
+  releaseClaims(workerId: string, now: number): Promise<number>;
+  findNotification(id: string): Promise<NotificationRecord | undefined>;
+  listNotifications(filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRecord>>;
+  attemptsOf(notificationId: string): Promise<StoredAttempt[]>;
+  /** Makes a notification due again now; `undefined` if it is unknown, in flight or not its transaction's latest. */
+  replayNotification(id: string, now: number): Promise<NotificationRecord | undefined>;
+  /** Re-queues a merchant's dead notifications created since `since` (latest of their transaction only). */
+  recoverDead(merchantId: string, since: number, now: number): Promise<number>;
+  /** The latest notification of each transaction whose latest status is not acknowledged. */
+  undelivered(merchantId: string | undefined, limit: number): Promise<NotificationRecord[]>;
+  deliveryBacklog(): Promise<DeliveryBacklog>;
 }

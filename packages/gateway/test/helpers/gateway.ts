@@ -37,6 +37,8 @@ export interface StartOptions {
   clock?: Clock;
   env?: Record<string, string>;
   store?: Store;
+  /** Start the callback dispatcher (off by default: most tests only look at the outbox). */
+  dispatch?: boolean;
 }
 
 /** A real gateway on 127.0.0.1 with a real SQLite file in a fresh temp folder. */
@@ -65,9 +67,9 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     store,
     clock,
     logger,
-    jwtKey: boot.jwtKey,
-    adminTokenSha256: boot.adminTokenSha256,
+    keys: boot,
   });
+  if (options.dispatch) gateway.dispatcher.start();
   await gateway.app.listen({ port: 0, host: '127.0.0.1' });
   const address = gateway.app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { readMigrations } from '../migrations.ts';
 import {
+  attemptFromRow,
   customerNoFor,
   historyFromRow,
   idempotencyFromRow,
@@ -18,17 +19,21 @@ import {
   transactionToRow,
 } from '../rows.ts';
 import {
+  type AttemptRecord,
+  type DeliveryBacklog,
   type IdempotencyKey,
   type IdempotencyRecord,
   type MerchantPatch,
   type MerchantRecord,
   type NewNotification,
+  type NotificationFilter,
   type NotificationRecord,
   type Page,
   type PageRequest,
   type StatusChange,
   type StatusHistoryEntry,
   type Store,
+  type StoredAttempt,
   type TransactionFilter,
   type TransactionKind,
   type TransactionRecord,
@@ -163,6 +168,76 @@ export class SqliteStore implements Store {
       takeCustomerNo: p(
         `UPDATE va_prefixes SET next_customer_no = next_customer_no + 1 WHERE merchant_id = ? AND bank_code = ?
          RETURNING partner_service_id, next_customer_no - 1 AS customer_no`,
+      ),
+      retireStaleClaims: p(
+        `UPDATE notifications SET state = 'superseded', claimed_by = NULL, lease_until = NULL, updated_at = @now
+         WHERE state = 'delivering' AND lease_until <= @now
+           AND EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = notifications.reference_no AND o.txn_seq > notifications.txn_seq)`,
+      ),
+      claimDue: p(
+        `UPDATE notifications SET state = 'delivering', claimed_by = @worker, lease_until = @now + @lease, updated_at = @now
+         WHERE id IN (
+           SELECT id FROM (
+             SELECT n.id, n.next_attempt_at AS due FROM notifications n
+              WHERE n.state IN ('pending', 'retrying') AND n.next_attempt_at <= @now
+             UNION ALL
+             SELECT n.id, n.lease_until AS due FROM notifications n
+              WHERE n.state = 'delivering' AND n.lease_until <= @now
+           ) c
+           WHERE NOT EXISTS (SELECT 1 FROM notifications n JOIN notifications o ON o.reference_no = n.reference_no
+                              WHERE n.id = c.id AND o.txn_seq > n.txn_seq)
+             AND NOT EXISTS (SELECT 1 FROM notifications n JOIN notifications o ON o.reference_no = n.reference_no
+                              WHERE n.id = c.id AND o.id <> n.id AND o.state = 'delivering' AND o.lease_until > @now)
+           ORDER BY due LIMIT @limit)
+         RETURNING *`,
+      ),
+      insertAttempt: p(
+        `INSERT INTO notification_attempts (notification_id, attempt_no, worker_id, started_at, url, request_headers,
+           response_status, response_body, duration_ms, outcome, error)
+         VALUES (@notificationId, (SELECT attempt_count + 1 FROM notifications WHERE id = @notificationId), @workerId,
+           @startedAt, @url, @requestHeaders, @responseStatus, @responseBody, @durationMs, @outcome, @error)`,
+      ),
+      finishAttempt: p(
+        `UPDATE notifications SET
+           attempt_count = attempt_count + 1,
+           state = CASE
+             WHEN @acknowledged = 1 THEN 'delivered'
+             WHEN EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = notifications.reference_no AND o.txn_seq > notifications.txn_seq) THEN 'superseded'
+             WHEN @nextAttemptAt IS NULL THEN 'dead'
+             ELSE 'retrying' END,
+           next_attempt_at = CASE WHEN @acknowledged = 1 THEN NULL ELSE @nextAttemptAt END,
+           delivered_at = CASE WHEN @acknowledged = 1 THEN @finishedAt ELSE delivered_at END,
+           last_error = @error, claimed_by = NULL, lease_until = NULL, updated_at = @finishedAt
+         WHERE id = @notificationId AND claimed_by = @workerId AND state = 'delivering'
+         RETURNING *`,
+      ),
+      releaseClaims: p(
+        `UPDATE notifications SET state = CASE WHEN attempt_count = 0 THEN 'pending' ELSE 'retrying' END,
+           next_attempt_at = @now, claimed_by = NULL, lease_until = NULL, updated_at = @now
+         WHERE claimed_by = @worker AND state = 'delivering'`,
+      ),
+      notification: p('SELECT * FROM notifications WHERE id = ?'),
+      attemptsOf: p('SELECT * FROM notification_attempts WHERE notification_id = ? ORDER BY id'),
+      replay: p(
+        `UPDATE notifications SET state = 'pending', next_attempt_at = @now, updated_at = @now
+         WHERE id = @id AND state <> 'delivering'
+           AND NOT EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = notifications.reference_no AND o.txn_seq > notifications.txn_seq)
+         RETURNING *`,
+      ),
+      recoverDead: p(
+        `UPDATE notifications SET state = 'pending', next_attempt_at = @now, updated_at = @now
+         WHERE merchant_id = @merchantId AND state = 'dead' AND created_at >= @since
+           AND NOT EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = notifications.reference_no AND o.txn_seq > notifications.txn_seq)`,
+      ),
+      undelivered: p(
+        `SELECT n.* FROM notifications n
+         WHERE n.state <> 'delivered' AND (@merchantId IS NULL OR n.merchant_id = @merchantId)
+           AND NOT EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no AND o.txn_seq > n.txn_seq)
+         ORDER BY n.created_at, n.id LIMIT @limit`,
+      ),
+      backlog: p(
+        `SELECT count(*) AS n, min(created_at) AS oldest FROM notifications
+         WHERE state IN ('pending', 'retrying', 'delivering')`,
       ),
       rotateSecret: p(
         `UPDATE merchants SET previous_secret = client_secret, previous_valid_until = ?, client_secret = ?,
@@ -414,6 +489,113 @@ export class SqliteStore implements Store {
 
   async notificationsOf(referenceNo: string): Promise<NotificationRecord[]> {
     return (this.s('notificationsOf').all(referenceNo) as Row[]).map(notificationFromRow);
+  }
+
+  async claimDueNotifications(
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<NotificationRecord[]> {
+    return this.db
+      .transaction(() => {
+        this.s('retireStaleClaims').run({ now });
+        return (this.s('claimDue').all({ worker: workerId, now, lease: leaseMs, limit }) as Row[]).map(
+          notificationFromRow,
+        );
+      })
+      .immediate();
+  }
+
+  async recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]> {
+    // One transaction for the whole batch: group commit (STACK: 31k rows/s against 5.1k one by one).
+    return this.db
+      .transaction(() => {
+        const moved: NotificationRecord[] = [];
+        for (const a of attempts) {
+          this.s('insertAttempt').run({
+            notificationId: a.notificationId,
+            workerId: a.workerId,
+            startedAt: a.startedAt,
+            url: a.url,
+            requestHeaders: JSON.stringify(a.requestHeaders),
+            responseStatus: a.responseStatus,
+            responseBody: a.responseBody,
+            durationMs: a.durationMs,
+            outcome: a.outcome,
+            error: a.error,
+          });
+          const r = this.s('finishAttempt').get({
+            notificationId: a.notificationId,
+            workerId: a.workerId,
+            acknowledged: a.outcome === 'acknowledged' ? 1 : 0,
+            nextAttemptAt: a.nextAttemptAt ?? null,
+            finishedAt: a.finishedAt,
+            error: a.error,
+          }) as Row | undefined;
+          if (r) moved.push(notificationFromRow(r));
+        }
+        return moved;
+      })
+      .immediate();
+  }
+
+  async releaseClaims(workerId: string, now: number): Promise<number> {
+    return this.s('releaseClaims').run({ worker: workerId, now }).changes;
+  }
+
+  async findNotification(id: string): Promise<NotificationRecord | undefined> {
+    const r = this.s('notification').get(id) as Row | undefined;
+    return r ? notificationFromRow(r) : undefined;
+  }
+
+  async listNotifications(filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRecord>> {
+    const where: string[] = [];
+    const params: Record<string, unknown> = { limit: page.limit + 1 };
+    for (const [key, column] of [
+      ['merchantId', 'merchant_id'],
+      ['state', 'state'],
+      ['referenceNo', 'reference_no'],
+    ] as const) {
+      if (filter[key]) {
+        where.push(`${column} = @${key}`);
+        params[key] = filter[key];
+      }
+    }
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    if (after) {
+      where.push('(created_at > @t OR (created_at = @t AND id > @id))');
+      params.t = after[0];
+      params.id = after[1];
+    }
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM notifications ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT @limit`,
+      )
+      .all(params) as Row[];
+    return toPage(rows.map(notificationFromRow), page.limit, (n) => [n.createdAt, n.id]);
+  }
+
+  async attemptsOf(notificationId: string): Promise<StoredAttempt[]> {
+    return (this.s('attemptsOf').all(notificationId) as Row[]).map(attemptFromRow);
+  }
+
+  async replayNotification(id: string, now: number): Promise<NotificationRecord | undefined> {
+    const r = this.s('replay').get({ id, now }) as Row | undefined;
+    return r ? notificationFromRow(r) : undefined;
+  }
+
+  async recoverDead(merchantId: string, since: number, now: number): Promise<number> {
+    return this.s('recoverDead').run({ merchantId, since, now }).changes;
+  }
+
+  async undelivered(merchantId: string | undefined, limit: number): Promise<NotificationRecord[]> {
+    return (this.s('undelivered').all({ merchantId: merchantId ?? null, limit }) as Row[]).map(notificationFromRow);
+  }
+
+  async deliveryBacklog(): Promise<DeliveryBacklog> {
+    const r = this.s('backlog').get() as { n: number; oldest: number | null };
+    return { undelivered: r.n, oldestUndeliveredAt: r.oldest };
   }
 
   private guardUnique<T>(work: () => T): T {

@@ -1,0 +1,51 @@
+import type { KeyObject } from 'node:crypto';
+import {
+  callbackHmacStringToSign,
+  callbackRsaStringToSign,
+  formatJakartaTimestamp,
+  hmacSha512Base64,
+  rsaSha256SignBase64,
+} from '@snapgate/snap';
+import type { MerchantRecord } from '../store/store.ts';
+
+/**
+ * The headers of one callback attempt (SPEC §4): a fresh X-TIMESTAMP and signature each time,
+ * over the stored body bytes; X-EXTERNAL-ID is the notification's id on every attempt and replay.
+ */
+export function callbackHeaders(input: {
+  merchant: Pick<MerchantRecord, 'partnerId' | 'clientSecret' | 'callbackSignature'>;
+  url: URL;
+  body: string;
+  notificationId: string;
+  nowMs: number;
+  gatewayPrivateKey: KeyObject;
+}): Record<string, string> {
+  const { merchant, url, body, notificationId, nowMs } = input;
+  const timestamp = formatJakartaTimestamp(nowMs);
+  const path = `${url.pathname}${url.search}`;
+  const signature =
+    merchant.callbackSignature === 'rsa-sha256'
+      ? rsaSha256SignBase64(input.gatewayPrivateKey, callbackRsaStringToSign({ path, rawBody: body, timestamp }))
+      : hmacSha512Base64(
+          merchant.clientSecret,
+          callbackHmacStringToSign({ path, partnerId: merchant.partnerId, rawBody: body, timestamp }),
+        );
+  return {
+    'content-type': 'application/json',
+    'x-timestamp': timestamp,
+    'x-partner-id': merchant.partnerId,
+    'x-external-id': notificationId,
+    'x-signature': signature,
+  };
+}
+
+export const QRIS_CALLBACK_PATH = '/webhook/payment-qr-notification';
+export const VA_CALLBACK_PATH = '/webhook/payment-va-notification';
+
+/** Where a merchant receives a kind of notification, or `undefined` when it has not said. */
+export function callbackUrlOf(merchant: MerchantRecord, kind: 'qris' | 'va'): string | undefined {
+  const explicit = kind === 'qris' ? merchant.qrisCallbackUrl : merchant.vaCallbackUrl;
+  if (explicit) return explicit;
+  if (!merchant.callbackBaseUrl) return undefined;
+  return `${merchant.callbackBaseUrl.replace(/\/+$/, '')}${kind === 'qris' ? QRIS_CALLBACK_PATH : VA_CALLBACK_PATH}`;
+}

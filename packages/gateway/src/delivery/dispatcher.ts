@@ -1,0 +1,312 @@
+import type { KeyObject } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { AttemptRecord, MerchantRecord, NotificationRecord, Store } from '../store/store.ts';
+import { callbackHeaders, callbackUrlOf } from './callback-signing.ts';
+import type { DeliveryMetrics } from './delivery-metrics.ts';
+import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.ts';
+import type { Sender } from './send.ts';
+
+export interface DispatcherOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  sender: Sender;
+  metrics: DeliveryMetrics;
+  gatewayPrivateKey: KeyObject;
+  retryScheduleMs: readonly number[];
+  callbackTimeoutMs: number;
+  /** How long a claim lasts before another worker may take the work over. */
+  leaseMs?: number;
+  maxInFlight?: number;
+  claimBatch?: number;
+  /** How often due work (retries, other instances' rows) is looked for. */
+  pollMs?: number;
+  random?: () => number;
+}
+
+export interface Dispatcher {
+  readonly workerId: string;
+  start(): void;
+  /** New work was committed here: look now rather than at the next poll. */
+  wake(): void;
+  /** Stops claiming; waits for attempts in flight up to `boundMs`, records them, gives back the rest. */
+  stop(boundMs?: number): Promise<void>;
+  /** Runs until nothing is due and nothing is in flight (tests, CLI). */
+  drain(): Promise<void>;
+}
+
+/**
+ * The delivery loop: claim due notifications under a lease, POST them, and record every
+ * attempt. Results are written in batches (better-sqlite3 blocks the event loop per
+ * transaction, STACK.md); the due time in the database is the truth, timers only wake the loop.
+ */
+export function createDispatcher(o: DispatcherOptions): Dispatcher {
+  const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const leaseMs = o.leaseMs ?? o.callbackTimeoutMs + 5000;
+  const maxInFlight = o.maxInFlight ?? 512;
+  const claimBatch = o.claimBatch ?? 200;
+  const pollMs = o.pollMs ?? 250;
+  const random = o.random ?? Math.random;
+  const { store, clock, logger, sender, metrics } = o;
+
+  let running = false;
+  let stopping = false;
+  let inFlight = 0;
+  let pumping = false;
+  let pumpAgain = false;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let flushTimer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+  const results: AttemptRecord[] = [];
+  const idleWaiters: Array<() => void> = [];
+
+  const merchantCache = new Map<string, { merchant: MerchantRecord | undefined; at: number }>();
+  async function merchantOf(id: string): Promise<MerchantRecord | undefined> {
+    const hit = merchantCache.get(id);
+    const now = clock.now();
+    // A second of caching: a changed URL or secret applies to the next second's attempts.
+    if (hit && now - hit.at < 1000) return hit.merchant;
+    const merchant = await store.findMerchantById(id);
+    merchantCache.set(id, { merchant, at: now });
+    return merchant;
+  }
+
+  async function deliver(n: NotificationRecord): Promise<AttemptRecord> {
+    const startedAt = clock.now();
+    const merchant = await merchantOf(n.merchantId);
+    const target = merchant ? callbackUrlOf(merchant, n.kind) : undefined;
+    const base = { notificationId: n.id, workerId, startedAt };
+    if (!merchant || !target) {
+      return finish(
+        n,
+        {
+          ...base,
+          url: target ?? null,
+          requestHeaders: {},
+          responseStatus: null,
+          responseBody: null,
+          durationMs: 0,
+          outcome: 'error',
+          error: 'merchant has no callback URL for this kind',
+        },
+        undefined,
+      );
+    }
+    const url = new URL(target);
+    const headers = callbackHeaders({
+      merchant,
+      url,
+      body: n.body,
+      notificationId: n.id,
+      nowMs: startedAt,
+      gatewayPrivateKey: o.gatewayPrivateKey,
+    });
+    const r = await sender.post(url, headers, n.body);
+    const logged = { ...headers };
+    return finish(
+      n,
+      {
+        ...base,
+        url: target,
+        requestHeaders: logged,
+        responseStatus: r.status,
+        responseBody: r.responseBody,
+        durationMs: r.durationMs,
+        outcome: r.outcome,
+        error: r.error,
+      },
+      r.status === 429 || r.status === 503 ? parseRetryAfter(r.retryAfter, clock.now()) : undefined,
+    );
+  }
+
+  function finish(
+    n: NotificationRecord,
+    a: Omit<AttemptRecord, 'nextAttemptAt' | 'finishedAt'>,
+    retryAfterMs: number | undefined,
+  ): AttemptRecord {
+    const finishedAt = clock.now();
+    const delay =
+      a.outcome === 'acknowledged'
+        ? undefined
+        : nextRetryDelayMs({
+            scheduleMs: o.retryScheduleMs,
+            attemptsMade: n.attemptCount + 1,
+            retryAfterMs,
+            random: random(),
+          });
+    metrics.attempts.inc({ outcome: a.outcome });
+    if (a.outcome === 'acknowledged') metrics.deliveryLatency.observe((finishedAt - n.createdAt) / 1000);
+    else
+      logger.info(
+        {
+          notificationId: n.id,
+          referenceNo: n.referenceNo,
+          merchantId: n.merchantId,
+          outcome: a.outcome,
+          status: a.responseStatus,
+          error: a.error,
+        },
+        'callback not acknowledged',
+      );
+    return { ...a, finishedAt, nextAttemptAt: delay === undefined ? undefined : finishedAt + delay };
+  }
+
+  function scheduleFlush(): void {
+    if (results.length >= claimBatch) {
+      void flush();
+      return;
+    }
+    flushTimer ??= setTimeout(() => void flush(), 2);
+  }
+
+  function flush(): Promise<void> {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = undefined;
+    flushing = flushing.then(async () => {
+      if (results.length === 0) return;
+      const batch = results.splice(0, results.length);
+      try {
+        const moved = await store.recordAttempts(batch);
+        for (const n of moved) {
+          if (n.state === 'dead')
+            logger.warn(
+              { notificationId: n.id, referenceNo: n.referenceNo, merchantId: n.merchantId },
+              'notification is dead',
+            );
+        }
+      } catch (err) {
+        // The claims stay leased: once the lease runs out the work is claimed again (at-least-once).
+        logger.error({ err, count: batch.length }, 'recording callback attempts failed');
+      }
+      inFlight -= batch.length;
+      settle();
+    });
+    return flushing;
+  }
+
+  function settle(): void {
+    if (!stopping) wake();
+    if (inFlight === 0 && results.length === 0) {
+      for (const w of idleWaiters.splice(0)) w();
+    }
+  }
+
+  async function pump(): Promise<number> {
+    if (pumping) {
+      pumpAgain = true;
+      return 0;
+    }
+    pumping = true;
+    let claimedTotal = 0;
+    try {
+      do {
+        pumpAgain = false;
+        while (!stopping && inFlight < maxInFlight) {
+          const claimed = await store.claimDueNotifications(
+            workerId,
+            clock.now(),
+            leaseMs,
+            Math.min(claimBatch, maxInFlight - inFlight),
+          );
+          if (claimed.length === 0) break;
+          claimedTotal += claimed.length;
+          inFlight += claimed.length;
+          for (const n of claimed) {
+            deliver(n)
+              .catch((err): AttemptRecord => {
+                logger.error({ err, notificationId: n.id }, 'callback attempt crashed');
+                return finish(
+                  n,
+                  {
+                    notificationId: n.id,
+                    workerId,
+                    startedAt: clock.now(),
+                    url: null,
+                    requestHeaders: {},
+                    responseStatus: null,
+                    responseBody: null,
+                    durationMs: 0,
+                    outcome: 'error',
+                    error: 'internal error',
+                  },
+                  undefined,
+                );
+              })
+              .then((r) => {
+                results.push(r);
+                scheduleFlush();
+              });
+          }
+        }
+      } while (pumpAgain && !stopping);
+    } catch (err) {
+      logger.error({ err }, 'claiming notifications failed');
+    } finally {
+      pumping = false;
+    }
+    return claimedTotal;
+  }
+
+  function wake(): void {
+    if (!running || stopping) return;
+    setImmediate(() => void pump().then(updateBacklog));
+  }
+
+  let backlogAt = 0;
+  function updateBacklog(): void {
+    const now = clock.now();
+    if (now - backlogAt < 1000) return;
+    backlogAt = now;
+    store
+      .deliveryBacklog()
+      .then((b) => {
+        metrics.backlog.set(b.undelivered);
+        metrics.oldestUndeliveredAge.set(
+          b.oldestUndeliveredAt === null ? 0 : Math.max(0, (clock.now() - b.oldestUndeliveredAt) / 1000),
+        );
+      })
+      .catch(() => undefined);
+  }
+
+  return {
+    workerId,
+    start() {
+      if (running) return;
+      running = true;
+      stopping = false;
+      pollTimer = setInterval(() => wake(), pollMs);
+      pollTimer.unref();
+      wake();
+    },
+    wake,
+    async stop(boundMs = 5000) {
+      if (!running) return;
+      stopping = true;
+      if (pollTimer) clearInterval(pollTimer);
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, boundMs);
+          idleWaiters.push(() => {
+            clearTimeout(t);
+            resolve();
+          });
+        });
+      }
+      await flush();
+      const released = await store.releaseClaims(workerId, clock.now());
+      if (released > 0) logger.info({ released }, 'released unfinished callback claims');
+      running = false;
+    },
+    async drain() {
+      for (;;) {
+        const claimed = await pump();
+        if (inFlight > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+        await flushing;
+        if (claimed === 0 && inFlight === 0) return;
+      }
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { Pool } from 'undici';
+import { isForbiddenAddress } from '../merchants/callback-url.ts';
+
+export const RESPONSE_BODY_LIMIT = 4096;
+const PARSE_LIMIT = 64 * 1024;
+
+export type AttemptOutcome = 'acknowledged' | 'rejected' | 'error';
+
+export interface SendResult {
+  outcome: AttemptOutcome;
+  status: number | null;
+  /** First 4 KiB of the answer. */
+  responseBody: string | null;
+  retryAfter: string | undefined;
+  durationMs: number;
+  error: string | null;
+}
+
+export interface Sender {
+  post(url: URL, headers: Record<string, string>, body: string): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+/** SPEC §4: only HTTP 200 whose JSON body has responseCode "2002600" acknowledges. */
+export function isAcknowledgement(status: number, body: string): boolean {
+  if (status !== 200) return false;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return (
+      typeof parsed === 'object' && parsed !== null && (parsed as { responseCode?: unknown }).responseCode === '2002600'
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * In production, every address a callback host resolves to is checked when the connection
+ * is made, not only when the URL was saved, so DNS rebinding cannot reach private networks.
+ */
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 0);
+    const list = addresses as unknown as Array<{ address: string; family: number }>;
+    const bad = list.find((a) => isForbiddenAddress(a.address));
+    if (bad || list.length === 0) {
+      const e = Object.assign(
+        new Error(`callback host ${hostname} resolves to a forbidden address ${bad?.address ?? ''}`.trim()),
+        {
+          code: 'EFORBIDDENADDR',
+        },
+      );
+      return callback(e, '', 0);
+    }
+    if ((options as { all?: boolean }).all)
+      return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+    const first = list[0] as { address: string; family: number };
+    return callback(null, first.address, first.family);
+  });
+};
+
+function describe(e: unknown): string {
+  const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.cause?.code ?? err.code;
+  const message = err.cause?.message ?? err.message ?? String(e);
+  return code ? `${code}: ${message}` : message;
+}
+
+/** Callbacks go out through a keep-alive undici Pool per merchant origin (STACK: 30k/s vs 3k/s for fetch). */
+export function createSender(options: { timeoutMs: number; production: boolean; connections?: number }): Sender {
+  const pools = new Map<string, Pool>();
+  const poolFor = (origin: string) => {
+    let pool = pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections: options.connections ?? 64,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        connectTimeout: options.timeoutMs,
+        ...(options.production ? { connect: { lookup: guardedLookup } } : {}),
+      });
+      pools.set(origin, pool);
+    }
+    return pool;
+  };
+
+  return {
+    async post(url, headers, body) {
+      const started = performance.now();
+      const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({
+        ...r,
+        durationMs: Math.round(performance.now() - started),
+      });
+      try {
+        const res = await poolFor(url.origin).request({
+          method: 'POST',
+          path: `${url.pathname}${url.search}`,
+          headers,
+          body,
+          signal: AbortSignal.timeout(options.timeoutMs),
+        });
+        // Read what can be judged and shown; drain the rest so the connection is reused.
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of res.body) {
+          if (size < PARSE_LIMIT) chunks.push(chunk as Buffer);
+          size += (chunk as Buffer).length;
+        }
+        const text = Buffer.concat(chunks).toString('utf8');
+        const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
+        const acknowledged = isAcknowledgement(res.statusCode, text);
+        return done({
+          outcome: acknowledged ? 'acknowledged' : 'rejected',
+          status: res.statusCode,
+          responseBody: text.slice(0, RESPONSE_BODY_LIMIT),
+          retryAfter,
+          error: acknowledged ? null : `not acknowledged: HTTP ${res.statusCode}`,
+        });
+      } catch (e) {
+        const timedOut = (e as Error).name === 'TimeoutError' || (e as { code?: string }).code?.includes('TIMEOUT');
+        return done({
+          outcome: 'error',
+          status: null,
+          responseBody: null,
+          retryAfter: undefined,
+          error: timedOut ? `timeout after ${options.timeoutMs} ms` : describe(e),
+        });
+      }
+    },
+    async close() {
+      await Promise.all([...pools.values()].map((p) => p.close().catch(() => undefined)));
+      pools.clear();
+    },
+  };
+}

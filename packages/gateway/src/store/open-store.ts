@@ -5,7 +5,10 @@ import type { Store } from './store.ts';
 /** Picks the store from the configuration: PostgreSQL when a URL is set, else the embedded file. */
 export async function openStore(config: Pick<Config, 'databaseUrl' | 'sqlitePath'>): Promise<Store> {
   if (config.databaseUrl) {
-    throw new TypeError('SNAPGATE_DATABASE_URL: the PostgreSQL store is not in this build yet');
+    const { PostgresStore } = await import('./postgres/postgres-store.ts');
+    const store = new PostgresStore({ connectionString: config.databaseUrl });
+    await store.migrate();
+    return store;
   }
   return new SqliteStore({ file: config.sqlitePath });
 }

@@ -1,0 +1,545 @@
+import pg from 'pg';
+import { decodeCursor, toPage } from '../cursor.ts';
+import { readMigrations } from '../migrations.ts';
+import {
+  MERCHANT_COLUMNS,
+  type Row,
+  attemptFromRow,
+  customerNoFor,
+  historyFromRow,
+  idempotencyFromRow,
+  merchantFromRow,
+  merchantToRow,
+  notificationFromRow,
+  partnerServiceIdFor,
+  patchColumns,
+  transactionFromRow,
+  transactionToRow,
+} from '../rows.ts';
+import {
+  type AttemptRecord,
+  type DeliveryBacklog,
+  type IdempotencyKey,
+  type IdempotencyRecord,
+  type MerchantPatch,
+  type MerchantRecord,
+  type NewNotification,
+  type NotificationFilter,
+  type NotificationRecord,
+  type Page,
+  type PageRequest,
+  type StatusChange,
+  type StatusHistoryEntry,
+  type Store,
+  type StoredAttempt,
+  type TransactionFilter,
+  type TransactionKind,
+  type TransactionRecord,
+  type TransactionUpdate,
+  UniqueViolation,
+} from '../store.ts';
+
+type Client = pg.PoolClient | pg.Pool;
+
+export interface PostgresStoreOptions {
+  connectionString: string;
+  /** Pool size per gateway process. */
+  max?: number;
+  /** Test hooks that throw inside a transaction, to prove it leaves nothing behind. */
+  faults?: { afterStatusUpdate?: () => void };
+}
+
+function rethrowUnique(e: unknown): never {
+  const err = e as { code?: string; constraint?: string };
+  if (err.code === '23505') throw new UniqueViolation(err.constraint ?? 'unknown', e);
+  throw e;
+}
+
+/** `INSERT INTO t (a, b) VALUES ($1, $2)` from a row object. */
+function insertSql(table: string, row: Row): { text: string; values: unknown[] } {
+  const cols = Object.keys(row);
+  return {
+    text: `INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`,
+    values: cols.map((c) => row[c]),
+  };
+}
+
+const NEWER_EXISTS = `EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no AND o.txn_seq > n.txn_seq)`;
+
+/**
+ * The store on PostgreSQL, for several gateway instances sharing one database. Every verb is
+ * one database transaction; claims use `FOR UPDATE SKIP LOCKED` so instances never take the
+ * same notification, and uniqueness is always a constraint, never a read-then-write.
+ */
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+  readonly pool: pg.Pool;
+  private readonly faults: PostgresStoreOptions['faults'];
+
+  constructor(options: PostgresStoreOptions) {
+    this.pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 16 });
+    // An idle client's error (server restart) must not crash the process; the pool replaces it.
+    this.pool.on('error', () => undefined);
+    this.faults = options.faults;
+  }
+
+  private async tx<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const r = await work(c);
+      await c.query('COMMIT');
+      return r;
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  private async rows(client: Client, text: string, values: unknown[] = []): Promise<Row[]> {
+    return (await client.query(text, values)).rows as Row[];
+  }
+
+  async migrate(): Promise<void> {
+    await this.tx(async (c) => {
+      // One instance migrates at a time; the others wait and find nothing left to do.
+      await c.query('SELECT pg_advisory_xact_lock(7061686761)');
+      await c.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+      );
+      const applied = new Set((await this.rows(c, 'SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+      for (const m of readMigrations(new URL('./migrations/', import.meta.url))) {
+        if (applied.has(m.version)) continue;
+        await c.query(m.sql);
+        await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+      }
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
+  }
+
+  async getSetting(key: string): Promise<string | undefined> {
+    const r = await this.rows(this.pool, 'SELECT value FROM settings WHERE key = $1', [key]);
+    return r[0] ? String(r[0].value) : undefined;
+  }
+
+  async getOrCreateSetting(key: string, create: () => string): Promise<string> {
+    const existing = await this.getSetting(key);
+    if (existing !== undefined) return existing;
+    await this.pool.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, create()]);
+    return (await this.getSetting(key)) as string;
+  }
+
+  async insertMerchant(merchant: MerchantRecord): Promise<void> {
+    const { text, values } = insertSql('merchants', merchantToRow(merchant));
+    await this.pool.query(text, values).catch(rethrowUnique);
+  }
+
+  async findMerchantById(id: string): Promise<MerchantRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM merchants WHERE id = $1', [id]);
+    return r[0] ? merchantFromRow(r[0]) : undefined;
+  }
+
+  async findMerchantByClientKey(clientKey: string): Promise<MerchantRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM merchants WHERE client_key = $1', [clientKey]);
+    return r[0] ? merchantFromRow(r[0]) : undefined;
+  }
+
+  async countMerchants(): Promise<number> {
+    return Number((await this.rows(this.pool, 'SELECT count(*) AS n FROM merchants'))[0]?.n ?? 0);
+  }
+
+  async listMerchants(page: PageRequest): Promise<Page<MerchantRecord>> {
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    const rows = after
+      ? await this.rows(
+          this.pool,
+          'SELECT * FROM merchants WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3',
+          [after[0], after[1], page.limit + 1],
+        )
+      : await this.rows(this.pool, 'SELECT * FROM merchants ORDER BY created_at, id LIMIT $1', [page.limit + 1]);
+    return toPage(rows.map(merchantFromRow), page.limit, (m) => [m.createdAt, m.id]);
+  }
+
+  async updateMerchant(id: string, patch: MerchantPatch, updatedAt: number): Promise<MerchantRecord | undefined> {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [field, value] of Object.entries(patch)) {
+      const column = MERCHANT_COLUMNS[field];
+      if (!column || value === undefined) continue;
+      values.push(value);
+      sets.push(`${column} = $${values.length}`);
+    }
+    values.push(updatedAt);
+    sets.push(`updated_at = $${values.length}`);
+    values.push(id);
+    const r = await this.rows(this.pool, `UPDATE merchants SET ${sets.join(', ')} WHERE id = $${values.length} RETURNING *`, values).catch(
+      rethrowUnique,
+    );
+    return r[0] ? merchantFromRow(r[0]) : undefined;
+  }
+
+  async rotateMerchantSecret(
+    id: string,
+    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
+  ): Promise<MerchantRecord | undefined> {
+    const r = await this.rows(
+      this.pool,
+      `UPDATE merchants SET previous_secret = client_secret, previous_valid_until = $1, client_secret = $2,
+         secret_version = secret_version + 1, updated_at = $3 WHERE id = $4 RETURNING *`,
+      [rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id],
+    );
+    return r[0] ? merchantFromRow(r[0]) : undefined;
+  }
+
+  async findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM idempotency_keys WHERE merchant_id = $1 AND day = $2 AND external_id = $3', [
+      key.merchantId,
+      key.day,
+      key.externalId,
+    ]);
+    return r[0] ? idempotencyFromRow(r[0]) : undefined;
+  }
+
+  private async putIdempotency(c: Client, record: IdempotencyRecord, at: number): Promise<void> {
+    await c.query(
+      `INSERT INTO idempotency_keys (merchant_id, day, external_id, request_hash, http_status, response_body, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [record.merchantId, record.day, record.externalId, record.requestHash, record.httpStatus, record.responseBody, at],
+    );
+  }
+
+  async insertIdempotency(record: IdempotencyRecord, at: number): Promise<void> {
+    await this.putIdempotency(this.pool, record, at).catch(rethrowUnique);
+  }
+
+  async insertTransaction(txn: TransactionRecord, idempotency?: IdempotencyRecord): Promise<void> {
+    await this.tx(async (c) => {
+      if (idempotency) await this.putIdempotency(c, idempotency, txn.createdAt);
+      const { text, values } = insertSql('transactions', transactionToRow(txn));
+      await c.query(text, values);
+      await c.query(
+        'INSERT INTO status_history (reference_no, seq, status, status_desc, reason, changed_at) VALUES ($1, $2, $3, $4, $5, $6)',
+        [txn.referenceNo, txn.seq, txn.status, txn.statusDesc, null, txn.createdAt],
+      );
+    }).catch(rethrowUnique);
+  }
+
+  async findTransaction(referenceNo: string): Promise<TransactionRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM transactions WHERE reference_no = $1', [referenceNo]);
+    return r[0] ? transactionFromRow(r[0]) : undefined;
+  }
+
+  async findTransactionByPartnerRef(merchantId: string, kind: TransactionKind, partnerReferenceNo: string): Promise<TransactionRecord | undefined> {
+    const r = await this.rows(
+      this.pool,
+      'SELECT * FROM transactions WHERE merchant_id = $1 AND kind = $2 AND partner_reference_no = $3',
+      [merchantId, kind, partnerReferenceNo],
+    );
+    return r[0] ? transactionFromRow(r[0]) : undefined;
+  }
+
+  async findTransactionByVirtualAccountNo(virtualAccountNo: string): Promise<TransactionRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM transactions WHERE virtual_account_no = $1', [virtualAccountNo]);
+    return r[0] ? transactionFromRow(r[0]) : undefined;
+  }
+
+  async listTransactions(filter: TransactionFilter, page: PageRequest): Promise<Page<TransactionRecord>> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const add = (sql: (n: number) => string, v: unknown) => {
+      values.push(v);
+      where.push(sql(values.length));
+    };
+    if (filter.merchantId) add((n) => `merchant_id = $${n}`, filter.merchantId);
+    if (filter.status) add((n) => `status = $${n}`, filter.status);
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    if (after) {
+      values.push(after[0], after[1]);
+      where.push(`(created_at, reference_no) > ($${values.length - 1}, $${values.length})`);
+    }
+    values.push(page.limit + 1);
+    const rows = await this.rows(
+      this.pool,
+      `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, reference_no LIMIT $${values.length}`,
+      values,
+    );
+    return toPage(rows.map(transactionFromRow), page.limit, (t) => [t.createdAt, t.referenceNo]);
+  }
+
+  async statusHistory(referenceNo: string): Promise<StatusHistoryEntry[]> {
+    return (await this.rows(this.pool, 'SELECT * FROM status_history WHERE reference_no = $1 ORDER BY seq', [referenceNo])).map(historyFromRow);
+  }
+
+  private async updateGuarded(c: pg.PoolClient, referenceNo: string, expectedSeq: number, sets: Array<[string, unknown]>): Promise<Row | undefined> {
+    const values = sets.map(([, v]) => v);
+    values.push(referenceNo, expectedSeq);
+    const r = await this.rows(
+      c,
+      `UPDATE transactions SET ${sets.map(([col], i) => `${col} = $${i + 1}`).join(', ')}
+       WHERE reference_no = $${values.length - 1} AND seq = $${values.length} RETURNING *`,
+      values,
+    );
+    return r[0];
+  }
+
+  async changeStatus(change: StatusChange): Promise<TransactionRecord | undefined> {
+    return this.tx(async (c) => {
+      const r = await this.updateGuarded(c, change.referenceNo, change.expectedSeq, [
+        ['status', change.status],
+        ['status_desc', change.statusDesc],
+        ['seq', change.expectedSeq + 1],
+        ['updated_at', change.at],
+        ...patchColumns(change.patch ?? {}),
+      ]);
+      if (!r) return undefined;
+      const txn = transactionFromRow(r);
+      await c.query(
+        'INSERT INTO status_history (reference_no, seq, status, status_desc, reason, changed_at) VALUES ($1, $2, $3, $4, $5, $6)',
+        [txn.referenceNo, txn.seq, txn.status, txn.statusDesc, change.reason, change.at],
+      );
+      this.faults?.afterStatusUpdate?.();
+      if (change.notification) await this.addNotification(c, txn, change.notification, change.at);
+      if (change.refund) await this.putRefund(c, change.refund);
+      if (change.idempotency) await this.putIdempotency(c, change.idempotency, change.at);
+      return txn;
+    }).catch(rethrowUnique);
+  }
+
+  private async putRefund(c: pg.PoolClient, refund: NonNullable<StatusChange['refund']>): Promise<void> {
+    await c.query(
+      `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [refund.refundNo, refund.referenceNo, refund.merchantId, refund.partnerRefundNo, refund.amount, refund.reason, refund.createdAt],
+    );
+  }
+
+  private async addNotification(c: pg.PoolClient, txn: TransactionRecord, n: NewNotification, at: number): Promise<void> {
+    // Latest wins (SPEC §4): an undelivered older notification of this transaction is superseded.
+    await c.query(
+      `UPDATE notifications SET state = 'superseded', next_attempt_at = NULL, updated_at = $1
+       WHERE reference_no = $2 AND state IN ('pending', 'retrying')`,
+      [at, txn.referenceNo],
+    );
+    await c.query(
+      `INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
+         attempt_count, next_attempt_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $9, $9)`,
+      [n.id, txn.referenceNo, txn.merchantId, txn.kind, txn.seq, txn.status, n.body, n.nextAttemptAt, at],
+    );
+  }
+
+  async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {
+    return this.tx(async (c) => {
+      const r = await this.updateGuarded(c, update.referenceNo, update.expectedSeq, [['updated_at', update.at], ...patchColumns(update.patch)]);
+      if (!r) return undefined;
+      if (update.refund) await this.putRefund(c, update.refund);
+      if (update.idempotency) await this.putIdempotency(c, update.idempotency, update.at);
+      return transactionFromRow(r);
+    }).catch(rethrowUnique);
+  }
+
+  async findDueExpiries(now: number, limit: number): Promise<TransactionRecord[]> {
+    return (
+      await this.rows(
+        this.pool,
+        `SELECT * FROM transactions WHERE status IN ('01', '02', '03') AND expires_at IS NOT NULL AND expires_at <= $1
+         ORDER BY expires_at LIMIT $2`,
+        [now, limit],
+      )
+    ).map(transactionFromRow);
+  }
+
+  async allocateVirtualAccount(merchantId: string, bankCode: string): Promise<{ partnerServiceId: string; customerNo: string }> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.tx(async (c) => {
+          // Two merchants taking their first number at the same bank may pick the same prefix:
+          // the unique constraint decides, and the loser draws again.
+          await c.query(
+            `INSERT INTO va_prefixes (merchant_id, bank_code, partner_service_id, next_customer_no)
+             SELECT $1, $2, lpad($2 || lpad(((SELECT count(*) FROM va_prefixes WHERE bank_code = $2) + 1)::text, 4, '0'), 8, ' '), 1
+             ON CONFLICT (merchant_id, bank_code) DO NOTHING`,
+            [merchantId, bankCode],
+          );
+          const r = await this.rows(
+            c,
+            `UPDATE va_prefixes SET next_customer_no = next_customer_no + 1 WHERE merchant_id = $1 AND bank_code = $2
+             RETURNING partner_service_id, next_customer_no - 1 AS customer_no`,
+            [merchantId, bankCode],
+          );
+          const row = r[0] as Row;
+          return { partnerServiceId: String(row.partner_service_id), customerNo: customerNoFor(Number(row.customer_no)) };
+        });
+      } catch (e) {
+        if ((e as { code?: string }).code === '23505' && attempt < 5) continue;
+        throw e;
+      }
+    }
+  }
+
+  async notificationsOf(referenceNo: string): Promise<NotificationRecord[]> {
+    return (await this.rows(this.pool, 'SELECT * FROM notifications WHERE reference_no = $1 ORDER BY txn_seq, created_at', [referenceNo])).map(
+      notificationFromRow,
+    );
+  }
+
+  async claimDueNotifications(workerId: string, now: number, leaseMs: number, limit: number): Promise<NotificationRecord[]> {
+    return this.tx(async (c) => {
+      await c.query(
+        `UPDATE notifications n SET state = 'superseded', claimed_by = NULL, lease_until = NULL, updated_at = $1
+         WHERE n.state = 'delivering' AND n.lease_until <= $1 AND ${NEWER_EXISTS}`,
+        [now],
+      );
+      const rows = await this.rows(
+        c,
+        `WITH candidates AS (
+           SELECT n.id FROM notifications n
+           WHERE ((n.state IN ('pending', 'retrying') AND n.next_attempt_at <= $1)
+               OR (n.state = 'delivering' AND n.lease_until <= $1))
+             AND NOT ${NEWER_EXISTS}
+             AND NOT EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no AND o.id <> n.id
+                               AND o.state = 'delivering' AND o.lease_until > $1)
+           ORDER BY CASE WHEN n.state = 'delivering' THEN n.lease_until ELSE n.next_attempt_at END
+           LIMIT $4
+           FOR UPDATE SKIP LOCKED)
+         UPDATE notifications SET state = 'delivering', claimed_by = $2, lease_until = $1 + $3, updated_at = $1
+         FROM candidates WHERE notifications.id = candidates.id
+         RETURNING notifications.*`,
+        [now, workerId, leaseMs, limit],
+      );
+      return rows.map(notificationFromRow);
+    });
+  }
+
+  async recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]> {
+    if (attempts.length === 0) return [];
+    return this.tx(async (c) => {
+      const moved: NotificationRecord[] = [];
+      for (const a of attempts) {
+        await c.query(
+          `INSERT INTO notification_attempts (notification_id, attempt_no, worker_id, started_at, url, request_headers,
+             response_status, response_body, duration_ms, outcome, error)
+           VALUES ($1, (SELECT attempt_count + 1 FROM notifications WHERE id = $1), $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [a.notificationId, a.workerId, a.startedAt, a.url, JSON.stringify(a.requestHeaders), a.responseStatus, a.responseBody, a.durationMs, a.outcome, a.error],
+        );
+        const r = await this.rows(
+          c,
+          `UPDATE notifications n SET
+             attempt_count = n.attempt_count + 1,
+             state = CASE
+               WHEN $3 THEN 'delivered'
+               WHEN ${NEWER_EXISTS} THEN 'superseded'
+               WHEN $4::bigint IS NULL THEN 'dead'
+               ELSE 'retrying' END,
+             next_attempt_at = CASE WHEN $3 THEN NULL ELSE $4::bigint END,
+             delivered_at = CASE WHEN $3 THEN $5 ELSE n.delivered_at END,
+             last_error = $6, claimed_by = NULL, lease_until = NULL, updated_at = $5
+           WHERE n.id = $1 AND n.claimed_by = $2 AND n.state = 'delivering'
+           RETURNING n.*`,
+          [a.notificationId, a.workerId, a.outcome === 'acknowledged', a.nextAttemptAt ?? null, a.finishedAt, a.error],
+        );
+        if (r[0]) moved.push(notificationFromRow(r[0]));
+      }
+      return moved;
+    });
+  }
+
+  async releaseClaims(workerId: string, now: number): Promise<number> {
+    const r = await this.pool.query(
+      `UPDATE notifications SET state = CASE WHEN attempt_count = 0 THEN 'pending' ELSE 'retrying' END,
+         next_attempt_at = $2, claimed_by = NULL, lease_until = NULL, updated_at = $2
+       WHERE claimed_by = $1 AND state = 'delivering'`,
+      [workerId, now],
+    );
+    return r.rowCount ?? 0;
+  }
+
+  async findNotification(id: string): Promise<NotificationRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM notifications WHERE id = $1', [id]);
+    return r[0] ? notificationFromRow(r[0]) : undefined;
+  }
+
+  async listNotifications(filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRecord>> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    for (const [key, column] of [
+      ['merchantId', 'merchant_id'],
+      ['state', 'state'],
+      ['referenceNo', 'reference_no'],
+    ] as const) {
+      if (filter[key]) {
+        values.push(filter[key]);
+        where.push(`${column} = $${values.length}`);
+      }
+    }
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    if (after) {
+      values.push(after[0], after[1]);
+      where.push(`(created_at, id) > ($${values.length - 1}, $${values.length})`);
+    }
+    values.push(page.limit + 1);
+    const rows = await this.rows(
+      this.pool,
+      `SELECT * FROM notifications ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT $${values.length}`,
+      values,
+    );
+    return toPage(rows.map(notificationFromRow), page.limit, (n) => [n.createdAt, n.id]);
+  }
+
+  async attemptsOf(notificationId: string): Promise<StoredAttempt[]> {
+    return (await this.rows(this.pool, 'SELECT * FROM notification_attempts WHERE notification_id = $1 ORDER BY id', [notificationId])).map(
+      attemptFromRow,
+    );
+  }
+
+  async replayNotification(id: string, now: number): Promise<NotificationRecord | undefined> {
+    const r = await this.rows(
+      this.pool,
+      `UPDATE notifications n SET state = 'pending', next_attempt_at = $2, updated_at = $2
+       WHERE n.id = $1 AND n.state <> 'delivering' AND NOT ${NEWER_EXISTS}
+       RETURNING n.*`,
+      [id, now],
+    );
+    return r[0] ? notificationFromRow(r[0]) : undefined;
+  }
+
+  async recoverDead(merchantId: string, since: number, now: number): Promise<number> {
+    const r = await this.pool.query(
+      `UPDATE notifications n SET state = 'pending', next_attempt_at = $3, updated_at = $3
+       WHERE n.merchant_id = $1 AND n.state = 'dead' AND n.created_at >= $2 AND NOT ${NEWER_EXISTS}`,
+      [merchantId, since, now],
+    );
+    return r.rowCount ?? 0;
+  }
+
+  async undelivered(merchantId: string | undefined, limit: number): Promise<NotificationRecord[]> {
+    return (
+      await this.rows(
+        this.pool,
+        `SELECT n.* FROM notifications n
+         WHERE n.state <> 'delivered' AND ($1::text IS NULL OR n.merchant_id = $1) AND NOT ${NEWER_EXISTS}
+         ORDER BY n.created_at, n.id LIMIT $2`,
+        [merchantId ?? null, limit],
+      )
+    ).map(notificationFromRow);
+  }
+
+  async deliveryBacklog(): Promise<DeliveryBacklog> {
+    const r = (
+      await this.rows(
+        this.pool,
+        `SELECT count(*) AS n, min(created_at) AS oldest FROM notifications WHERE state IN ('pending', 'retrying', 'delivering')`,
+      )
+    )[0] as Row;
+    return { undelivered: Number(r.n), oldestUndeliveredAt: r.oldest === null ? null : Number(r.oldest) };
+  }
+}

@@ -1,0 +1,296 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TransactionStatus } from '@snapgate/snap';
+import {
+  type AttemptRecord,
+  type MerchantRecord,
+  type Store,
+  type TransactionRecord,
+  UniqueViolation,
+} from '../../src/store/store.ts';
+
+export interface StoreFactory {
+  open(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+let seq = 0;
+const uid = (p: string) => `${p}-${Date.now()}-${++seq}`;
+const T0 = 1_800_000_000_000;
+
+function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
+  const id = uid('m');
+  return {
+    id,
+    name: 'Contract',
+    clientKey: uid('ck'),
+    clientSecret: 'secret',
+    previousSecret: null,
+    previousValidUntil: null,
+    secretVersion: 1,
+    partnerId: uid('p'),
+    publicKeyPem: null,
+    tokenSignature: 'any',
+    callbackSignature: 'hmac-sha512',
+    callbackBaseUrl: 'http://127.0.0.1:1',
+    qrisCallbackUrl: null,
+    vaCallbackUrl: null,
+    merchantName: 'Contract',
+    merchantCity: 'JAKARTA',
+    nmid: 'ID1234567890123',
+    mcc: '5999',
+    status: 'active',
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  };
+}
+
+function txn(merchantId: string, over: Partial<TransactionRecord> = {}): TransactionRecord {
+  return {
+    referenceNo: uid('r'),
+    merchantId,
+    kind: 'qris',
+    partnerReferenceNo: uid('pr'),
+    status: '01',
+    statusDesc: 'Initiated',
+    seq: 1,
+    amount: '10000.00',
+    currency: 'IDR',
+    paidAmount: null,
+    refundedAmount: '0.00',
+    feeAmount: '0.00',
+    virtualAccountNo: null,
+    billNumber: 123456789012,
+    expiresAt: T0 + 60_000,
+    paidAt: null,
+    details: { qrContent: 'x', nested: { a: [1, 2] } },
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  };
+}
+
+const attempt = (n: { id: string }, worker: string, outcome: AttemptRecord['outcome'], nextAttemptAt?: number): AttemptRecord => ({
+  notificationId: n.id,
+  workerId: worker,
+  startedAt: T0,
+  url: 'http://127.0.0.1:1/x',
+  requestHeaders: { 'x-external-id': n.id },
+  responseStatus: outcome === 'acknowledged' ? 200 : 500,
+  responseBody: outcome === 'acknowledged' ? '{"responseCode":"2002600"}' : 'no',
+  durationMs: 3,
+  outcome,
+  error: outcome === 'acknowledged' ? null : 'HTTP 500',
+  nextAttemptAt,
+  finishedAt: T0 + 10,
+});
+
+/** The same cases, the same results, for every Store implementation. */
+export function storeContract(name: string, factory: StoreFactory): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+    before(async () => {
+      store = await factory.open();
+    });
+    after(async () => {
+      await store.close();
+      await factory.cleanup();
+    });
+
+    const change = async (t: TransactionRecord, status: TransactionStatus, at: number, id = uid('n').replace(/\D/g, '')) =>
+      store.changeStatus({
+        referenceNo: t.referenceNo,
+        expectedSeq: t.seq,
+        status,
+        statusDesc: null,
+        reason: null,
+        at,
+        notification: { id, body: `{"s":"${status}"}`, nextAttemptAt: at },
+      });
+
+    it('keeps settings, first writer wins', async () => {
+      assert.equal(await store.getOrCreateSetting('k1', () => 'a'), 'a');
+      assert.equal(await store.getOrCreateSetting('k1', () => 'b'), 'a');
+      assert.equal(await store.getSetting('nope'), undefined);
+    });
+
+    it('stores, finds, pages, updates and rotates merchants', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      await store.insertMerchant(merchant({ createdAt: T0 + 1 }));
+      assert.deepEqual(await store.findMerchantById(m.id), m);
+      assert.deepEqual(await store.findMerchantByClientKey(m.clientKey), m);
+      const u = await store.updateMerchant(m.id, { status: 'disabled', qrisCallbackUrl: 'https://x' }, T0 + 1);
+      assert.equal(u?.status, 'disabled');
+      assert.equal(u?.qrisCallbackUrl, 'https://x');
+      assert.equal(u?.updatedAt, T0 + 1);
+      const r = await store.rotateMerchantSecret(m.id, { clientSecret: 's2', previousValidUntil: T0 + 5, rotatedAt: T0 + 2 });
+      assert.deepEqual([r?.clientSecret, r?.previousSecret, r?.previousValidUntil, r?.secretVersion], ['s2', 'secret', T0 + 5, 2]);
+      const page1 = await store.listMerchants({ limit: 1 });
+      assert.equal(page1.items.length, 1);
+      assert.ok(page1.nextCursor);
+      const page2 = await store.listMerchants({ limit: 1, cursor: page1.nextCursor ?? undefined });
+      assert.notEqual(page2.items[0]?.id, page1.items[0]?.id);
+      assert.ok((await store.countMerchants()) >= 1);
+    });
+
+    it('refuses a duplicate client key or partner ID with a UniqueViolation naming it', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      await assert.rejects(store.insertMerchant(merchant({ partnerId: m.partnerId })), (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('partner_id'));
+      await assert.rejects(store.insertMerchant(merchant({ clientKey: m.clientKey })), (e: unknown) => e instanceof UniqueViolation);
+    });
+
+    it('inserts a transaction with its idempotency record, atomically', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const idem = { merchantId: m.id, day: '2027-01-15', externalId: uid('e'), requestHash: 'h', httpStatus: 200, responseBody: '{"a":1}' };
+      const t = txn(m.id);
+      await store.insertTransaction(t, idem);
+      assert.deepEqual(await store.findTransaction(t.referenceNo), t);
+      assert.deepEqual(await store.findIdempotency(idem), idem);
+      // Same key again: neither the record nor the second transaction is written.
+      const t2 = txn(m.id);
+      await assert.rejects(store.insertTransaction(t2, idem), (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('idempotency_keys'));
+      assert.equal(await store.findTransaction(t2.referenceNo), undefined);
+      await assert.rejects(store.insertTransaction(txn(m.id, { partnerReferenceNo: t.partnerReferenceNo })), (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('partner_reference_no'));
+      assert.deepEqual(await store.findTransactionByPartnerRef(m.id, 'qris', t.partnerReferenceNo), t);
+      await assert.rejects(store.insertIdempotency(idem, T0), (e: unknown) => e instanceof UniqueViolation);
+    });
+
+    it('changes status only at the expected seq, writing history and the notification, superseding older ones', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const t = txn(m.id);
+      await store.insertTransaction(t);
+      const t2 = await change(t, '03', T0 + 1);
+      assert.equal(t2?.status, '03');
+      assert.equal(t2?.seq, 2);
+      assert.equal(await change(t, '00', T0 + 2), undefined, 'a stale seq changes nothing');
+      const t3 = await store.changeStatus({
+        referenceNo: t.referenceNo,
+        expectedSeq: 2,
+        status: '00',
+        statusDesc: 'Success',
+        reason: 'paid',
+        at: T0 + 3,
+        patch: { paidAmount: '10000.00', paidAt: T0 + 3, details: { payer: { payerName: 'A' } } },
+        notification: { id: uid('n').replace(/\D/g, ''), body: '{"s":"00"}', nextAttemptAt: T0 + 3 },
+      });
+      assert.deepEqual([t3?.status, t3?.paidAmount, t3?.paidAt, (t3?.details.payer as { payerName: string }).payerName], ['00', '10000.00', T0 + 3, 'A']);
+      const ns = await store.notificationsOf(t.referenceNo);
+      assert.deepEqual(ns.map((n) => [n.latestStatus, n.state, n.txnSeq]), [['03', 'superseded', 2], ['00', 'pending', 3]]);
+      assert.deepEqual((await store.statusHistory(t.referenceNo)).map((h) => h.status), ['01', '03', '00']);
+    });
+
+    it('claims only the latest notification of a transaction, leases it, and lets only its claimant finish it', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const t = txn(m.id);
+      await store.insertTransaction(t);
+      const c1 = (await change(t, '00', T0)) as TransactionRecord;
+      const claimed = (await store.claimDueNotifications('w1', T0, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo);
+      assert.equal(claimed.length, 1);
+      assert.equal(claimed[0]?.state, 'delivering');
+      assert.equal(claimed[0]?.claimedBy, 'w1');
+      assert.equal(claimed[0]?.leaseUntil, T0 + 1000);
+      // Nobody else gets it while the lease holds.
+      assert.equal((await store.claimDueNotifications('w2', T0 + 999, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo).length, 0);
+      // A newer change waits while the older one is in flight.
+      await change(c1, '04', T0 + 5);
+      assert.equal((await store.claimDueNotifications('w2', T0 + 10, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo).length, 0);
+      // The older attempt fails: superseded, not retried; the newer one is claimable now.
+      const moved = await store.recordAttempts([attempt(claimed[0] as { id: string }, 'w1', 'error', T0 + 50)]);
+      assert.equal(moved[0]?.state, 'superseded');
+      const next = (await store.claimDueNotifications('w2', T0 + 20, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo);
+      assert.deepEqual(next.map((n) => n.latestStatus), ['04']);
+      // Someone who is not the claimant cannot finish it; the attempt is logged all the same.
+      assert.deepEqual(await store.recordAttempts([attempt(next[0] as { id: string }, 'w1', 'acknowledged')]), []);
+      const done = await store.recordAttempts([attempt(next[0] as { id: string }, 'w2', 'acknowledged')]);
+      assert.equal(done[0]?.state, 'delivered');
+      assert.equal(done[0]?.deliveredAt, T0 + 10);
+      assert.equal(done[0]?.attemptCount, 1);
+      assert.equal((await store.attemptsOf(next[0]?.id ?? '')).length, 2);
+    });
+
+    it('re-claims work whose lease ran out, retries on schedule and goes dead after the last', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const t = txn(m.id);
+      await store.insertTransaction(t);
+      await change(t, '00', T0);
+      const mine = async (w: string, now: number) => (await store.claimDueNotifications(w, now, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo);
+      const [first] = await mine('w1', T0);
+      assert.ok(first);
+      const [again] = await mine('w2', T0 + 1000);
+      assert.equal(again?.id, first.id, 'a crashed claimant’s work is taken over');
+      const r1 = await store.recordAttempts([attempt(first, 'w2', 'rejected', T0 + 5000)]);
+      assert.deepEqual([r1[0]?.state, r1[0]?.nextAttemptAt, r1[0]?.lastError], ['retrying', T0 + 5000, 'HTTP 500']);
+      assert.equal((await mine('w3', T0 + 4999)).length, 0);
+      const [retry] = await mine('w3', T0 + 5000);
+      assert.ok(retry);
+      const r2 = await store.recordAttempts([attempt(retry, 'w3', 'rejected', undefined)]);
+      assert.equal(r2[0]?.state, 'dead');
+      assert.equal(r2[0]?.attemptCount, 2);
+      const report = await store.undelivered(m.id, 100);
+      assert.deepEqual(report.map((n) => n.id), [first.id]);
+      assert.equal(await store.recoverDead(m.id, T0, T0 + 9000), 1);
+      assert.equal((await store.findNotification(first.id))?.state, 'pending');
+    });
+
+    it('gives back a worker’s claims, replays only the latest, and counts the backlog', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const t = txn(m.id);
+      await store.insertTransaction(t);
+      const t2 = (await change(t, '03', T0)) as TransactionRecord;
+      await change(t2, '00', T0 + 1);
+      const [n] = (await store.claimDueNotifications('w9', T0 + 2, 1000, 100)).filter((x) => x.referenceNo === t.referenceNo);
+      assert.equal(n?.latestStatus, '00');
+      const before = await store.deliveryBacklog();
+      assert.ok(before.undelivered >= 1);
+      assert.equal(await store.releaseClaims('w9', T0 + 3), 1);
+      const released = await store.findNotification(n?.id ?? '');
+      assert.deepEqual([released?.state, released?.claimedBy, released?.nextAttemptAt], ['pending', null, T0 + 3]);
+      const [older] = await store.notificationsOf(t.referenceNo);
+      assert.equal(await store.replayNotification(older?.id ?? '', T0 + 4), undefined, 'not the latest: no replay');
+      assert.equal((await store.replayNotification(n?.id ?? '', T0 + 4))?.state, 'pending');
+      const listed = await store.listNotifications({ merchantId: m.id, state: 'pending' }, { limit: 10 });
+      assert.deepEqual(listed.items.map((x) => x.id), [n?.id]);
+    });
+
+    it('allocates VA numbers per merchant and bank, never twice', async () => {
+      const a = merchant();
+      const b = merchant();
+      await store.insertMerchant(a);
+      await store.insertMerchant(b);
+      const a1 = await store.allocateVirtualAccount(a.id, '555');
+      const a2 = await store.allocateVirtualAccount(a.id, '555');
+      const b1 = await store.allocateVirtualAccount(b.id, '555');
+      assert.equal(a1.partnerServiceId, a2.partnerServiceId);
+      assert.equal(a1.partnerServiceId.length, 8);
+      assert.notEqual(a1.customerNo, a2.customerNo);
+      assert.notEqual(a1.partnerServiceId, b1.partnerServiceId);
+      const many = await Promise.all(Array.from({ length: 20 }, () => store.allocateVirtualAccount(a.id, '556')));
+      assert.equal(new Set(many.map((x) => x.customerNo)).size, 20);
+    });
+
+    it('finds due expiries and lists transactions by filter', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const due = txn(m.id, { expiresAt: T0 - 1 });
+      const later = txn(m.id, { expiresAt: T0 + 10 ** 9 });
+      await store.insertTransaction(due);
+      await store.insertTransaction(later);
+      const found = (await store.findDueExpiries(T0, 1000)).map((t) => t.referenceNo);
+      assert.ok(found.includes(due.referenceNo));
+      assert.ok(!found.includes(later.referenceNo));
+      const list = await store.listTransactions({ merchantId: m.id, status: '01' }, { limit: 1 });
+      assert.equal(list.items.length, 1);
+      const rest = await store.listTransactions({ merchantId: m.id, status: '01' }, { limit: 10, cursor: list.nextCursor ?? undefined });
+      assert.equal(rest.items.length, 1);
+      assert.notEqual(rest.items[0]?.referenceNo, list.items[0]?.referenceNo);
+    });
+  });
+}

@@ -71,7 +71,12 @@ function txn(merchantId: string, over: Partial<TransactionRecord> = {}): Transac
   };
 }
 
-const attempt = (n: { id: string }, worker: string, outcome: AttemptRecord['outcome'], nextAttemptAt?: number): AttemptRecord => ({
+const attempt = (
+  n: { id: string },
+  worker: string,
+  outcome: AttemptRecord['outcome'],
+  nextAttemptAt?: number,
+): AttemptRecord => ({
   notificationId: n.id,
   workerId: worker,
   startedAt: T0,
@@ -98,7 +103,12 @@ export function storeContract(name: string, factory: StoreFactory): void {
       await factory.cleanup();
     });
 
-    const change = async (t: TransactionRecord, status: TransactionStatus, at: number, id = uid('n').replace(/\D/g, '')) =>
+    const change = async (
+      t: TransactionRecord,
+      status: TransactionStatus,
+      at: number,
+      id = uid('n').replace(/\D/g, ''),
+    ) =>
       store.changeStatus({
         referenceNo: t.referenceNo,
         expectedSeq: t.seq,
@@ -125,8 +135,15 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(u?.status, 'disabled');
       assert.equal(u?.qrisCallbackUrl, 'https://x');
       assert.equal(u?.updatedAt, T0 + 1);
-      const r = await store.rotateMerchantSecret(m.id, { clientSecret: 's2', previousValidUntil: T0 + 5, rotatedAt: T0 + 2 });
-      assert.deepEqual([r?.clientSecret, r?.previousSecret, r?.previousValidUntil, r?.secretVersion], ['s2', 'secret', T0 + 5, 2]);
+      const r = await store.rotateMerchantSecret(m.id, {
+        clientSecret: 's2',
+        previousValidUntil: T0 + 5,
+        rotatedAt: T0 + 2,
+      });
+      assert.deepEqual(
+        [r?.clientSecret, r?.previousSecret, r?.previousValidUntil, r?.secretVersion],
+        ['s2', 'secret', T0 + 5, 2],
+      );
       const page1 = await store.listMerchants({ limit: 1 });
       assert.equal(page1.items.length, 1);
       assert.ok(page1.nextCursor);
@@ -138,23 +155,42 @@ export function storeContract(name: string, factory: StoreFactory): void {
     it('refuses a duplicate client key or partner ID with a UniqueViolation naming it', async () => {
       const m = merchant();
       await store.insertMerchant(m);
-      await assert.rejects(store.insertMerchant(merchant({ partnerId: m.partnerId })), (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('partner_id'));
-      await assert.rejects(store.insertMerchant(merchant({ clientKey: m.clientKey })), (e: unknown) => e instanceof UniqueViolation);
+      await assert.rejects(
+        store.insertMerchant(merchant({ partnerId: m.partnerId })),
+        (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('partner_id'),
+      );
+      await assert.rejects(
+        store.insertMerchant(merchant({ clientKey: m.clientKey })),
+        (e: unknown) => e instanceof UniqueViolation,
+      );
     });
 
     it('inserts a transaction with its idempotency record, atomically', async () => {
       const m = merchant();
       await store.insertMerchant(m);
-      const idem = { merchantId: m.id, day: '2027-01-15', externalId: uid('e'), requestHash: 'h', httpStatus: 200, responseBody: '{"a":1}' };
+      const idem = {
+        merchantId: m.id,
+        day: '2027-01-15',
+        externalId: uid('e'),
+        requestHash: 'h',
+        httpStatus: 200,
+        responseBody: '{"a":1}',
+      };
       const t = txn(m.id);
       await store.insertTransaction(t, idem);
       assert.deepEqual(await store.findTransaction(t.referenceNo), t);
       assert.deepEqual(await store.findIdempotency(idem), idem);
       // Same key again: neither the record nor the second transaction is written.
       const t2 = txn(m.id);
-      await assert.rejects(store.insertTransaction(t2, idem), (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('idempotency_keys'));
+      await assert.rejects(
+        store.insertTransaction(t2, idem),
+        (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('idempotency_keys'),
+      );
       assert.equal(await store.findTransaction(t2.referenceNo), undefined);
-      await assert.rejects(store.insertTransaction(txn(m.id, { partnerReferenceNo: t.partnerReferenceNo })), (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('partner_reference_no'));
+      await assert.rejects(
+        store.insertTransaction(txn(m.id, { partnerReferenceNo: t.partnerReferenceNo })),
+        (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('partner_reference_no'),
+      );
       assert.deepEqual(await store.findTransactionByPartnerRef(m.id, 'qris', t.partnerReferenceNo), t);
       await assert.rejects(store.insertIdempotency(idem, T0), (e: unknown) => e instanceof UniqueViolation);
     });
@@ -178,10 +214,22 @@ export function storeContract(name: string, factory: StoreFactory): void {
         patch: { paidAmount: '10000.00', paidAt: T0 + 3, details: { payer: { payerName: 'A' } } },
         notification: { id: uid('n').replace(/\D/g, ''), body: '{"s":"00"}', nextAttemptAt: T0 + 3 },
       });
-      assert.deepEqual([t3?.status, t3?.paidAmount, t3?.paidAt, (t3?.details.payer as { payerName: string }).payerName], ['00', '10000.00', T0 + 3, 'A']);
+      assert.deepEqual(
+        [t3?.status, t3?.paidAmount, t3?.paidAt, (t3?.details.payer as { payerName: string }).payerName],
+        ['00', '10000.00', T0 + 3, 'A'],
+      );
       const ns = await store.notificationsOf(t.referenceNo);
-      assert.deepEqual(ns.map((n) => [n.latestStatus, n.state, n.txnSeq]), [['03', 'superseded', 2], ['00', 'pending', 3]]);
-      assert.deepEqual((await store.statusHistory(t.referenceNo)).map((h) => h.status), ['01', '03', '00']);
+      assert.deepEqual(
+        ns.map((n) => [n.latestStatus, n.state, n.txnSeq]),
+        [
+          ['03', 'superseded', 2],
+          ['00', 'pending', 3],
+        ],
+      );
+      assert.deepEqual(
+        (await store.statusHistory(t.referenceNo)).map((h) => h.status),
+        ['01', '03', '00'],
+      );
     });
 
     it('claims only the latest notification of a transaction, leases it, and lets only its claimant finish it', async () => {
@@ -190,21 +238,36 @@ export function storeContract(name: string, factory: StoreFactory): void {
       const t = txn(m.id);
       await store.insertTransaction(t);
       const c1 = (await change(t, '00', T0)) as TransactionRecord;
-      const claimed = (await store.claimDueNotifications('w1', T0, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo);
+      const claimed = (await store.claimDueNotifications('w1', T0, 1000, 100)).filter(
+        (n) => n.referenceNo === t.referenceNo,
+      );
       assert.equal(claimed.length, 1);
       assert.equal(claimed[0]?.state, 'delivering');
       assert.equal(claimed[0]?.claimedBy, 'w1');
       assert.equal(claimed[0]?.leaseUntil, T0 + 1000);
       // Nobody else gets it while the lease holds.
-      assert.equal((await store.claimDueNotifications('w2', T0 + 999, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo).length, 0);
+      assert.equal(
+        (await store.claimDueNotifications('w2', T0 + 999, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo)
+          .length,
+        0,
+      );
       // A newer change waits while the older one is in flight.
       await change(c1, '04', T0 + 5);
-      assert.equal((await store.claimDueNotifications('w2', T0 + 10, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo).length, 0);
+      assert.equal(
+        (await store.claimDueNotifications('w2', T0 + 10, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo)
+          .length,
+        0,
+      );
       // The older attempt fails: superseded, not retried; the newer one is claimable now.
       const moved = await store.recordAttempts([attempt(claimed[0] as { id: string }, 'w1', 'error', T0 + 50)]);
       assert.equal(moved[0]?.state, 'superseded');
-      const next = (await store.claimDueNotifications('w2', T0 + 20, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo);
-      assert.deepEqual(next.map((n) => n.latestStatus), ['04']);
+      const next = (await store.claimDueNotifications('w2', T0 + 20, 1000, 100)).filter(
+        (n) => n.referenceNo === t.referenceNo,
+      );
+      assert.deepEqual(
+        next.map((n) => n.latestStatus),
+        ['04'],
+      );
       // Someone who is not the claimant cannot finish it; the attempt is logged all the same.
       assert.deepEqual(await store.recordAttempts([attempt(next[0] as { id: string }, 'w1', 'acknowledged')]), []);
       const done = await store.recordAttempts([attempt(next[0] as { id: string }, 'w2', 'acknowledged')]);
@@ -220,7 +283,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
       const t = txn(m.id);
       await store.insertTransaction(t);
       await change(t, '00', T0);
-      const mine = async (w: string, now: number) => (await store.claimDueNotifications(w, now, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo);
+      const mine = async (w: string, now: number) =>
+        (await store.claimDueNotifications(w, now, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo);
       const [first] = await mine('w1', T0);
       assert.ok(first);
       const [again] = await mine('w2', T0 + 1000);
@@ -234,7 +298,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(r2[0]?.state, 'dead');
       assert.equal(r2[0]?.attemptCount, 2);
       const report = await store.undelivered(m.id, 100);
-      assert.deepEqual(report.map((n) => n.id), [first.id]);
+      assert.deepEqual(
+        report.map((n) => n.id),
+        [first.id],
+      );
       assert.equal(await store.recoverDead(m.id, T0, T0 + 9000), 1);
       assert.equal((await store.findNotification(first.id))?.state, 'pending');
     });
@@ -246,7 +313,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
       await store.insertTransaction(t);
       const t2 = (await change(t, '03', T0)) as TransactionRecord;
       await change(t2, '00', T0 + 1);
-      const [n] = (await store.claimDueNotifications('w9', T0 + 2, 1000, 100)).filter((x) => x.referenceNo === t.referenceNo);
+      const [n] = (await store.claimDueNotifications('w9', T0 + 2, 1000, 100)).filter(
+        (x) => x.referenceNo === t.referenceNo,
+      );
       assert.equal(n?.latestStatus, '00');
       const before = await store.deliveryBacklog();
       assert.ok(before.undelivered >= 1);
@@ -257,7 +326,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(await store.replayNotification(older?.id ?? '', T0 + 4), undefined, 'not the latest: no replay');
       assert.equal((await store.replayNotification(n?.id ?? '', T0 + 4))?.state, 'pending');
       const listed = await store.listNotifications({ merchantId: m.id, state: 'pending' }, { limit: 10 });
-      assert.deepEqual(listed.items.map((x) => x.id), [n?.id]);
+      assert.deepEqual(
+        listed.items.map((x) => x.id),
+        [n?.id],
+      );
     });
 
     it('allocates VA numbers per merchant and bank, never twice', async () => {
@@ -288,7 +360,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.ok(!found.includes(later.referenceNo));
       const list = await store.listTransactions({ merchantId: m.id, status: '01' }, { limit: 1 });
       assert.equal(list.items.length, 1);
-      const rest = await store.listTransactions({ merchantId: m.id, status: '01' }, { limit: 10, cursor: list.nextCursor ?? undefined });
+      const rest = await store.listTransactions(
+        { merchantId: m.id, status: '01' },
+        { limit: 10, cursor: list.nextCursor ?? undefined },
+      );
       assert.equal(rest.items.length, 1);
       assert.notEqual(rest.items[0]?.referenceNo, list.items[0]?.referenceNo);
     });

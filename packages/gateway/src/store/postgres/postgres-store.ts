@@ -2,17 +2,17 @@ import pg from 'pg';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { readMigrations } from '../migrations.ts';
 import {
-  MERCHANT_COLUMNS,
-  type Row,
   attemptFromRow,
   customerNoFor,
   historyFromRow,
   idempotencyFromRow,
+  MERCHANT_COLUMNS,
   merchantFromRow,
   merchantToRow,
   notificationFromRow,
   partnerServiceIdFor,
   patchColumns,
+  type Row,
   transactionFromRow,
   transactionToRow,
 } from '../rows.ts';
@@ -109,11 +109,17 @@ export class PostgresStore implements Store {
       await c.query(
         'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
       );
-      const applied = new Set((await this.rows(c, 'SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+      const applied = new Set(
+        (await this.rows(c, 'SELECT version FROM schema_migrations')).map((r) => Number(r.version)),
+      );
       for (const m of readMigrations(new URL('./migrations/', import.meta.url))) {
         if (applied.has(m.version)) continue;
         await c.query(m.sql);
-        await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, Date.now()]);
+        await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+          m.version,
+          m.name,
+          Date.now(),
+        ]);
       }
     });
   }
@@ -134,7 +140,10 @@ export class PostgresStore implements Store {
   async getOrCreateSetting(key: string, create: () => string): Promise<string> {
     const existing = await this.getSetting(key);
     if (existing !== undefined) return existing;
-    await this.pool.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, create()]);
+    await this.pool.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
+      key,
+      create(),
+    ]);
     return (await this.getSetting(key)) as string;
   }
 
@@ -181,9 +190,11 @@ export class PostgresStore implements Store {
     values.push(updatedAt);
     sets.push(`updated_at = $${values.length}`);
     values.push(id);
-    const r = await this.rows(this.pool, `UPDATE merchants SET ${sets.join(', ')} WHERE id = $${values.length} RETURNING *`, values).catch(
-      rethrowUnique,
-    );
+    const r = await this.rows(
+      this.pool,
+      `UPDATE merchants SET ${sets.join(', ')} WHERE id = $${values.length} RETURNING *`,
+      values,
+    ).catch(rethrowUnique);
     return r[0] ? merchantFromRow(r[0]) : undefined;
   }
 
@@ -201,11 +212,11 @@ export class PostgresStore implements Store {
   }
 
   async findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM idempotency_keys WHERE merchant_id = $1 AND day = $2 AND external_id = $3', [
-      key.merchantId,
-      key.day,
-      key.externalId,
-    ]);
+    const r = await this.rows(
+      this.pool,
+      'SELECT * FROM idempotency_keys WHERE merchant_id = $1 AND day = $2 AND external_id = $3',
+      [key.merchantId, key.day, key.externalId],
+    );
     return r[0] ? idempotencyFromRow(r[0]) : undefined;
   }
 
@@ -213,7 +224,15 @@ export class PostgresStore implements Store {
     await c.query(
       `INSERT INTO idempotency_keys (merchant_id, day, external_id, request_hash, http_status, response_body, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [record.merchantId, record.day, record.externalId, record.requestHash, record.httpStatus, record.responseBody, at],
+      [
+        record.merchantId,
+        record.day,
+        record.externalId,
+        record.requestHash,
+        record.httpStatus,
+        record.responseBody,
+        at,
+      ],
     );
   }
 
@@ -238,7 +257,11 @@ export class PostgresStore implements Store {
     return r[0] ? transactionFromRow(r[0]) : undefined;
   }
 
-  async findTransactionByPartnerRef(merchantId: string, kind: TransactionKind, partnerReferenceNo: string): Promise<TransactionRecord | undefined> {
+  async findTransactionByPartnerRef(
+    merchantId: string,
+    kind: TransactionKind,
+    partnerReferenceNo: string,
+  ): Promise<TransactionRecord | undefined> {
     const r = await this.rows(
       this.pool,
       'SELECT * FROM transactions WHERE merchant_id = $1 AND kind = $2 AND partner_reference_no = $3',
@@ -248,7 +271,9 @@ export class PostgresStore implements Store {
   }
 
   async findTransactionByVirtualAccountNo(virtualAccountNo: string): Promise<TransactionRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM transactions WHERE virtual_account_no = $1', [virtualAccountNo]);
+    const r = await this.rows(this.pool, 'SELECT * FROM transactions WHERE virtual_account_no = $1', [
+      virtualAccountNo,
+    ]);
     return r[0] ? transactionFromRow(r[0]) : undefined;
   }
 
@@ -276,10 +301,17 @@ export class PostgresStore implements Store {
   }
 
   async statusHistory(referenceNo: string): Promise<StatusHistoryEntry[]> {
-    return (await this.rows(this.pool, 'SELECT * FROM status_history WHERE reference_no = $1 ORDER BY seq', [referenceNo])).map(historyFromRow);
+    return (
+      await this.rows(this.pool, 'SELECT * FROM status_history WHERE reference_no = $1 ORDER BY seq', [referenceNo])
+    ).map(historyFromRow);
   }
 
-  private async updateGuarded(c: pg.PoolClient, referenceNo: string, expectedSeq: number, sets: Array<[string, unknown]>): Promise<Row | undefined> {
+  private async updateGuarded(
+    c: pg.PoolClient,
+    referenceNo: string,
+    expectedSeq: number,
+    sets: Array<[string, unknown]>,
+  ): Promise<Row | undefined> {
     const values = sets.map(([, v]) => v);
     values.push(referenceNo, expectedSeq);
     const r = await this.rows(
@@ -318,11 +350,24 @@ export class PostgresStore implements Store {
     await c.query(
       `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [refund.refundNo, refund.referenceNo, refund.merchantId, refund.partnerRefundNo, refund.amount, refund.reason, refund.createdAt],
+      [
+        refund.refundNo,
+        refund.referenceNo,
+        refund.merchantId,
+        refund.partnerRefundNo,
+        refund.amount,
+        refund.reason,
+        refund.createdAt,
+      ],
     );
   }
 
-  private async addNotification(c: pg.PoolClient, txn: TransactionRecord, n: NewNotification, at: number): Promise<void> {
+  private async addNotification(
+    c: pg.PoolClient,
+    txn: TransactionRecord,
+    n: NewNotification,
+    at: number,
+  ): Promise<void> {
     // Latest wins (SPEC §4): an undelivered older notification of this transaction is superseded.
     await c.query(
       `UPDATE notifications SET state = 'superseded', next_attempt_at = NULL, updated_at = $1
@@ -339,7 +384,10 @@ export class PostgresStore implements Store {
 
   async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {
     return this.tx(async (c) => {
-      const r = await this.updateGuarded(c, update.referenceNo, update.expectedSeq, [['updated_at', update.at], ...patchColumns(update.patch)]);
+      const r = await this.updateGuarded(c, update.referenceNo, update.expectedSeq, [
+        ['updated_at', update.at],
+        ...patchColumns(update.patch),
+      ]);
       if (!r) return undefined;
       if (update.refund) await this.putRefund(c, update.refund);
       if (update.idempotency) await this.putIdempotency(c, update.idempotency, update.at);
@@ -358,7 +406,10 @@ export class PostgresStore implements Store {
     ).map(transactionFromRow);
   }
 
-  async allocateVirtualAccount(merchantId: string, bankCode: string): Promise<{ partnerServiceId: string; customerNo: string }> {
+  async allocateVirtualAccount(
+    merchantId: string,
+    bankCode: string,
+  ): Promise<{ partnerServiceId: string; customerNo: string }> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.tx(async (c) => {
@@ -377,7 +428,10 @@ export class PostgresStore implements Store {
             [merchantId, bankCode],
           );
           const row = r[0] as Row;
-          return { partnerServiceId: String(row.partner_service_id), customerNo: customerNoFor(Number(row.customer_no)) };
+          return {
+            partnerServiceId: String(row.partner_service_id),
+            customerNo: customerNoFor(Number(row.customer_no)),
+          };
         });
       } catch (e) {
         if ((e as { code?: string }).code === '23505' && attempt < 5) continue;
@@ -387,12 +441,19 @@ export class PostgresStore implements Store {
   }
 
   async notificationsOf(referenceNo: string): Promise<NotificationRecord[]> {
-    return (await this.rows(this.pool, 'SELECT * FROM notifications WHERE reference_no = $1 ORDER BY txn_seq, created_at', [referenceNo])).map(
-      notificationFromRow,
-    );
+    return (
+      await this.rows(this.pool, 'SELECT * FROM notifications WHERE reference_no = $1 ORDER BY txn_seq, created_at', [
+        referenceNo,
+      ])
+    ).map(notificationFromRow);
   }
 
-  async claimDueNotifications(workerId: string, now: number, leaseMs: number, limit: number): Promise<NotificationRecord[]> {
+  async claimDueNotifications(
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<NotificationRecord[]> {
     return this.tx(async (c) => {
       await c.query(
         `UPDATE notifications n SET state = 'superseded', claimed_by = NULL, lease_until = NULL, updated_at = $1
@@ -429,7 +490,18 @@ export class PostgresStore implements Store {
           `INSERT INTO notification_attempts (notification_id, attempt_no, worker_id, started_at, url, request_headers,
              response_status, response_body, duration_ms, outcome, error)
            VALUES ($1, (SELECT attempt_count + 1 FROM notifications WHERE id = $1), $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-          [a.notificationId, a.workerId, a.startedAt, a.url, JSON.stringify(a.requestHeaders), a.responseStatus, a.responseBody, a.durationMs, a.outcome, a.error],
+          [
+            a.notificationId,
+            a.workerId,
+            a.startedAt,
+            a.url,
+            JSON.stringify(a.requestHeaders),
+            a.responseStatus,
+            a.responseBody,
+            a.durationMs,
+            a.outcome,
+            a.error,
+          ],
         );
         const r = await this.rows(
           c,
@@ -496,9 +568,11 @@ export class PostgresStore implements Store {
   }
 
   async attemptsOf(notificationId: string): Promise<StoredAttempt[]> {
-    return (await this.rows(this.pool, 'SELECT * FROM notification_attempts WHERE notification_id = $1 ORDER BY id', [notificationId])).map(
-      attemptFromRow,
-    );
+    return (
+      await this.rows(this.pool, 'SELECT * FROM notification_attempts WHERE notification_id = $1 ORDER BY id', [
+        notificationId,
+      ])
+    ).map(attemptFromRow);
   }
 
   async replayNotification(id: string, now: number): Promise<NotificationRecord | undefined> {

@@ -30,7 +30,8 @@ import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { ACCESS_TOKEN_B2B_PATH } from '../src/http/routes/access-token-b2b.ts';
 import { createLogger } from '../src/logger.ts';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import { openStore } from '../src/store/open-store.ts';
+import { createTestDatabase } from '../test/helpers/postgres.ts';
 
 const HOST = '127.0.0.1';
 const CONNECTIONS = 50;
@@ -148,7 +149,8 @@ async function serveGateway(): Promise<{ ready: ReadyMessage; close: () => Promi
     SNAPGATE_RATE_LIMIT: 'off',
     SNAPGATE_LOG_LEVEL: 'warn',
   });
-  const store = new SqliteStore({ file: config.sqlitePath });
+  // --store postgres: the parent made a fresh database and passed its URL down.
+  const store = await openStore({ sqlitePath: config.sqlitePath, databaseUrl: process.env.SNAPGATE_DATABASE_URL });
   const boot = await bootstrap(store, config, systemClock);
   const { app } = buildApp({
     config,
@@ -439,10 +441,11 @@ function peerTarget(peer: ChildServer): Target {
 interface Options {
   durationSec: number;
   isJson: boolean;
+  store: 'sqlite' | 'postgres';
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { durationSec: DEFAULT_DURATION_SEC, isJson: false };
+  const options: Options = { durationSec: DEFAULT_DURATION_SEC, isJson: false, store: 'sqlite' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--json') options.isJson = true;
@@ -450,7 +453,11 @@ function parseArgs(argv: string[]): Options {
       const n = Number(argv[++i]);
       if (!Number.isInteger(n) || n < 1) throw new TypeError('--duration takes a whole number of seconds ≥ 1');
       options.durationSec = n;
-    } else throw new TypeError(`unknown option ${arg}; use --duration N and --json`);
+    } else if (arg === '--store') {
+      const v = argv[++i];
+      if (v !== 'sqlite' && v !== 'postgres') throw new TypeError('--store takes sqlite or postgres');
+      options.store = v;
+    } else throw new TypeError(`unknown option ${arg}; use --duration N, --store sqlite|postgres and --json`);
   }
   return options;
 }
@@ -483,6 +490,8 @@ async function main(): Promise<void> {
     children.push(c);
     return c;
   };
+  const pg = options.store === 'postgres' ? await createTestDatabase() : undefined;
+  if (pg) process.env.SNAPGATE_DATABASE_URL = pg.url;
   try {
     const gateway = await start('gateway');
     const hmacMerchant = await createMerchant(gateway, { name: 'bench' });
@@ -491,10 +500,10 @@ async function main(): Promise<void> {
       name: 'bench',
       publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     });
-    const hmac = snapTarget(gateway, 'snapgate token, HMAC-SHA256', hmacMerchant.clientKey, (data) =>
+    const hmac = snapTarget(gateway, `snapgate token, HMAC-SHA256 (${options.store})`, hmacMerchant.clientKey, (data) =>
       hmacSha256Base64(hmacMerchant.clientSecret, data),
     );
-    const rsa = snapTarget(gateway, 'snapgate token, SHA256withRSA', rsaMerchant.clientKey, (data) =>
+    const rsa = snapTarget(gateway, `snapgate token, SHA256withRSA (${options.store})`, rsaMerchant.clientKey, (data) =>
       rsaSha256SignBase64(privateKey, data),
     );
 
@@ -581,6 +590,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.all(children.map((c) => c.stop()));
+    await pg?.drop();
   }
 }
 

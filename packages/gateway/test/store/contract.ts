@@ -215,7 +215,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         notification: { id: uid('n').replace(/\D/g, ''), body: '{"s":"00"}', nextAttemptAt: T0 + 3 },
       });
       assert.deepEqual(
-        [t3?.status, t3?.paidAmount, t3?.paidAt, (t3?.details.payer as { payerName: string }).payerName],
+        [t3?.status, t3?.paidAmount, t3?.paidAt, (t3?.details.payer as { payerName: string } | undefined)?.payerName],
         ['00', '10000.00', T0 + 3, 'A'],
       );
       const ns = await store.notificationsOf(t.referenceNo);

@@ -415,11 +415,11 @@ export class PostgresStore implements Store {
         return await this.tx(async (c) => {
           // Two merchants taking their first number at the same bank may pick the same prefix:
           // the unique constraint decides, and the loser draws again.
+          const taken = await this.rows(c, 'SELECT count(*) AS n FROM va_prefixes WHERE bank_code = $1', [bankCode]);
           await c.query(
-            `INSERT INTO va_prefixes (merchant_id, bank_code, partner_service_id, next_customer_no)
-             SELECT $1, $2, lpad($2 || lpad(((SELECT count(*) FROM va_prefixes WHERE bank_code = $2) + 1)::text, 4, '0'), 8, ' '), 1
+            `INSERT INTO va_prefixes (merchant_id, bank_code, partner_service_id, next_customer_no) VALUES ($1, $2, $3, 1)
              ON CONFLICT (merchant_id, bank_code) DO NOTHING`,
-            [merchantId, bankCode],
+            [merchantId, bankCode, partnerServiceIdFor(bankCode, Number(taken[0]?.n ?? 0) + 1)],
           );
           const r = await this.rows(
             c,

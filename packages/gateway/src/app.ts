@@ -71,17 +71,16 @@ export function buildApp(deps: AppDeps): Gateway {
   registerRawBody(app);
   registerErrorHandler(app, logger);
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Callback-style hooks: an async hook costs a promise and a tick on every request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const operation = request.routeOptions.config?.operation;
     if (operation !== undefined) {
       const code =
-        typeof payload === 'string'
-          ? (RESPONSE_CODE.exec(payload)?.[1] ?? String(reply.statusCode))
-          : String(reply.statusCode);
+        typeof payload === 'string' ? (RESPONSE_CODE.exec(payload)?.[1] ?? String(reply.statusCode)) : String(reply.statusCode);
       metrics.snapRequests.inc({ operation, responseCode: code });
       metrics.snapLatency.observe({ operation }, reply.elapsedTime / 1000);
     }
-    return payload;
+    done(null, payload);
   });
 
   const tokens = createTokenService({

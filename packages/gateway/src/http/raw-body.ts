@@ -12,10 +12,11 @@ export function registerRawBody(app: FastifyInstance): void {
   // Fastify refuses an empty or malformed Content-Type before any route runs; SPEC §2 wants
   // those answered as 4007102 / 4007101 in their place. Keep the header as sent and let
   // every body through as bytes.
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const ct = request.headers['content-type'];
     (request as WithContentType)[ORIGINAL_CONTENT_TYPE] = typeof ct === 'string' ? ct : undefined;
     if (ct !== undefined) request.headers['content-type'] = 'application/octet-stream';
+    done();
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT_BYTES }, (_req, body, done) => {

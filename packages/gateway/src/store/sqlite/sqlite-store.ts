@@ -70,6 +70,10 @@ export class SqliteStore implements Store {
   readonly db: Db;
   private readonly stmt: Record<string, Database.Statement>;
   private readonly faults: SqliteStoreOptions['faults'];
+  // One process owns an embedded database, so a cache invalidated by this store's own writes is
+  // exact. It spares the token and payment hot paths a lookup per request.
+  private readonly merchantsByKey = new Map<string, MerchantRecord>();
+  private readonly merchantsById = new Map<string, MerchantRecord>();
 
   constructor(options: SqliteStoreOptions) {
     this.faults = options.faults;
@@ -269,7 +273,21 @@ export class SqliteStore implements Store {
     return (await this.getSetting(key)) as string;
   }
 
+  private forgetMerchants(): void {
+    this.merchantsByKey.clear();
+    this.merchantsById.clear();
+  }
+
+  private remember(r: Row | undefined): MerchantRecord | undefined {
+    if (!r) return undefined;
+    const m = merchantFromRow(r);
+    this.merchantsByKey.set(m.clientKey, m);
+    this.merchantsById.set(m.id, m);
+    return m;
+  }
+
   async insertMerchant(merchant: MerchantRecord): Promise<void> {
+    this.forgetMerchants();
     try {
       this.s('insertMerchant').run(merchantToRow(merchant));
     } catch (e) {
@@ -279,13 +297,11 @@ export class SqliteStore implements Store {
   }
 
   async findMerchantById(id: string): Promise<MerchantRecord | undefined> {
-    const r = this.s('merchantById').get(id) as Row | undefined;
-    return r ? merchantFromRow(r) : undefined;
+    return this.merchantsById.get(id) ?? this.remember(this.s('merchantById').get(id) as Row | undefined);
   }
 
   async findMerchantByClientKey(clientKey: string): Promise<MerchantRecord | undefined> {
-    const r = this.s('merchantByClientKey').get(clientKey) as Row | undefined;
-    return r ? merchantFromRow(r) : undefined;
+    return this.merchantsByKey.get(clientKey) ?? this.remember(this.s('merchantByClientKey').get(clientKey) as Row | undefined);
   }
 
   async countMerchants(): Promise<number> {
@@ -313,6 +329,7 @@ export class SqliteStore implements Store {
     }
     sets.push('updated_at = ?');
     values.push(updatedAt, id);
+    this.forgetMerchants();
     try {
       this.db.prepare(`UPDATE merchants SET ${sets.join(', ')} WHERE id = ?`).run(...values);
     } catch (e) {
@@ -326,6 +343,7 @@ export class SqliteStore implements Store {
     id: string,
     rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
   ): Promise<MerchantRecord | undefined> {
+    this.forgetMerchants();
     this.s('rotateSecret').run(rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id);
     return this.findMerchantById(id);
   }

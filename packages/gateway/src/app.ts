@@ -76,7 +76,9 @@ export function buildApp(deps: AppDeps): Gateway {
     const operation = request.routeOptions.config?.operation;
     if (operation !== undefined) {
       const code =
-        typeof payload === 'string' ? (RESPONSE_CODE.exec(payload)?.[1] ?? String(reply.statusCode)) : String(reply.statusCode);
+        typeof payload === 'string'
+          ? (RESPONSE_CODE.exec(payload)?.[1] ?? String(reply.statusCode))
+          : String(reply.statusCode);
       metrics.snapRequests.inc({ operation, responseCode: code });
       metrics.snapLatency.observe({ operation }, reply.elapsedTime / 1000);
     }

@@ -1,5 +1,8 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
+import { waitFor } from '../helpers/receiver.ts';
 import { storeContract } from './contract.ts';
 
 let drop: (() => Promise<void>) | undefined;
@@ -12,4 +15,58 @@ storeContract('PostgreSQL', {
     return store;
   },
   cleanup: async () => drop?.(),
+});
+
+describe('PostgreSQL merchant cache across instances', () => {
+  it('sees another instance disable a merchant or rotate its secret within moments', async () => {
+    const db = await createTestDatabase();
+    const a = new PostgresStore({ connectionString: db.url });
+    await a.migrate();
+    const b = new PostgresStore({ connectionString: db.url });
+    await b.migrate();
+    try {
+      const now = Date.now();
+      const m = {
+        id: 'cache-m',
+        name: 'Cache',
+        clientKey: 'cache-ck',
+        clientSecret: 's1',
+        previousSecret: null,
+        previousValidUntil: null,
+        secretVersion: 1,
+        partnerId: 'cache-p',
+        publicKeyPem: null,
+        tokenSignature: 'any' as const,
+        callbackSignature: 'hmac-sha512' as const,
+        callbackBaseUrl: null,
+        qrisCallbackUrl: null,
+        vaCallbackUrl: null,
+        merchantName: 'Cache',
+        merchantCity: 'JAKARTA',
+        nmid: 'ID1234567890123',
+        mcc: '5999',
+        status: 'active' as const,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await a.insertMerchant(m);
+      assert.equal((await a.findMerchantByClientKey('cache-ck'))?.status, 'active'); // now cached in a
+      await b.updateMerchant('cache-m', { status: 'disabled' }, now + 1);
+      await waitFor(
+        'a sees the change',
+        async () => (await a.findMerchantByClientKey('cache-ck'))?.status === 'disabled',
+        2000,
+      );
+      await b.rotateMerchantSecret('cache-m', { clientSecret: 's2', previousValidUntil: now, rotatedAt: now + 2 });
+      await waitFor(
+        'a sees the rotation',
+        async () => (await a.findMerchantById('cache-m'))?.clientSecret === 's2',
+        2000,
+      );
+    } finally {
+      await a.close();
+      await b.close();
+      await db.drop();
+    }
+  });
 });

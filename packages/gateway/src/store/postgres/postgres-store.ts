@@ -75,12 +75,73 @@ export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;
   private readonly faults: PostgresStoreOptions['faults'];
+  private readonly connectionString: string;
+  private readonly merchantsByKey = new Map<string, MerchantRecord>();
+  private readonly merchantsById = new Map<string, MerchantRecord>();
+  /** Bumped by every merchant change anywhere: a read that saw a bump must not be cached. */
+  private merchantGeneration = 0;
+  private listener: pg.Client | undefined;
+  private isListening = false;
+  private isClosed = false;
 
   constructor(options: PostgresStoreOptions) {
+    this.connectionString = options.connectionString;
     this.pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 16 });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
     this.faults = options.faults;
+  }
+
+  private forgetMerchants(): void {
+    this.merchantGeneration++;
+    this.merchantsByKey.clear();
+    this.merchantsById.clear();
+  }
+
+  /**
+   * The merchant cache is on only while this instance listens for `snapgate_merchants`
+   * (migration 004): every write to merchants, from any instance, empties every cache.
+   */
+  private async listen(): Promise<void> {
+    if (this.isClosed) return;
+    const client = new pg.Client({ connectionString: this.connectionString });
+    const drop = () => {
+      this.isListening = false;
+      this.forgetMerchants();
+      if (this.listener === client) this.listener = undefined;
+      client.end().catch(() => undefined);
+      if (!this.isClosed) setTimeout(() => void this.listen(), 1000).unref();
+    };
+    client.on('error', drop);
+    client.on('notification', () => this.forgetMerchants());
+    try {
+      await client.connect();
+      await client.query('LISTEN snapgate_merchants');
+      this.listener = client;
+      this.forgetMerchants();
+      this.isListening = true;
+    } catch {
+      drop();
+    }
+  }
+
+  private async cachedMerchant(
+    cache: Map<string, MerchantRecord>,
+    sql: string,
+    key: string,
+  ): Promise<MerchantRecord | undefined> {
+    if (this.isListening) {
+      const hit = cache.get(key);
+      if (hit) return hit;
+    }
+    const generation = this.merchantGeneration;
+    const r = await this.rows(this.pool, sql, [key]);
+    const m = r[0] ? merchantFromRow(r[0]) : undefined;
+    if (m && this.isListening && generation === this.merchantGeneration) {
+      this.merchantsByKey.set(m.clientKey, m);
+      this.merchantsById.set(m.id, m);
+    }
+    return m;
   }
 
   private async tx<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -129,6 +190,9 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.isClosed = true;
+    this.isListening = false;
+    await this.listener?.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
 
@@ -150,16 +214,15 @@ export class PostgresStore implements Store {
   async insertMerchant(merchant: MerchantRecord): Promise<void> {
     const { text, values } = insertSql('merchants', merchantToRow(merchant));
     await this.pool.query(text, values).catch(rethrowUnique);
+    this.forgetMerchants();
   }
 
   async findMerchantById(id: string): Promise<MerchantRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM merchants WHERE id = $1', [id]);
-    return r[0] ? merchantFromRow(r[0]) : undefined;
+    return this.cachedMerchant(this.merchantsById, 'SELECT * FROM merchants WHERE id = $1', id);
   }
 
   async findMerchantByClientKey(clientKey: string): Promise<MerchantRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM merchants WHERE client_key = $1', [clientKey]);
-    return r[0] ? merchantFromRow(r[0]) : undefined;
+    return this.cachedMerchant(this.merchantsByKey, 'SELECT * FROM merchants WHERE client_key = $1', clientKey);
   }
 
   async countMerchants(): Promise<number> {
@@ -195,6 +258,7 @@ export class PostgresStore implements Store {
       `UPDATE merchants SET ${sets.join(', ')} WHERE id = $${values.length} RETURNING *`,
       values,
     ).catch(rethrowUnique);
+    this.forgetMerchants();
     return r[0] ? merchantFromRow(r[0]) : undefined;
   }
 
@@ -208,6 +272,7 @@ export class PostgresStore implements Store {
          secret_version = secret_version + 1, updated_at = $3 WHERE id = $4 RETURNING *`,
       [rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id],
     );
+    this.forgetMerchants();
     return r[0] ? merchantFromRow(r[0]) : undefined;
   }
 

@@ -301,7 +301,10 @@ export class SqliteStore implements Store {
   }
 
   async findMerchantByClientKey(clientKey: string): Promise<MerchantRecord | undefined> {
-    return this.merchantsByKey.get(clientKey) ?? this.remember(this.s('merchantByClientKey').get(clientKey) as Row | undefined);
+    return (
+      this.merchantsByKey.get(clientKey) ??
+      this.remember(this.s('merchantByClientKey').get(clientKey) as Row | undefined)
+    );
   }
 
   async countMerchants(): Promise<number> {

@@ -51,6 +51,15 @@ describe('PostgreSQL merchant cache across instances', () => {
       };
       await a.insertMerchant(m);
       assert.equal((await a.findMerchantByClientKey('cache-ck'))?.status, 'active'); // now cached in a
+      // The hot path makes no round trip once cached.
+      let queries = 0;
+      const query = a.pool.query.bind(a.pool);
+      (a.pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        queries++;
+        return (query as (...args: unknown[]) => unknown)(...args);
+      };
+      for (let i = 0; i < 5; i++) await a.findMerchantByClientKey('cache-ck');
+      assert.equal(queries, 0);
       await b.updateMerchant('cache-m', { status: 'disabled' }, now + 1);
       await waitFor(
         'a sees the change',

@@ -183,6 +183,7 @@ export class PostgresStore implements Store {
         ]);
       }
     });
+    await this.listen();
   }
 
   async ping(): Promise<void> {

@@ -269,6 +269,18 @@ Object.assign(commands, {
   },
 } satisfies Record<string, Command>);
 
+Object.assign(commands, {
+  demo: {
+    usage:
+      'snapgate demo                       a sandbox gateway and the example merchant, a QRIS order paid end to end',
+    async run(ctx: Ctx) {
+      const { runDemo } = await import('./demo.ts');
+      const code = await runDemo({ out: ctx.o.out, err: ctx.o.err });
+      if (code !== 0) throw new Error('the demo order did not become PAID');
+    },
+  },
+} satisfies Record<string, Command>);
+
 export function usage(): string {
   return [
     'usage: snapgate <command> [options]',

@@ -47,5 +47,8 @@ export function callbackUrlOf(merchant: MerchantRecord, kind: 'qris' | 'va'): st
   const explicit = kind === 'qris' ? merchant.qrisCallbackUrl : merchant.vaCallbackUrl;
   if (explicit) return explicit;
   if (!merchant.callbackBaseUrl) return undefined;
-  return `${merchant.callbackBaseUrl.replace(/\/+$/, '')}${kind === 'qris' ? QRIS_CALLBACK_PATH : VA_CALLBACK_PATH}`;
+  // The path joins the base's path; a query on the base stays a query (`/shop?tenant=7`).
+  const url = new URL(merchant.callbackBaseUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${kind === 'qris' ? QRIS_CALLBACK_PATH : VA_CALLBACK_PATH}`;
+  return url.toString();
 }

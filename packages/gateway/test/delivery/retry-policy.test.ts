@@ -11,10 +11,26 @@ describe('retry policy (pure)', () => {
     ['jitter at its low end: -10 %', { scheduleMs: SCHEDULE, attemptsMade: 1, random: 0 }, 9_000],
     ['jitter at its high end: +10 %', { scheduleMs: SCHEDULE, attemptsMade: 1, random: 0.999_999_9 }, 11_000],
     ['after the last step: dead', { scheduleMs: SCHEDULE, attemptsMade: 4, random: 0.5 }, undefined],
-    ['Retry-After longer than the step is honoured', { scheduleMs: SCHEDULE, attemptsMade: 1, random: 0.5, retryAfterMs: 120_000 }, 120_000],
-    ['Retry-After shorter than the step does not hurry', { scheduleMs: SCHEDULE, attemptsMade: 2, random: 0.5, retryAfterMs: 1_000 }, 60_000],
-    ['Retry-After past the longest step is capped by it', { scheduleMs: SCHEDULE, attemptsMade: 1, random: 0.5, retryAfterMs: 86_400_000 }, 300_000],
-    ['Retry-After after the last step: still dead', { scheduleMs: SCHEDULE, attemptsMade: 4, random: 0.5, retryAfterMs: 1_000 }, undefined],
+    [
+      'Retry-After longer than the step is honoured',
+      { scheduleMs: SCHEDULE, attemptsMade: 1, random: 0.5, retryAfterMs: 120_000 },
+      120_000,
+    ],
+    [
+      'Retry-After shorter than the step does not hurry',
+      { scheduleMs: SCHEDULE, attemptsMade: 2, random: 0.5, retryAfterMs: 1_000 },
+      60_000,
+    ],
+    [
+      'Retry-After past the longest step is capped by it',
+      { scheduleMs: SCHEDULE, attemptsMade: 1, random: 0.5, retryAfterMs: 86_400_000 },
+      300_000,
+    ],
+    [
+      'Retry-After after the last step: still dead',
+      { scheduleMs: SCHEDULE, attemptsMade: 4, random: 0.5, retryAfterMs: 1_000 },
+      undefined,
+    ],
     ['a zero step stays zero whatever the jitter', { scheduleMs: [0, 0], attemptsMade: 1, random: 0.9 }, 0],
   ];
   for (const [name, input, expected] of table) {

@@ -1,0 +1,137 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SERVICE, snapError } from '@snapgate/snap';
+import { type CallbackHandler, readRawBody, writeResult } from './callback-handler.ts';
+import type { HeadersLike } from './verify-callback.ts';
+
+/**
+ * src 4.2: the suggested callback paths, QRIS then VA.
+ *
+ * @example
+ * for (const path of CALLBACK_PATHS) server.post(path, toExpress(handler));
+ */
+export const CALLBACK_PATHS = ['/webhook/payment-qr-notification', '/webhook/payment-va-notification'] as const;
+
+/**
+ * An Express request as the adapter needs it: node's request, plus what Express adds.
+ *
+ * @example
+ * const req: ExpressRequestLike = expressReq;
+ */
+export type ExpressRequestLike = IncomingMessage & { originalUrl?: string; body?: unknown };
+
+/**
+ * An Express middleware, typed structurally (the SDK does not depend on Express).
+ *
+ * @example
+ * const mw: ExpressMiddleware = toExpress(handler);
+ */
+export type ExpressMiddleware = (req: ExpressRequestLike, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+/**
+ * Mounts a callback handler in Express, keeping the raw body: mount it before `express.json()`,
+ * or behind `express.raw({ type: 'application/json' })` (a Buffer `req.body` is used as is). A
+ * body that another parser already consumed cannot be verified: that is a setup mistake, passed
+ * to `next` as a TypeError. The signed path is `req.originalUrl`, the target as received.
+ *
+ * @example
+ * app.post('/webhook/payment-qr-notification', toExpress(handler));
+ * app.post('/webhook/payment-va-notification', toExpress(handler));
+ */
+export function toExpress(handler: CallbackHandler): ExpressMiddleware {
+  return (req, res, next) => {
+    const parsed = req.body;
+    const given = typeof parsed === 'string' || parsed instanceof Uint8Array ? parsed : undefined;
+    if (given === undefined && req.readableEnded) {
+      next(new TypeError('toExpress: the body was already parsed; mount the callback route before express.json()'));
+      return;
+    }
+    const raw = given === undefined ? readRawBody(req, handler.maxBodyBytes) : Promise.resolve(given);
+    raw
+      .then(async (rawBody) => {
+        if (rawBody === undefined) {
+          writeResult(res, { httpStatus: 400, body: snapError('BAD_REQUEST', SERVICE.callback).toBody() });
+          return;
+        }
+        const path = req.originalUrl ?? req.url ?? '';
+        writeResult(res, await handler.handle({ method: req.method ?? '', path, headers: req.headers, rawBody }));
+      })
+      .catch(next);
+  };
+}
+
+/**
+ * A Fastify request as the plugin needs it.
+ *
+ * @example
+ * const req: FastifyRequestLike = fastifyRequest;
+ */
+export interface FastifyRequestLike {
+  method: string;
+  url: string;
+  headers: HeadersLike;
+  body: unknown;
+}
+
+/**
+ * A Fastify reply as the plugin needs it.
+ *
+ * @example
+ * const reply: FastifyReplyLike = fastifyReply;
+ */
+export interface FastifyReplyLike {
+  code(statusCode: number): FastifyReplyLike;
+  type(contentType: string): FastifyReplyLike;
+  send(payload: string): unknown;
+}
+
+/**
+ * A Fastify instance as the plugin needs it, typed structurally (no Fastify dependency).
+ *
+ * @example
+ * const app: FastifyLike = Fastify();
+ */
+export interface FastifyLike {
+  removeContentTypeParser(contentType: string): unknown;
+  addContentTypeParser(
+    contentType: string,
+    options: { parseAs: 'buffer'; bodyLimit?: number },
+    parser: (request: never, body: Buffer, done: (error: Error | null, body?: Buffer) => void) => void,
+  ): unknown;
+  post(path: string, handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>): unknown;
+}
+
+/**
+ * A Fastify plugin serving the callback paths with a callback handler. Inside the plugin (an
+ * encapsulated context) JSON bodies are kept as raw bytes, so the rest of the app still parses
+ * JSON as usual. A `prefix` given to `register` is part of the signed path, as received.
+ *
+ * @example
+ * app.register(fastifyCallbackPlugin(handler));
+ * app.register(fastifyCallbackPlugin(handler, { paths: ['/payments/callback'] }), { prefix: '/shop' });
+ */
+export function fastifyCallbackPlugin(
+  handler: CallbackHandler,
+  options: { paths?: readonly string[] } = {},
+): (app: FastifyLike) => Promise<void> {
+  const paths = options.paths ?? CALLBACK_PATHS;
+  return async (app) => {
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: handler.maxBodyBytes },
+      (_request, body, done) => done(null, body),
+    );
+    for (const path of paths) {
+      app.post(path, async (request, reply) => {
+        const rawBody = request.body instanceof Uint8Array ? request.body : Buffer.alloc(0);
+        const r = await handler.handle({
+          method: request.method,
+          path: request.url,
+          headers: request.headers,
+          rawBody,
+        });
+        return reply.code(r.httpStatus).type('application/json').send(JSON.stringify(r.body));
+      });
+    }
+  };
+}

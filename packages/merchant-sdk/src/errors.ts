@@ -1,0 +1,106 @@
+import type { SnapBody } from '@snapgate/snap';
+
+/**
+ * A SNAP error answered by the gateway, rebuilt from its body: the gateway's own
+ * `responseCode` and `responseMessage`, and the HTTP status of the answer. It has the same shape
+ * as `SnapError` (`isSnapError(e)` is true), so one `catch` handles both.
+ *
+ * @example
+ * try {
+ *   await snap.queryQris({ originalPartnerReferenceNo: 'ORDER-1' });
+ * } catch (e) {
+ *   if (e instanceof SnapApiError && e.responseCode === '4045101') console.log('no such QRIS');
+ * }
+ */
+export class SnapApiError extends Error {
+  readonly responseCode: string;
+  readonly responseMessage: string;
+  readonly httpStatus: number;
+  /** The whole parsed answer (SNAP error bodies may carry more than the two fields), when JSON. */
+  readonly body: unknown;
+  /** Private detail for logs (the first bytes of an answer that was not SNAP). */
+  readonly detail: unknown;
+
+  constructor(
+    init: { responseCode: string; responseMessage: string; httpStatus: number; body?: unknown; detail?: unknown },
+    options?: { cause?: unknown },
+  ) {
+    super(`${init.responseCode} ${init.responseMessage}`, options);
+    this.name = 'SnapApiError';
+    this.responseCode = init.responseCode;
+    this.responseMessage = init.responseMessage;
+    this.httpStatus = init.httpStatus;
+    this.body = init.body;
+    this.detail = init.detail;
+  }
+
+  /** The public body: `{ responseCode, responseMessage }`. */
+  toBody(): SnapBody {
+    return { responseCode: this.responseCode, responseMessage: this.responseMessage };
+  }
+}
+
+const RESPONSE_CODE = /^\d{7}$/;
+
+/** A parsed answer: its status, raw text and JSON (undefined when the text is not JSON). */
+export interface SnapAnswer {
+  httpStatus: number;
+  text: string;
+  json: unknown;
+}
+
+/** Reads an answer's body once; JSON when it parses. */
+export async function readAnswer(res: Response): Promise<SnapAnswer> {
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { httpStatus: res.status, text, json };
+}
+
+/** True for a JSON object carrying a SNAP `responseCode` and `responseMessage`. */
+export function isSnapBody(value: unknown): value is SnapBody & Record<string, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as SnapBody).responseCode === 'string' &&
+    RESPONSE_CODE.test((value as SnapBody).responseCode) &&
+    typeof (value as SnapBody).responseMessage === 'string'
+  );
+}
+
+/** True when the answer is a SNAP success: HTTP 2xx and a `2xx…` responseCode. */
+export function isSuccess(answer: SnapAnswer): boolean {
+  return (
+    answer.httpStatus >= 200 &&
+    answer.httpStatus < 300 &&
+    isSnapBody(answer.json) &&
+    answer.json.responseCode.startsWith('2')
+  );
+}
+
+/**
+ * The error for an answer that is not a success. A SNAP body keeps the gateway's code; anything
+ * else (a proxy's HTML page, an empty 502) becomes `<status><service>00` with the text as detail.
+ */
+export function errorFromAnswer(answer: SnapAnswer, serviceCode: string): SnapApiError {
+  if (isSnapBody(answer.json) && !answer.json.responseCode.startsWith('2')) {
+    return new SnapApiError({
+      responseCode: answer.json.responseCode,
+      responseMessage: answer.json.responseMessage,
+      httpStatus: answer.httpStatus,
+      body: answer.json,
+    });
+  }
+  const status = answer.httpStatus >= 400 && answer.httpStatus <= 599 ? answer.httpStatus : 500;
+  return new SnapApiError({
+    responseCode: `${status}${serviceCode}00`,
+    responseMessage: 'Unexpected Response',
+    httpStatus: status,
+    body: answer.json,
+    detail: { httpStatus: answer.httpStatus, text: answer.text.slice(0, 512) },
+  });
+}

@@ -1,0 +1,60 @@
+// @snapgate/merchant-sdk: what a merchant needs to talk to a SNAP gateway (SPEC §2–§4).
+
+// Re-exported so a merchant needs only this package.
+export { isSnapError, type Money, SnapError, type TransactionStatus } from '@snapgate/snap';
+export {
+  CALLBACK_PATHS,
+  type ExpressMiddleware,
+  type ExpressRequestLike,
+  type FastifyLike,
+  type FastifyReplyLike,
+  type FastifyRequestLike,
+  fastifyCallbackPlugin,
+  toExpress,
+} from './adapters.ts';
+export {
+  ACKNOWLEDGEMENT,
+  actionOf,
+  type CallbackAction,
+  type CallbackHandler,
+  type CallbackHandlerOptions,
+  type CallbackOutcome,
+  type CallbackResult,
+  createCallbackHandler,
+  isNewerStatus,
+  readRawBody,
+  type StatusEvent,
+  writeResult,
+} from './callback-handler.ts';
+export { type Clock, systemClock } from './clock.ts';
+export { SnapApiError } from './errors.ts';
+export {
+  API_PREFIX,
+  type CallOptions,
+  createSnapClient,
+  newExternalId,
+  type SnapClient,
+  type SnapClientOptions,
+} from './snap-client.ts';
+export {
+  createMemoryDedupeStore,
+  createMemoryStatusStore,
+  type DedupeStore,
+  type StatusStore,
+} from './stores.ts';
+export {
+  createTokenClient,
+  TOKEN_PATH,
+  type TokenClient,
+  type TokenClientOptions,
+  type TokenCredentials,
+} from './token-client.ts';
+export type * from './types.ts';
+export {
+  type CallbackKey,
+  type CallbackRequest,
+  type HeadersLike,
+  headerValue,
+  type VerifyCallbackOptions,
+  verifyCallback,
+} from './verify-callback.ts';

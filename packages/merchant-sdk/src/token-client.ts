@@ -1,0 +1,152 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import {
+  formatJakartaTimestamp,
+  hmacSha256Base64,
+  rsaSha256SignBase64,
+  SERVICE,
+  tokenStringToSign,
+} from '@snapgate/snap';
+import { type Clock, systemClock } from './clock.ts';
+import { errorFromAnswer, isSuccess, readAnswer } from './errors.ts';
+
+/**
+ * The B2B token path (src 4.1).
+ *
+ * @example
+ * `${baseUrl}${TOKEN_PATH}`; // 'http://127.0.0.1:8080/api/snap/v1.0/access-token/b2b'
+ */
+export const TOKEN_PATH = '/api/snap/v1.0/access-token/b2b';
+
+/** src 4.1 rule 1 / SPEC §2: the lifetime when an answer does not say. */
+const DEFAULT_EXPIRES_IN_SEC = 900;
+
+/**
+ * How a token request is signed (SPEC §2): HMAC-SHA256 with the client secret, or SHA256withRSA
+ * with the private key whose public key was registered at onboarding.
+ *
+ * @example
+ * const creds: TokenCredentials = { privateKeyPem: readFileSync('merchant-key.pem', 'utf8') };
+ */
+export type TokenCredentials =
+  | { clientSecret: string; privateKeyPem?: undefined }
+  | { privateKeyPem: string | KeyObject; clientSecret?: undefined };
+
+/**
+ * Options of {@link createTokenClient}.
+ *
+ * @example
+ * const options: TokenClientOptions = { baseUrl, clientKey, clientSecret, refreshAheadSec: 120 };
+ */
+export type TokenClientOptions = TokenCredentials & {
+  /** The gateway's base address, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
+  baseUrl: string;
+  clientKey: string;
+  fetch?: typeof fetch;
+  clock?: Clock;
+  /** Take a new token this long before the current one expires. Default 60. */
+  refreshAheadSec?: number;
+  /** Abort a token request after this long. Default 30 000. */
+  timeoutMs?: number;
+};
+
+/**
+ * What {@link createTokenClient} returns.
+ *
+ * @example
+ * const tokens: TokenClient = createTokenClient({ baseUrl, clientKey, clientSecret });
+ * const authorization = `Bearer ${await tokens.getToken()}`;
+ */
+export interface TokenClient {
+  /** A valid access token: the cached one while it is valid, else a fresh one. */
+  getToken(): Promise<string>;
+  /** Forgets the cached token (the gateway refused it: rotated secret, disabled merchant). */
+  invalidate(): void;
+}
+
+/**
+ * A B2B access-token client (SPEC §2, src 2.1–2.2, 4.1). It reuses a token while it is valid
+ * (src 4.1 rule 1), takes a new one `refreshAheadSec` before expiry, and lets concurrent callers
+ * share one request. A refused request throws a {@link SnapApiError} with the gateway's
+ * `responseCode` (`4017100` …); a network failure throws the `fetch` error. When an early
+ * refresh fails while the cached token is still valid, that token is returned instead.
+ *
+ * @example
+ * const tokens = createTokenClient({ baseUrl: 'http://127.0.0.1:8080', clientKey, clientSecret });
+ * const accessToken = await tokens.getToken();
+ */
+export function createTokenClient(options: TokenClientOptions): TokenClient {
+  const { clientKey } = options;
+  if (!clientKey) throw new TypeError('createTokenClient: clientKey is required');
+  if ((options.clientSecret === undefined) === (options.privateKeyPem === undefined)) {
+    throw new TypeError('createTokenClient: give exactly one of clientSecret or privateKeyPem');
+  }
+  const doFetch = options.fetch ?? fetch;
+  const clock = options.clock ?? systemClock;
+  const refreshAheadMs = (options.refreshAheadSec ?? 60) * 1000;
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const url = `${options.baseUrl.replace(/\/+$/, '')}${TOKEN_PATH}`;
+  // Parse the PEM once: it costs more than the signature.
+  const pem = options.privateKeyPem;
+  const privateKey = pem === undefined ? undefined : typeof pem === 'string' ? createPrivateKey(pem) : pem;
+  const secret = options.clientSecret;
+
+  let cached: { accessToken: string; refreshAt: number; expiresAt: number } | undefined;
+  let inFlight: Promise<string> | undefined;
+
+  async function requestToken(): Promise<string> {
+    const startedAt = clock.now();
+    const timestamp = formatJakartaTimestamp(startedAt);
+    // src 2.1, 5.2: `<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent.
+    const data = tokenStringToSign(clientKey, timestamp);
+    const signature = privateKey ? rsaSha256SignBase64(privateKey, data) : hmacSha256Base64(secret as string, data);
+    const res = await doFetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-client-key': clientKey,
+        'x-timestamp': timestamp,
+        'x-signature': signature,
+      },
+      body: '{"grantType":"client_credentials"}',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const answer = await readAnswer(res);
+    const body = answer.json as { accessToken?: unknown; expiresIn?: unknown } | undefined;
+    if (!isSuccess(answer) || typeof body?.accessToken !== 'string' || body.accessToken === '') {
+      throw errorFromAnswer(answer, SERVICE.token);
+    }
+    const expiresInSec =
+      typeof body.expiresIn === 'number' && body.expiresIn > 0 ? body.expiresIn : DEFAULT_EXPIRES_IN_SEC;
+    const lifetimeMs = expiresInSec * 1000;
+    // Lifetime counts from before the request left, so the cache never outlives the token.
+    cached = {
+      accessToken: body.accessToken,
+      refreshAt: startedAt + Math.max(lifetimeMs - refreshAheadMs, lifetimeMs / 2),
+      expiresAt: startedAt + lifetimeMs,
+    };
+    return body.accessToken;
+  }
+
+  return {
+    getToken() {
+      const now = clock.now();
+      if (cached && now < cached.refreshAt) return Promise.resolve(cached.accessToken);
+      if (!inFlight) {
+        const stillValid = cached && now < cached.expiresAt ? cached : undefined;
+        inFlight = requestToken()
+          .catch((e: unknown) => {
+            if (stillValid && clock.now() < stillValid.expiresAt) return stillValid.accessToken;
+            throw e;
+          })
+          .finally(() => {
+            inFlight = undefined;
+          });
+      }
+      return inFlight;
+    },
+    invalidate() {
+      cached = undefined;
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import type { KeyObject } from 'node:crypto';
+import {
+  callbackHmacStringToSign,
+  callbackRsaStringToSign,
+  isMoneyValue,
+  isTransactionStatus,
+  parseSnapTimestamp,
+  SERVICE,
+  snapError,
+  verifyHmacSha512,
+  verifyRsaSha256,
+} from '@snapgate/snap';
+import { systemClock } from './clock.ts';
+import type { PaymentNotification } from './types.ts';
+
+/**
+ * Request headers as node:http, Express, Fastify or WHATWG `Headers` hold them.
+ *
+ * @example
+ * const headers: HeadersLike = req.headers; // or new Headers(...)
+ */
+export type HeadersLike =
+  | { get(name: string): string | null }
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/**
+ * What a callback signature covers: the request as received, its body as raw bytes.
+ *
+ * @example
+ * const request: CallbackRequest = { method: req.method, path: req.url, headers: req.headers, rawBody };
+ */
+export interface CallbackRequest {
+  method: string;
+  /** The request target exactly as received (path and query), e.g. node's `req.url`. */
+  path: string;
+  headers: HeadersLike;
+  /** The body bytes as received: never a re-serialised object. */
+  rawBody: Uint8Array | string;
+}
+
+/**
+ * How callbacks are verified (SPEC §4): `clientSecret` for `hmac-sha512` (the default; a list is
+ * accepted while a rotated secret overlaps), or the gateway's public key for `rsa-sha256`.
+ *
+ * @example
+ * const key: CallbackKey = { gatewayPublicKeyPem: await (await fetch(`${gw}/.well-known/snapgate/callback-public-key.pem`)).text() };
+ */
+export type CallbackKey =
+  | { clientSecret: string | readonly string[]; gatewayPublicKeyPem?: undefined }
+  | { gatewayPublicKeyPem: string | KeyObject; clientSecret?: undefined };
+
+/**
+ * Options of {@link verifyCallback}.
+ *
+ * @example
+ * const options: VerifyCallbackOptions = { clientSecret, partnerId: 'PARTNER-1', toleranceSec: 300 };
+ */
+export type VerifyCallbackOptions = CallbackKey & {
+  /** The merchant's partner ID: X-PARTNER-ID must equal it. */
+  partnerId: string;
+  /** Accepted distance of X-TIMESTAMP from now, either way. Default 300. */
+  toleranceSec?: number;
+  /** Epoch milliseconds to judge the timestamp against. Default: the system clock. */
+  now?: number;
+};
+
+/**
+ * Reads one header from any {@link HeadersLike}, case-insensitively.
+ *
+ * @example
+ * headerValue(req.headers, 'X-EXTERNAL-ID'); // '17040780000001234567'
+ */
+export function headerValue(headers: HeadersLike, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    return (headers as { get(name: string): string | null }).get(lower) ?? undefined;
+  }
+  const record = headers as Readonly<Record<string, string | readonly string[] | undefined>>;
+  let v = record[lower];
+  if (v === undefined) {
+    const key = Object.keys(record).find((k) => k.toLowerCase() === lower);
+    v = key === undefined ? undefined : record[key];
+  }
+  return typeof v === 'string' ? v : v?.[0];
+}
+
+const SVC = SERVICE.callback;
+const unauthorized = (reason: string) => snapError('UNAUTHORIZED', SVC, { reason });
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseNotification(rawBody: Uint8Array | string): PaymentNotification {
+  let body: unknown;
+  try {
+    body = JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8'));
+  } catch {
+    throw snapError('BAD_REQUEST', SVC);
+  }
+  if (!isObject(body)) throw snapError('BAD_REQUEST', SVC);
+  for (const field of ['originalReferenceNo', 'originalPartnerReferenceNo', 'latestTransactionStatus']) {
+    if (body[field] === undefined || body[field] === '') throw snapError('INVALID_MANDATORY_FIELD', SVC, { field });
+    if (typeof body[field] !== 'string') throw snapError('INVALID_FIELD_FORMAT', SVC, { field });
+  }
+  if (!isTransactionStatus(body.latestTransactionStatus)) {
+    throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'latestTransactionStatus' });
+  }
+  const amount = body.amount;
+  if (amount === undefined) throw snapError('INVALID_MANDATORY_FIELD', SVC, { field: 'amount' });
+  if (!isObject(amount) || !isMoneyValue(amount.value) || typeof amount.currency !== 'string') {
+    throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'amount' });
+  }
+  if (body.additionalInfo !== undefined && !isObject(body.additionalInfo)) {
+    throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'additionalInfo' });
+  }
+  return { ...body, additionalInfo: body.additionalInfo ?? {} } as unknown as PaymentNotification;
+}
+
+/**
+ * Verifies a payment notification callback (SPEC §4, src 2.4–2.5) and returns its typed body.
+ * Checks, in order: POST; X-TIMESTAMP, X-SIGNATURE, X-PARTNER-ID present (400 `4002602`);
+ * X-TIMESTAMP an ISO 8601 date-time (400 `4002601`) within `toleranceSec` of now (401 `4012600`
+ * [Timestamp Out Of Range]); X-PARTNER-ID equal to `partnerId` (401 [Unknown Partner]); the
+ * signature over the raw bytes, compared in constant time (401 [Invalid Signature]); the body a
+ * notification (400). Failures throw a `SnapError` whose `toBody()` and `httpStatus` are the answer
+ * to give. `path` must be the target as the gateway sent it: behind a proxy that rewrites paths,
+ * pass the original one.
+ *
+ * @example
+ * const notification = verifyCallback(
+ *   { method: req.method, path: req.url, headers: req.headers, rawBody },
+ *   { clientSecret, partnerId },
+ * );
+ * if (notification.latestTransactionStatus === '00') markPaid(notification.originalPartnerReferenceNo);
+ */
+export function verifyCallback(request: CallbackRequest, options: VerifyCallbackOptions): PaymentNotification {
+  if ((options.clientSecret === undefined) === (options.gatewayPublicKeyPem === undefined)) {
+    throw new TypeError('verifyCallback: give exactly one of clientSecret or gatewayPublicKeyPem');
+  }
+  if (request.method.toUpperCase() !== 'POST') throw snapError('NOT_ALLOWED', SVC);
+  const header = (name: string) => {
+    const v = headerValue(request.headers, name);
+    if (!v) throw snapError('INVALID_MANDATORY_FIELD', SVC, { field: name });
+    return v;
+  };
+  const timestamp = header('X-TIMESTAMP');
+  const signature = header('X-SIGNATURE');
+  const partnerId = header('X-PARTNER-ID');
+
+  const timestampMs = parseSnapTimestamp(timestamp);
+  if (timestampMs === undefined) throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'X-TIMESTAMP' });
+  // Secure default (STYLE 7): too old and too new are both refused, so a captured callback
+  // cannot be replayed later.
+  const toleranceMs = (options.toleranceSec ?? 300) * 1000;
+  if (Math.abs((options.now ?? systemClock.now()) - timestampMs) > toleranceMs)
+    throw unauthorized('Timestamp Out Of Range');
+  if (partnerId !== options.partnerId) throw unauthorized('Unknown Partner');
+
+  // The header values exactly as received: never re-formatted before hashing.
+  let verified: boolean;
+  if (options.gatewayPublicKeyPem !== undefined) {
+    const data = callbackRsaStringToSign({ path: request.path, rawBody: request.rawBody, timestamp });
+    verified = verifyRsaSha256(options.gatewayPublicKeyPem, data, signature);
+  } else {
+    const data = callbackHmacStringToSign({ path: request.path, partnerId, rawBody: request.rawBody, timestamp });
+    const secrets = typeof options.clientSecret === 'string' ? [options.clientSecret] : options.clientSecret;
+    // Every secret is tried, so timing does not tell which one matched.
+    verified = secrets.map((secret) => verifyHmacSha512(secret, data, signature)).includes(true);
+  }
+  if (!verified) throw unauthorized('Invalid Signature');
+  return parseNotification(request.rawBody);
+}

@@ -24,8 +24,7 @@ import {
   tokenStringToSign,
 } from '@snapgate/snap';
 import Fastify from 'fastify';
-import { buildApp } from '../src/app.ts';
-import { bootstrap } from '../src/bootstrap.ts';
+import { assembleGateway, listenOn } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { ACCESS_TOKEN_B2B_PATH } from '../src/http/routes/access-token-b2b.ts';
@@ -151,17 +150,15 @@ async function serveGateway(): Promise<{ ready: ReadyMessage; close: () => Promi
   });
   // --store postgres: the parent made a fresh database and passed its URL down.
   const store = await openStore({ sqlitePath: config.sqlitePath, databaseUrl: process.env.SNAPGATE_DATABASE_URL });
-  const boot = await bootstrap(store, config, systemClock);
-  const { app } = buildApp({
+  const { gateway } = await assembleGateway({
     config,
     store,
     clock: systemClock,
     logger: createLogger(config.logLevel),
-    keys: boot,
   });
-  await app.listen({ port: 0, host: HOST });
-  const address = app.server.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('gateway has no port');
+  const { app } = gateway;
+  const url = await listenOn(gateway, HOST, 0);
+  const address = { port: Number(new URL(url).port) };
   return {
     ready: { port: address.port, adminToken },
     close: async () => {

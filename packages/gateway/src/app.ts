@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import './http/fastify-types.ts';
-import type { BootstrapResult } from './bootstrap.ts';
+import { type BootstrapResult, bootstrap } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { createDeliveryMetrics, type DeliveryMetrics } from './delivery/delivery-metrics.ts';
@@ -137,4 +137,20 @@ export function buildApp(deps: AppDeps): Gateway {
     { prefix: '/admin/v1' },
   );
   return { app, tokens, metrics, qris, va, changer, expiry, dispatcher, deliveryMetrics };
+}
+
+/** Bootstrap (keys, first-run state) and build: what every way of running a gateway does first. */
+export async function assembleGateway(
+  deps: Omit<AppDeps, 'keys'>,
+): Promise<{ gateway: Gateway; boot: BootstrapResult }> {
+  const boot = await bootstrap(deps.store, deps.config, deps.clock);
+  return { gateway: buildApp({ ...deps, keys: boot }), boot };
+}
+
+/** Listens and returns the base URL actually bound (port 0 picks a free port). */
+export async function listenOn(gateway: Gateway, host: string, port: number): Promise<string> {
+  await gateway.app.listen({ port, host });
+  const address = gateway.app.server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
 }

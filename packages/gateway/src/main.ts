@@ -1,5 +1,4 @@
-import { buildApp } from './app.ts';
-import { bootstrap } from './bootstrap.ts';
+import { assembleGateway, listenOn } from './app.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
@@ -19,24 +18,16 @@ export async function serve(env: Record<string, string | undefined> = process.en
   }
   const logger = createLogger(config.logLevel);
   const store = await openStore(config);
-  const boot = await bootstrap(store, config, systemClock);
-  const gateway = buildApp({
-    config,
-    store,
-    clock: systemClock,
-    logger,
-    keys: boot,
-  });
-  await gateway.app.listen({ port: config.port, host: config.host });
+  const { gateway, boot } = await assembleGateway({ config, store, clock: systemClock, logger });
+  const url = await listenOn(gateway, config.host, config.port);
+  const port = Number(new URL(url).port);
   await gateway.expiry.runOnce();
   gateway.expiry.start();
   gateway.dispatcher.start();
-  const address = gateway.app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ port, host: config.host, mode: config.mode, store: store.kind }, 'snapgate listening');
 
   // Credentials made on this start are printed once to the console, never to the log.
-  const lines = [`snapgate ${config.mode} gateway on http://${config.host}:${port} (${store.kind} store)`];
+  const lines = [`snapgate ${config.mode} gateway on ${url} (${store.kind} store)`];
   if (boot.generatedAdminToken) lines.push(`  admin token (shown once): ${boot.generatedAdminToken}`);
   if (boot.sandboxMerchant) {
     const m = boot.sandboxMerchant;

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CallbackEvent, type MerchantServer, startMerchantServer } from '@snapgate/example-merchant-server';
-import { buildApp, type Gateway } from '../app.ts';
-import { bootstrap } from '../bootstrap.ts';
+import { assembleGateway, type Gateway, listenOn } from '../app.ts';
+import type { BootstrapResult } from '../bootstrap.ts';
 import { systemClock } from '../clock.ts';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
@@ -59,12 +59,15 @@ export async function runDemo(io: DemoIo): Promise<number> {
       SNAPGATE_LOG_LEVEL: 'silent',
     });
     store = new SqliteStore({ file: config.sqlitePath });
-    const boot = await bootstrap(store, config, systemClock);
-    gateway = buildApp({ config, store, clock: systemClock, logger: createLogger(config.logLevel), keys: boot });
-    await gateway.app.listen({ port: 0, host: '127.0.0.1' });
+    let boot: BootstrapResult;
+    ({ gateway, boot } = await assembleGateway({
+      config,
+      store,
+      clock: systemClock,
+      logger: createLogger(config.logLevel),
+    }));
+    const gatewayUrl = await listenOn(gateway, '127.0.0.1', 0);
     gateway.dispatcher.start();
-    const address = gateway.app.server.address();
-    const gatewayUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     const m = boot.sandboxMerchant;
     if (!m) throw new Error('the gateway did not create its sandbox merchant');
     say(

@@ -2,19 +2,10 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../helpers/cli.ts';
 import { ADMIN_TOKEN, startGateway, type TestGateway } from '../helpers/gateway.ts';
 
-async function run(gw: TestGateway, ...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    out: (s) => out.push(s),
-    err: (s) => err.push(s),
-    env: { SNAPGATE_URL: gw.url, SNAPGATE_ADMIN_TOKEN: ADMIN_TOKEN },
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = runCli;
 
 describe('snapgate merchant …', () => {
   let gw: TestGateway;

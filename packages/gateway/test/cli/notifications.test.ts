@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { main } from '../../src/cli/main.ts';
-import { ADMIN_TOKEN, startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { runCli } from '../helpers/cli.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { ack, closedPort, type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
 
-async function run(gw: TestGateway, ...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    out: (s) => out.push(s),
-    err: (s) => err.push(s),
-    env: { SNAPGATE_URL: gw.url, SNAPGATE_ADMIN_TOKEN: ADMIN_TOKEN },
-  });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const run = runCli;
 
 describe('snapgate notifications … and report undelivered', () => {
   let gw: TestGateway;

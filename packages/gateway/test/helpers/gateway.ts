@@ -2,8 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { buildApp, type Gateway } from '../../src/app.ts';
-import { bootstrap } from '../../src/bootstrap.ts';
+import { assembleGateway, type Gateway, listenOn } from '../../src/app.ts';
 import { type Clock, systemClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -61,18 +60,9 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const boot = await bootstrap(store, { ...config, mode: 'production' }, clock);
-  const gateway = buildApp({
-    config,
-    store,
-    clock,
-    logger,
-    keys: boot,
-  });
+  const { gateway } = await assembleGateway({ config, store, clock, logger });
   if (options.dispatch) gateway.dispatcher.start();
-  await gateway.app.listen({ port: 0, host: '127.0.0.1' });
-  const address = gateway.app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const url = await listenOn(gateway, '127.0.0.1', 0);
 
   const admin: TestGateway['admin'] = async (method, path, body) => {
     const res = await fetch(`${url}/admin/v1${path}`, {

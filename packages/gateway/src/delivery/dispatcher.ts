@@ -61,6 +61,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
   const results: AttemptRecord[] = [];
+  /** Claimed and being sent right now: their claims are not given back at shutdown. */
+  const sending = new Set<string>();
   const idleWaiters: Array<() => void> = [];
 
   const merchantCache = new Map<string, { merchant: MerchantRecord | undefined; at: number }>();
@@ -215,6 +217,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
           claimedTotal += claimed.length;
           inFlight += claimed.length;
           for (const n of claimed) {
+            sending.add(n.id);
             deliver(n)
               .catch((err): AttemptRecord => {
                 logger.error({ err, notificationId: n.id }, 'callback attempt crashed');
@@ -236,6 +239,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
                 );
               })
               .then((r) => {
+                sending.delete(n.id);
                 results.push(r);
                 scheduleFlush();
               });
@@ -296,7 +300,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         });
       }
       await flush();
-      const released = await store.releaseClaims(workerId, clock.now());
+      const released = await store.releaseClaims(workerId, clock.now(), [...sending]);
       if (released > 0) logger.info({ released }, 'released unfinished callback claims');
       running = false;
     },

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import { isForbiddenAddress } from '../merchants/callback-url.ts';
 
@@ -93,6 +93,12 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
         ...r,
         durationMs: Math.round(performance.now() - started),
       });
+      // An address written as the host is never looked up, so the lookup guard cannot see it.
+      const literal = url.hostname.replace(/^\[|\]$/g, '');
+      if (options.production && isIP(literal) !== 0 && isForbiddenAddress(literal)) {
+        const error = `EFORBIDDENADDR: callback host ${literal} is a forbidden address`;
+        return done({ outcome: 'error', status: null, responseBody: null, retryAfter: undefined, error });
+      }
       try {
         const res = await poolFor(url.origin).request({
           method: 'POST',

@@ -10,6 +10,7 @@ export interface StrRule {
   oneOf?: readonly string[];
 }
 
+const LATEST_DATE_MS = Date.UTC(9999, 0, 1);
 const isAbsent = (v: unknown) => v === undefined || v === null || v === '';
 
 /** Reads fields of a parsed SNAP body, throwing the operation's SNAP error at the first bad one. */
@@ -61,19 +62,27 @@ export function createFieldReader(body: Record<string, unknown>, serviceCode: st
       return { value, currency: 'IDR' };
     },
 
-    /** An ISO 8601 date-time with a zone; epoch ms. */
+    /** An ISO 8601 date-time with a zone; epoch ms. Years past 9998 would not format back as SNAP. */
     dateTime(field: string, required = false): number | undefined {
       const v = reader.str(field, { required, max: 40 });
       if (v === undefined) return undefined;
       const ms = parseSnapTimestamp(v);
-      if (ms === undefined) throw format(field);
+      if (ms === undefined || ms >= LATEST_DATE_MS) throw format(field);
       return ms;
     },
 
     /** Optional free-form object carried through untouched (`additionalInfo`). */
     passthrough(field: string): Record<string, unknown> | undefined {
       const o = reader.obj(field);
-      if (o && JSON.stringify(o).length > 4096) throw format(field);
+      if (!o) return o;
+      let size: number;
+      try {
+        size = JSON.stringify(o).length;
+      } catch {
+        // Nesting deep enough to overflow the stack fits in 64 KiB: refused as a format error.
+        throw format(field);
+      }
+      if (size > 4096) throw format(field);
       return o;
     },
   };

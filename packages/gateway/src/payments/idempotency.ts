@@ -42,7 +42,9 @@ export async function withIdempotency(
     if (!options.writes) await store.insertIdempotency(recordFor(response), ctx.now);
     return response;
   } catch (e) {
-    if (e instanceof UniqueViolation && e.constraint.includes('idempotency_keys')) {
+    // A duplicate that lost the race to its twin (on any write, or on the key itself) replays the
+    // twin's answer; a different body under the same key is a 409 from replay().
+    if (options.writes || (e instanceof UniqueViolation && e.constraint.includes('idempotency_keys'))) {
       const winner = await replay();
       if (winner) return winner;
     }

@@ -1,5 +1,4 @@
 import {
-  compareMoney,
   formatJakartaTimestamp,
   fromMinorUnits,
   snapError,
@@ -16,7 +15,7 @@ import type { SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo, newRefundNo } from './ids.ts';
 import { type Payer, payerOf } from './notification-body.ts';
 import { buildQrisContent, parseQrisContent, qrisAmountFits } from './qris-content.ts';
-import type { StatusChanger } from './status-change.ts';
+import { LostRace, type StatusChanger } from './status-change.ts';
 
 const DEFAULT_VALIDITY_MS = 30 * 60_000;
 type RecordFor = (response: SnapResponse) => IdempotencyRecord;
@@ -183,63 +182,78 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
       const partnerRefundNo = f.str('partnerRefundNo', { required: true, max: 64 }) as string;
       const refundAmount = f.money('refundAmount', { required: true, positive: true });
       const reason = f.str('reason', { max: 256 }) ?? null;
-      const txn = await findOwn(ctx, svc);
-      if (txn.status !== '00' || !refundAmount) throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
-      const remaining = fromMinorUnits(toMinorUnits(txn.amount as string) - toMinorUnits(txn.refundedAmount));
-      if (compareMoney(refundAmount.value, remaining) > 0) {
-        throw snapError('INVALID_AMOUNT', svc, { detail: { remaining } });
-      }
-      const refundedAmount = fromMinorUnits(toMinorUnits(txn.refundedAmount) + toMinorUnits(refundAmount.value));
+      if (!refundAmount) throw snapError('INVALID_MANDATORY_FIELD', svc, { field: 'refundAmount' });
       const refundNo = newRefundNo(ctx.now);
-      const response = ok(svc, {
-        originalPartnerReferenceNo: txn.partnerReferenceNo,
-        originalReferenceNo: txn.referenceNo,
-        refundNo,
-        partnerRefundNo,
-        refundAmount,
-        refundTime: formatJakartaTimestamp(ctx.now),
-      });
-      const refund = {
-        refundNo,
-        referenceNo: txn.referenceNo,
-        merchantId: txn.merchantId,
-        partnerRefundNo,
-        amount: refundAmount.value,
-        reason,
-        createdAt: ctx.now,
-      };
-      try {
-        if (refundedAmount === txn.amount) {
-          // The whole amount is back: Refunded (00 → 04), notified like every QRIS change.
-          await changer.change(
-            txn,
-            {
-              to: '04',
-              reason: reason ?? 'refunded',
-              patch: () => ({ refundedAmount }),
-              refund,
-              idempotency: recordFor(response),
-            },
-            ctx.now,
-          );
-        } else {
-          const updated = await store.updateTransaction({
-            referenceNo: txn.referenceNo,
-            expectedSeq: txn.seq,
-            at: ctx.now,
-            patch: { refundedAmount },
-            refund,
-            idempotency: recordFor(response),
-          });
-          if (!updated) throw snapError('CONFLICT', svc, { detail: 'transaction changed during refund' });
+      // The remaining amount is decided on the row as read: a concurrent refund that commits first
+      // makes this write lose (seq), and the decision is taken again on the fresh row.
+      let txn = await findOwn(ctx, svc);
+      for (let attempt = 0; ; attempt++) {
+        if (txn.status !== '00') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
+        const remaining = toMinorUnits(txn.amount as string) - toMinorUnits(txn.refundedAmount);
+        if (toMinorUnits(refundAmount.value) > remaining) {
+          throw snapError('INVALID_AMOUNT', svc, { detail: { remaining: fromMinorUnits(remaining) } });
         }
-      } catch (e) {
-        if (e instanceof UniqueViolation && e.constraint.includes('partner_refund_no')) {
-          throw snapError('CONFLICT', svc, { reason: 'Duplicate partnerRefundNo' });
+        const refundedAmount = fromMinorUnits(toMinorUnits(txn.refundedAmount) + toMinorUnits(refundAmount.value));
+        const response = ok(svc, {
+          originalPartnerReferenceNo: txn.partnerReferenceNo,
+          originalReferenceNo: txn.referenceNo,
+          refundNo,
+          partnerRefundNo,
+          refundAmount,
+          refundTime: formatJakartaTimestamp(ctx.now),
+        });
+        const refund = {
+          refundNo,
+          referenceNo: txn.referenceNo,
+          merchantId: txn.merchantId,
+          partnerRefundNo,
+          amount: refundAmount.value,
+          reason,
+          createdAt: ctx.now,
+        };
+        let written: boolean;
+        try {
+          if (refundedAmount === txn.amount) {
+            // The whole amount is back: Refunded (00 → 04), notified like every QRIS change.
+            written = await changer
+              .change(
+                txn,
+                {
+                  to: '04',
+                  reason: reason ?? 'refunded',
+                  patch: () => ({ refundedAmount }),
+                  refund,
+                  idempotency: recordFor(response),
+                  decidedOnRead: true,
+                },
+                ctx.now,
+              )
+              .then(() => true)
+              .catch((e) => {
+                if (e instanceof LostRace) return false;
+                throw e;
+              });
+          } else {
+            written =
+              (await store.updateTransaction({
+                referenceNo: txn.referenceNo,
+                expectedSeq: txn.seq,
+                at: ctx.now,
+                patch: { refundedAmount },
+                refund,
+                idempotency: recordFor(response),
+              })) !== undefined;
+          }
+        } catch (e) {
+          if (e instanceof UniqueViolation && e.constraint.includes('partner_refund_no')) {
+            throw snapError('CONFLICT', svc, { detail: { duplicate: 'partnerRefundNo' } });
+          }
+          throw e;
         }
-        throw e;
+        if (written) return response;
+        if (attempt >= 10) throw snapError('CONFLICT', svc, { detail: 'transaction kept changing during refund' });
+        txn = (await store.findTransaction(txn.referenceNo)) as TransactionRecord;
       }
-      return response;
     },
 
     /** Sandbox: the payer's side. By referenceNo, or by scanning the qrContent. */

@@ -30,6 +30,19 @@ export interface ChangeRequest {
   idempotency?: IdempotencyRecord;
   /** Sandbox only: notify the current status again (01 → 01) instead of changing it. */
   renotify?: boolean;
+  /**
+   * When the change was decided on the transaction as read (a refund's remaining amount), a lost
+   * race must be decided again by the caller, not retried blindly: throw LostRace instead.
+   */
+  decidedOnRead?: boolean;
+}
+
+/** Another change committed first; re-read and decide again. */
+export class LostRace extends Error {
+  constructor(referenceNo: string) {
+    super(`transaction ${referenceNo} changed meanwhile`);
+    this.name = 'LostRace';
+  }
 }
 
 export interface StatusChanger {
@@ -87,6 +100,7 @@ export function createStatusChanger(deps: {
           if (notify) deps.onNotified?.();
           return changed;
         }
+        if (request.decidedOnRead) throw new LostRace(txn.referenceNo);
         const fresh = await store.findTransaction(txn.referenceNo);
         if (!fresh) throw new TypeError(`transaction ${txn.referenceNo} vanished`);
         txn = fresh;

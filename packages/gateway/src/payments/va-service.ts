@@ -13,7 +13,7 @@ import { createFieldReader } from './fields.ts';
 import type { SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo } from './ids.ts';
 import type { Payer } from './notification-body.ts';
-import type { StatusChanger } from './status-change.ts';
+import { IllegalStatusChange, LostRace, type StatusChanger } from './status-change.ts';
 
 const DEFAULT_EXPIRY_MS = 24 * 3600_000;
 /** The bank code used when a request names none. */
@@ -225,11 +225,17 @@ export function createVaService({ store, changer }: VaServiceDeps) {
           trxId: txn.partnerReferenceNo,
         },
       });
-      await changer.change(
-        txn,
-        { to: '05', statusDesc: 'Deleted', reason: 'deleted by merchant', idempotency: recordFor(response) },
-        ctx.now,
-      );
+      try {
+        await changer.change(
+          txn,
+          { to: '05', statusDesc: 'Deleted', reason: 'deleted by merchant', idempotency: recordFor(response) },
+          ctx.now,
+        );
+      } catch (e) {
+        // Paid or deleted by a concurrent request meanwhile.
+        if (e instanceof IllegalStatusChange) throw snapError('NOT_ALLOWED', svc, { detail: { status: e.from } });
+        throw e;
+      }
       return response;
     },
 
@@ -247,24 +253,34 @@ export function createVaService({ store, changer }: VaServiceDeps) {
         (await store.findTransactionByVirtualAccountNo(virtualAccountNo)) ??
         (await store.findTransactionByVirtualAccountNo(virtualAccountNo.trim().padStart(20, ' ')));
       if (!found) throw snapError('INVALID_BILL', '25', { reason: 'Not Found' });
-      const txn = await expireIfDue(changer, found, nowMs);
-      const closed = closedReason(txn);
-      if (closed) throw snapError('INVALID_BILL', '25', { reason: closed });
-      const d = detailsOf(txn);
-      const amount = input.amount ?? txn.amount ?? d.totalAmount?.value;
-      if (amount === undefined || toMinorUnits(amount) <= 0n) throw snapError('INVALID_AMOUNT', '25');
-      if (d.virtualAccountTrxType === 'C' && compareMoney(amount, txn.amount as string) !== 0) {
-        throw snapError('INVALID_AMOUNT', '25', { detail: { expected: txn.amount, got: amount } });
+      let txn = await expireIfDue(changer, found, nowMs);
+      // Decided on the row as read (the bill may be updated concurrently): a lost race decides again.
+      for (let attempt = 0; ; attempt++) {
+        const closed = closedReason(txn);
+        if (closed) throw snapError('INVALID_BILL', '25', { reason: closed });
+        const d = detailsOf(txn);
+        const amount = input.amount ?? txn.amount ?? d.totalAmount?.value;
+        if (amount === undefined || toMinorUnits(amount) <= 0n) throw snapError('INVALID_AMOUNT', '25');
+        if (d.virtualAccountTrxType === 'C' && compareMoney(amount, txn.amount as string) !== 0) {
+          throw snapError('INVALID_AMOUNT', '25', { detail: { expected: txn.amount, got: amount } });
+        }
+        const current = txn;
+        try {
+          return await changer.change(
+            current,
+            {
+              to: '00',
+              reason: 'sandbox payment',
+              patch: () => ({ paidAmount: amount, paidAt: nowMs, details: { ...current.details, payer: input.payer } }),
+              decidedOnRead: true,
+            },
+            nowMs,
+          );
+        } catch (e) {
+          if (!(e instanceof LostRace) || attempt >= 10) throw e;
+          txn = (await store.findTransaction(current.referenceNo)) as TransactionRecord;
+        }
       }
-      return changer.change(
-        txn,
-        {
-          to: '00',
-          reason: 'sandbox payment',
-          patch: () => ({ paidAmount: amount, paidAt: nowMs, details: { ...txn.details, payer: input.payer } }),
-        },
-        nowMs,
-      );
     },
   };
 }

@@ -299,8 +299,11 @@ export interface Store {
    * only by its claimant; the attempt is logged either way. Returns the notifications moved.
    */
   recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]>;
-  /** Gives back a worker's claims (graceful shutdown): due again at `now`. */
-  releaseClaims(workerId: string, now: number): Promise<number>;
+  /**
+   * Gives back a worker's claims (graceful shutdown): due again at `now`. Rows in `keep` are still
+   * being sent: they keep their lease, so no other instance sends them at the same time.
+   */
+  releaseClaims(workerId: string, now: number, keep?: readonly string[]): Promise<number>;
   findNotification(id: string): Promise<NotificationRecord | undefined>;
   listNotifications(filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRecord>>;
   attemptsOf(notificationId: string): Promise<StoredAttempt[]>;

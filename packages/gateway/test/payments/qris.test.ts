@@ -208,6 +208,16 @@ describe('QRIS (SPEC §3.1)', () => {
         order('a', '1.00', { additionalInfo: [] }),
         snap('4004701', 'Invalid Field Format {additionalInfo}'),
       ],
+      [
+        'additionalInfo nested 9,000 deep',
+        `{"partnerReferenceNo":"a","amount":{"value":"1.00","currency":"IDR"},"additionalInfo":{"x":${'['.repeat(9000)}${']'.repeat(9000)}}}`,
+        snap('4004701', 'Invalid Field Format {additionalInfo}'),
+      ],
+      [
+        'validityPeriod in the year 9999',
+        order('a', '1.00', { validityPeriod: '9999-12-31T23:59:59-14:00' }),
+        snap('4004701', 'Invalid Field Format {validityPeriod}'),
+      ],
     ];
     for (const [name, body, expected] of bad) {
       it(`answers ${expected.responseCode} for ${name}`, async () => {

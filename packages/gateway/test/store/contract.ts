@@ -319,6 +319,8 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(n?.latestStatus, '00');
       const before = await store.deliveryBacklog();
       assert.ok(before.undelivered >= 1);
+      assert.equal(await store.releaseClaims('w9', T0 + 3, [n?.id ?? '']), 0, 'a row still being sent keeps its lease');
+      assert.equal((await store.findNotification(n?.id ?? ''))?.claimedBy, 'w9');
       assert.equal(await store.releaseClaims('w9', T0 + 3), 1);
       const released = await store.findNotification(n?.id ?? '');
       assert.deepEqual([released?.state, released?.claimedBy, released?.nextAttemptAt], ['pending', null, T0 + 3]);

@@ -104,8 +104,12 @@ export class PostgresStore implements Store {
    */
   private async listen(): Promise<void> {
     if (this.isClosed) return;
-    const client = new pg.Client({ connectionString: this.connectionString });
+    // keepAlive and a heartbeat: a half-open connection raises no error by itself, and a silent
+    // listener must not keep serving cached merchants.
+    const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true });
+    let heartbeat: NodeJS.Timeout | undefined;
     const drop = () => {
+      if (heartbeat) clearInterval(heartbeat);
       this.isListening = false;
       this.forgetMerchants();
       if (this.listener === client) this.listener = undefined;
@@ -120,6 +124,17 @@ export class PostgresStore implements Store {
       this.listener = client;
       this.forgetMerchants();
       this.isListening = true;
+      heartbeat = setInterval(() => {
+        const timeout = setTimeout(drop, 5000);
+        client.query('SELECT 1').then(
+          () => clearTimeout(timeout),
+          () => {
+            clearTimeout(timeout);
+            drop();
+          },
+        );
+      }, 10_000);
+      heartbeat.unref();
     } catch {
       drop();
     }
@@ -193,7 +208,9 @@ export class PostgresStore implements Store {
   async close(): Promise<void> {
     this.isClosed = true;
     this.isListening = false;
-    await this.listener?.end().catch(() => undefined);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
 
@@ -450,7 +467,9 @@ export class PostgresStore implements Store {
 
   async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {
     return this.tx(async (c) => {
+      // Every change bumps seq, so a concurrent writer that read the old row loses (refunds, VA updates).
       const r = await this.updateGuarded(c, update.referenceNo, update.expectedSeq, [
+        ['seq', update.expectedSeq + 1],
         ['updated_at', update.at],
         ...patchColumns(update.patch),
       ]);
@@ -591,12 +610,12 @@ export class PostgresStore implements Store {
     });
   }
 
-  async releaseClaims(workerId: string, now: number): Promise<number> {
+  async releaseClaims(workerId: string, now: number, keep: readonly string[] = []): Promise<number> {
     const r = await this.pool.query(
       `UPDATE notifications SET state = CASE WHEN attempt_count = 0 THEN 'pending' ELSE 'retrying' END,
          next_attempt_at = $2, claimed_by = NULL, lease_until = NULL, updated_at = $2
-       WHERE claimed_by = $1 AND state = 'delivering'`,
-      [workerId, now],
+       WHERE claimed_by = $1 AND state = 'delivering' AND NOT (id = ANY($3::text[]))`,
+      [workerId, now, [...keep]],
     );
     return r.rowCount ?? 0;
   }

@@ -218,7 +218,7 @@ export class SqliteStore implements Store {
       releaseClaims: p(
         `UPDATE notifications SET state = CASE WHEN attempt_count = 0 THEN 'pending' ELSE 'retrying' END,
            next_attempt_at = @now, claimed_by = NULL, lease_until = NULL, updated_at = @now
-         WHERE claimed_by = @worker AND state = 'delivering'`,
+         WHERE claimed_by = @worker AND state = 'delivering' AND id NOT IN (SELECT value FROM json_each(@keep))`,
       ),
       notification: p('SELECT * FROM notifications WHERE id = ?'),
       attemptsOf: p('SELECT * FROM notification_attempts WHERE notification_id = ? ORDER BY id'),
@@ -470,7 +470,12 @@ export class SqliteStore implements Store {
     return this.guardUnique(() =>
       this.db
         .transaction((): TransactionRecord | undefined => {
-          const sets: Array<[string, unknown]> = [['updated_at', update.at], ...patchColumns(update.patch)];
+          // Every change bumps seq, so a concurrent writer that read the old row loses (refunds, VA updates).
+          const sets: Array<[string, unknown]> = [
+            ['seq', update.expectedSeq + 1],
+            ['updated_at', update.at],
+            ...patchColumns(update.patch),
+          ];
           const r = this.db
             .prepare(
               `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ? RETURNING *`,
@@ -561,8 +566,8 @@ export class SqliteStore implements Store {
       .immediate();
   }
 
-  async releaseClaims(workerId: string, now: number): Promise<number> {
-    return this.s('releaseClaims').run({ worker: workerId, now }).changes;
+  async releaseClaims(workerId: string, now: number, keep: readonly string[] = []): Promise<number> {
+    return this.s('releaseClaims').run({ worker: workerId, now, keep: JSON.stringify(keep) }).changes;
   }
 
   async findNotification(id: string): Promise<NotificationRecord | undefined> {

@@ -24,6 +24,12 @@ export interface DispatcherOptions {
   claimBatch?: number;
   /** How often due work (retries, other instances' rows) is looked for. */
   pollMs?: number;
+  /**
+   * Each claim and each batch of results is a durable commit (an fsync with SQLite FULL sync):
+   * after a claim that came back short, the next waits this long so it finds more rows, and
+   * results are gathered this long before they are written. A full claim goes again at once.
+   */
+  batchWindowMs?: number;
   random?: () => number;
 }
 
@@ -49,6 +55,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const maxInFlight = o.maxInFlight ?? 512;
   const claimBatch = o.claimBatch ?? 200;
   const pollMs = o.pollMs ?? 250;
+  const batchWindowMs = o.batchWindowMs ?? 10;
+  let shortClaimAt = Number.NEGATIVE_INFINITY;
   const random = o.random ?? Math.random;
   const { store, clock, logger, sender, metrics } = o;
 
@@ -161,7 +169,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       void flush();
       return;
     }
-    flushTimer ??= setTimeout(() => void flush(), 2);
+    flushTimer ??= setTimeout(() => void flush(), batchWindowMs);
   }
 
   function flush(): Promise<void> {
@@ -207,13 +215,12 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       do {
         pumpAgain = false;
         while (!stopping && inFlight < maxInFlight) {
-          const claimed = await store.claimDueNotifications(
-            workerId,
-            clock.now(),
-            leaseMs,
-            Math.min(claimBatch, maxInFlight - inFlight),
-          );
-          if (claimed.length === 0) break;
+          const asked = Math.min(claimBatch, maxInFlight - inFlight);
+          const claimed = await store.claimDueNotifications(workerId, clock.now(), leaseMs, asked);
+          if (claimed.length === 0) {
+            shortClaimAt = performance.now();
+            break;
+          }
           claimedTotal += claimed.length;
           inFlight += claimed.length;
           for (const n of claimed) {
@@ -244,6 +251,11 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
                 scheduleFlush();
               });
           }
+          // Fewer than asked for: nothing more is due right now.
+          if (claimed.length < asked) {
+            shortClaimAt = performance.now();
+            break;
+          }
         }
       } while (pumpAgain && !stopping);
     } catch (err) {
@@ -254,9 +266,18 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     return claimedTotal;
   }
 
+  let isWakeScheduled = false;
   function wake(): void {
-    if (!running || stopping) return;
-    setImmediate(() => void pump().then(updateBacklog));
+    // Many commits in one turn wake the loop once.
+    if (!running || stopping || isWakeScheduled) return;
+    isWakeScheduled = true;
+    const run = () => {
+      isWakeScheduled = false;
+      void pump().then(updateBacklog);
+    };
+    const wait = shortClaimAt + batchWindowMs - performance.now();
+    if (wait > 0) setTimeout(run, wait);
+    else setImmediate(run);
   }
 
   let backlogAt = 0;

@@ -568,45 +568,56 @@ export class PostgresStore implements Store {
 
   async recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]> {
     if (attempts.length === 0) return [];
+    // Two set-based statements per batch, whatever its size: a round trip per attempt was the
+    // single-instance limit on PostgreSQL (docs/benchmarks.md).
+    const col = <T>(f: (a: AttemptRecord) => T) => attempts.map(f);
     return this.tx(async (c) => {
-      const moved: NotificationRecord[] = [];
-      for (const a of attempts) {
-        await c.query(
-          `INSERT INTO notification_attempts (notification_id, attempt_no, worker_id, started_at, url, request_headers,
-             response_status, response_body, duration_ms, outcome, error)
-           VALUES ($1, (SELECT attempt_count + 1 FROM notifications WHERE id = $1), $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-          [
-            a.notificationId,
-            a.workerId,
-            a.startedAt,
-            a.url,
-            JSON.stringify(a.requestHeaders),
-            a.responseStatus,
-            a.responseBody,
-            a.durationMs,
-            a.outcome,
-            a.error,
-          ],
-        );
-        const r = await this.rows(
-          c,
-          `UPDATE notifications n SET
-             attempt_count = n.attempt_count + 1,
-             state = CASE
-               WHEN $3 THEN 'delivered'
-               WHEN ${NEWER_EXISTS} THEN 'superseded'
-               WHEN $4::bigint IS NULL THEN 'dead'
-               ELSE 'retrying' END,
-             next_attempt_at = CASE WHEN $3 THEN NULL ELSE $4::bigint END,
-             delivered_at = CASE WHEN $3 THEN $5 ELSE n.delivered_at END,
-             last_error = $6, claimed_by = NULL, lease_until = NULL, updated_at = $5
-           WHERE n.id = $1 AND n.claimed_by = $2 AND n.state = 'delivering'
-           RETURNING n.*`,
-          [a.notificationId, a.workerId, a.outcome === 'acknowledged', a.nextAttemptAt ?? null, a.finishedAt, a.error],
-        );
-        if (r[0]) moved.push(notificationFromRow(r[0]));
-      }
-      return moved;
+      await c.query(
+        `INSERT INTO notification_attempts (notification_id, attempt_no, worker_id, started_at, url, request_headers,
+           response_status, response_body, duration_ms, outcome, error)
+         SELECT x.id, (SELECT attempt_count + 1 FROM notifications WHERE id = x.id), x.worker, x.started, x.url,
+           x.headers::jsonb, x.status, x.body, x.duration, x.outcome, x.error
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[], $10::text[])
+           AS x(id, worker, started, url, headers, status, body, duration, outcome, error)`,
+        [
+          col((a) => a.notificationId),
+          col((a) => a.workerId),
+          col((a) => a.startedAt),
+          col((a) => a.url),
+          col((a) => JSON.stringify(a.requestHeaders)),
+          col((a) => a.responseStatus),
+          col((a) => a.responseBody),
+          col((a) => a.durationMs),
+          col((a) => a.outcome),
+          col((a) => a.error),
+        ],
+      );
+      const rows = await this.rows(
+        c,
+        `UPDATE notifications n SET
+           attempt_count = n.attempt_count + 1,
+           state = CASE
+             WHEN x.ack THEN 'delivered'
+             WHEN ${NEWER_EXISTS} THEN 'superseded'
+             WHEN x.next IS NULL THEN 'dead'
+             ELSE 'retrying' END,
+           next_attempt_at = CASE WHEN x.ack THEN NULL ELSE x.next END,
+           delivered_at = CASE WHEN x.ack THEN x.finished ELSE n.delivered_at END,
+           last_error = x.error, claimed_by = NULL, lease_until = NULL, updated_at = x.finished
+         FROM unnest($1::text[], $2::text[], $3::bool[], $4::bigint[], $5::bigint[], $6::text[])
+           AS x(id, worker, ack, next, finished, error)
+         WHERE n.id = x.id AND n.claimed_by = x.worker AND n.state = 'delivering'
+         RETURNING n.*`,
+        [
+          col((a) => a.notificationId),
+          col((a) => a.workerId),
+          col((a) => a.outcome === 'acknowledged'),
+          col((a) => a.nextAttemptAt ?? null),
+          col((a) => a.finishedAt),
+          col((a) => a.error),
+        ],
+      );
+      return rows.map(notificationFromRow);
     });
   }
 

@@ -18,7 +18,7 @@
 // (store, dispatcher and the code making status changes) runs in this process, as one snapgate
 // instance would: a status change arrives on the same event loop the dispatcher runs on.
 // Not a test: nothing asserts timings.
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -42,6 +42,7 @@ import { openStore } from '../src/store/open-store.ts';
 import type { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { MerchantRecord, NotificationRecord, Store, TransactionRecord } from '../src/store/store.ts';
+import { spawnGateway } from '../test/helpers/process.ts';
 
 const HOST = '127.0.0.1';
 const DEFAULT_DURATION_SEC = 10;
@@ -519,7 +520,6 @@ function atFixedRate(b: Bench, txns: TransactionRecord[], ratePerSec: number) {
 // it, makes a warm-up set due and waits for it, then makes the measured set due with one UPDATE
 // and times how long the K processes take to drive every row to `delivered`.
 
-const GATEWAY_ROOT = fileURLToPath(new URL('../', import.meta.url));
 const SCALE_WARMUP = 3000;
 /** next_attempt_at while loaded: far enough that no gateway claims a row before it is made due. */
 const FAR_FUTURE_MS = 8_000_000_000_000;
@@ -592,49 +592,27 @@ interface GatewayChild {
   stop(): Promise<void>;
 }
 
-/** `src/main.ts` as its own process on `databaseUrl`; resolves once it prints `gateway on http://…`. */
+/** `src/main.ts` as its own process on `databaseUrl` (the tests' spawnGateway), stopped by SIGTERM. */
 async function startGatewayProcess(databaseUrl: string, adminToken: string): Promise<GatewayChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: GATEWAY_ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
+  const g = await spawnGateway(
+    {
       SNAPGATE_DATABASE_URL: databaseUrl,
-      SNAPGATE_PORT: '0',
       SNAPGATE_HOST: HOST,
       SNAPGATE_ADMIN_TOKEN: adminToken,
       SNAPGATE_RATE_LIMIT: 'off',
-      SNAPGATE_LOG_LEVEL: 'warn',
       SNAPGATE_MODE: 'sandbox',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout?.on('data', (c) => {
-    out += String(c);
-  });
-  child.stderr?.on('data', (c) => {
-    err += String(c);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    30_000,
+  );
+  const pid = g.child.pid;
+  if (pid === undefined) throw new Error('a gateway process could not be spawned');
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
+    if (g.child.exitCode !== null || g.child.signalCode !== null) return;
+    g.child.kill('SIGTERM');
+    const t = setTimeout(() => g.child.kill('SIGKILL'), 15_000);
+    await g.exited;
     clearTimeout(t);
   };
-  const pid = child.pid;
-  if (pid === undefined) throw new Error('a gateway process could not be spawned');
-  const deadline = Date.now() + 30_000;
-  while (!/gateway on http:\/\/\S+/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      await exited;
-      throw new Error(`a gateway process did not start:\n${out}\n${err}`);
-    }
-    await sleep(50);
-  }
   return { pid, stop };
 }
 

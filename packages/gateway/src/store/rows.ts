@@ -6,11 +6,13 @@ import type {
   MerchantStatus,
   NotificationRecord,
   NotificationState,
+  StatusChange,
   StatusHistoryEntry,
   StoredAttempt,
   TokenSignature,
   TransactionKind,
   TransactionRecord,
+  TransactionUpdate,
 } from './store.ts';
 
 // Row mappers shared by the SQLite and PostgreSQL stores (both use the same column names;
@@ -157,6 +159,22 @@ export function patchColumns(patch: Record<string, unknown>): Array<[string, unk
     out.push([column, field === 'details' ? JSON.stringify(value) : value]);
   }
   return out;
+}
+
+/** What a status change sets. Every write moves `seq` on, so a writer that read the old row loses. */
+export function statusChangeColumns(c: StatusChange): Array<[string, unknown]> {
+  return [
+    ['status', c.status],
+    ['status_desc', c.statusDesc],
+    ['seq', c.expectedSeq + 1],
+    ['updated_at', c.at],
+    ...patchColumns(c.patch ?? {}),
+  ];
+}
+
+/** What a change that is not a status change sets (refunds in part, VA updates). */
+export function updateColumns(u: TransactionUpdate): Array<[string, unknown]> {
+  return [['seq', u.expectedSeq + 1], ['updated_at', u.at], ...patchColumns(u.patch)];
 }
 
 export function historyFromRow(r: Row): StatusHistoryEntry {

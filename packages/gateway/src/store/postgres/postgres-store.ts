@@ -11,10 +11,11 @@ import {
   merchantToRow,
   notificationFromRow,
   partnerServiceIdFor,
-  patchColumns,
   type Row,
+  statusChangeColumns,
   transactionFromRow,
   transactionToRow,
+  updateColumns,
 } from '../rows.ts';
 import {
   type AttemptRecord,
@@ -408,13 +409,7 @@ export class PostgresStore implements Store {
 
   async changeStatus(change: StatusChange): Promise<TransactionRecord | undefined> {
     return this.tx(async (c) => {
-      const r = await this.updateGuarded(c, change.referenceNo, change.expectedSeq, [
-        ['status', change.status],
-        ['status_desc', change.statusDesc],
-        ['seq', change.expectedSeq + 1],
-        ['updated_at', change.at],
-        ...patchColumns(change.patch ?? {}),
-      ]);
+      const r = await this.updateGuarded(c, change.referenceNo, change.expectedSeq, statusChangeColumns(change));
       if (!r) return undefined;
       const txn = transactionFromRow(r);
       await c.query(
@@ -467,12 +462,7 @@ export class PostgresStore implements Store {
 
   async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {
     return this.tx(async (c) => {
-      // Every change bumps seq, so a concurrent writer that read the old row loses (refunds, VA updates).
-      const r = await this.updateGuarded(c, update.referenceNo, update.expectedSeq, [
-        ['seq', update.expectedSeq + 1],
-        ['updated_at', update.at],
-        ...patchColumns(update.patch),
-      ]);
+      const r = await this.updateGuarded(c, update.referenceNo, update.expectedSeq, updateColumns(update));
       if (!r) return undefined;
       if (update.refund) await this.putRefund(c, update.refund);
       if (update.idempotency) await this.putIdempotency(c, update.idempotency, update.at);

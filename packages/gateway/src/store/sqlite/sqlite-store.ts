@@ -13,10 +13,11 @@ import {
   merchantToRow,
   notificationFromRow,
   partnerServiceIdFor,
-  patchColumns,
   type Row,
+  statusChangeColumns,
   transactionFromRow,
   transactionToRow,
+  updateColumns,
 } from '../rows.ts';
 import {
   type AttemptRecord,
@@ -479,16 +480,7 @@ export class SqliteStore implements Store {
   }
 
   private applyChange(change: StatusChange): TransactionRecord | undefined {
-    const sets: Array<[string, unknown]> = [
-      ['status', change.status],
-      ['status_desc', change.statusDesc],
-      ['seq', change.expectedSeq + 1],
-      ['updated_at', change.at],
-      ...patchColumns(change.patch ?? {}),
-    ];
-    const r = this.prepared(
-      `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ? RETURNING *`,
-    ).get(...sets.map(([, v]) => v), change.referenceNo, change.expectedSeq) as Row | undefined;
+    const r = this.updateGuarded(change.referenceNo, change.expectedSeq, statusChangeColumns(change));
     if (!r) return undefined;
     const txn = transactionFromRow(r);
     this.s('insertHistory').run(txn.referenceNo, txn.seq, txn.status, txn.statusDesc, change.reason, change.at);
@@ -519,15 +511,7 @@ export class SqliteStore implements Store {
     return this.guardUnique(() =>
       this.db
         .transaction((): TransactionRecord | undefined => {
-          // Every change bumps seq, so a concurrent writer that read the old row loses (refunds, VA updates).
-          const sets: Array<[string, unknown]> = [
-            ['seq', update.expectedSeq + 1],
-            ['updated_at', update.at],
-            ...patchColumns(update.patch),
-          ];
-          const r = this.prepared(
-            `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ? RETURNING *`,
-          ).get(...sets.map(([, v]) => v), update.referenceNo, update.expectedSeq) as Row | undefined;
+          const r = this.updateGuarded(update.referenceNo, update.expectedSeq, updateColumns(update));
           if (!r) return undefined;
           if (update.refund) this.s('insertRefund').run(update.refund);
           if (update.idempotency) this.s('insertIdempotency').run({ ...update.idempotency, createdAt: update.at });
@@ -678,6 +662,13 @@ export class SqliteStore implements Store {
       if (isUniqueError(e)) throw uniqueViolation(e);
       throw e;
     }
+  }
+
+  /** `UPDATE transactions … WHERE seq = expected`: no row when another write got there first. */
+  private updateGuarded(referenceNo: string, expectedSeq: number, sets: Array<[string, unknown]>): Row | undefined {
+    return this.prepared(
+      `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ? RETURNING *`,
+    ).get(...sets.map(([, v]) => v), referenceNo, expectedSeq) as Row | undefined;
   }
 
   private readonly dynamic = new Map<string, Database.Statement>();

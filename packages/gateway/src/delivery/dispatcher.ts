@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import type { AttemptRecord, MerchantRecord, NotificationRecord, Store } from '../store/store.ts';
+import type { AttemptRecord, NotificationRecord, Store } from '../store/store.ts';
 import { callbackHeaders, callbackUrlOf } from './callback-signing.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.ts';
@@ -73,20 +73,11 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const sending = new Set<string>();
   const idleWaiters: Array<() => void> = [];
 
-  const merchantCache = new Map<string, { merchant: MerchantRecord | undefined; at: number }>();
-  async function merchantOf(id: string): Promise<MerchantRecord | undefined> {
-    const hit = merchantCache.get(id);
-    const now = clock.now();
-    // A second of caching: a changed URL or secret applies to the next second's attempts.
-    if (hit && now - hit.at < 1000) return hit.merchant;
-    const merchant = await store.findMerchantById(id);
-    merchantCache.set(id, { merchant, at: now });
-    return merchant;
-  }
-
   async function deliver(n: NotificationRecord): Promise<AttemptRecord> {
     const startedAt = clock.now();
-    const merchant = await merchantOf(n.merchantId);
+    // The store caches merchants exactly (ADR 0006): no lookup per callback, and a changed URL
+    // or secret applies to the very next attempt.
+    const merchant = await store.findMerchantById(n.merchantId);
     const target = merchant ? callbackUrlOf(merchant, n.kind) : undefined;
     const base = { notificationId: n.id, workerId, startedAt };
     if (!merchant || !target) {

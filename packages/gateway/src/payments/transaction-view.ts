@@ -1,6 +1,7 @@
 import type { NotificationRecord, StatusHistoryEntry, TransactionRecord } from '../store/store.ts';
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+/** Epoch ms as ISO 8601 (UTC) for the admin API; null stays null. */
+export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** What the admin API shows of a transaction. */
 export function transactionView(t: TransactionRecord) {

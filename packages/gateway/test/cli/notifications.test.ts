@@ -49,7 +49,6 @@ describe('snapgate notifications … and report undelivered', () => {
     assert.match(report.out, new RegExp(`${g.referenceNo}.*dead`));
 
     await gw.admin('PATCH', `/merchants/${m.id}`, { callbackBaseUrl: receiver.baseUrl });
-    await new Promise((r) => setTimeout(r, 1100)); // the dispatcher caches a merchant for a second
     const rec = await run(
       gw,
       'notifications',

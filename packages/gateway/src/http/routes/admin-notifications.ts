@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../../clock.ts';
 import type { Dispatcher } from '../../delivery/dispatcher.ts';
-import { notificationView } from '../../payments/transaction-view.ts';
+import { iso, notificationView } from '../../payments/transaction-view.ts';
 import type { Store } from '../../store/store.ts';
 import { parseAdminBody, parseWith } from '../admin-body.ts';
 import { conflict, notFound } from '../problem.ts';
@@ -19,7 +19,6 @@ const reportQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(5000).default(500),
 });
 const recoverBody = z.strictObject({ since: z.iso.datetime({ offset: true }) });
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function adminNotificationRoutes(
   app: FastifyInstance,

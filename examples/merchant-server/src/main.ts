@@ -8,6 +8,13 @@ if (missing.length > 0) {
   process.exit(2);
 }
 const clientKey = env.CLIENT_KEY as string;
+// `--mode snap-b2b` (or CALLBACK_MODE=snap-b2b): SNAP's token-bound callbacks.
+const modeFlag = process.argv.indexOf('--mode');
+const callbackMode = (modeFlag >= 0 ? process.argv[modeFlag + 1] : env.CALLBACK_MODE) ?? 'hmac';
+if (callbackMode !== 'hmac' && callbackMode !== 'snap-b2b') {
+  process.stderr.write('merchant-server: --mode is hmac or snap-b2b\n');
+  process.exit(2);
+}
 const merchant = await startMerchantServer({
   port: Number(env.PORT ?? 3000),
   gatewayUrl: env.GATEWAY_URL ?? 'http://127.0.0.1:8080',
@@ -15,6 +22,7 @@ const merchant = await startMerchantServer({
   clientSecret: env.CLIENT_SECRET as string,
   partnerId: env.PARTNER_ID ?? clientKey,
   dbFile: env.DB_FILE ?? './data/merchant.db',
+  callbackMode,
   onCallback: ({ path, result, order }) => {
     const status = result.notification?.latestTransactionStatus ?? '-';
     const orderPart = order ? ` order ${order.id} ${order.status}` : '';

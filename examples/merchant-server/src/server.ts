@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net';
 import {
   type CallbackResult,
   createCallbackHandler,
+  createSnapB2bTokenIssuer,
   createSnapClient,
   createTokenClient,
   isSnapError,
   readRawBody,
   type SnapClient,
+  TOKEN_PATH,
   type TokenClient,
 } from '@snapgate/merchant-sdk';
 import { type Order, type OrderBook, openOrderBook, type PaymentMethod } from './orders.ts';
@@ -26,6 +28,11 @@ export interface MerchantServerOptions {
   partnerId: string;
   /** The SQLite file for orders (":memory:" for none). */
   dbFile: string;
+  /**
+   * `snap-b2b`: the gateway takes a token at /api/snap/v1.0/access-token/b2b here first (verified
+   * with the gateway's key from /.well-known), and every callback must carry it. Default `hmac`.
+   */
+  callbackMode?: 'hmac' | 'snap-b2b';
   /** Told about each callback as it is answered (the demo prints these). */
   onCallback?: (event: CallbackEvent) => void;
 }
@@ -49,6 +56,13 @@ const MONEY = /^(0|[1-9]\d{0,15})\.\d{2}$/;
 const QRIS_PATH = '/webhook/payment-qr-notification';
 const VA_PATH = '/webhook/payment-va-notification';
 
+/** The key the gateway signs its token requests with, as it publishes it. */
+async function gatewayKey(gatewayUrl: string): Promise<string> {
+  const res = await fetch(`${gatewayUrl.replace(/\/+$/, '')}/.well-known/snapgate/callback-public-key.pem`);
+  if (!res.ok) throw new Error(`cannot fetch the gateway's callback public key: HTTP ${res.status}`);
+  return res.text();
+}
+
 function send(res: ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 }
@@ -71,8 +85,16 @@ export async function startMerchantServer(options: MerchantServerOptions): Promi
     tokenClient,
   });
 
+  const issuer =
+    options.callbackMode === 'snap-b2b'
+      ? createSnapB2bTokenIssuer({
+          clientKey: options.clientKey,
+          gatewayPublicKeyPem: await gatewayKey(options.gatewayUrl),
+        })
+      : undefined;
   const callbacks = createCallbackHandler({
     clientSecret: options.clientSecret,
+    snapB2b: issuer,
     partnerId: options.partnerId,
     dedupeStore: orders.dedupeStore,
     statusStore: orders.statusStore,
@@ -131,6 +153,7 @@ export async function startMerchantServer(options: MerchantServerOptions): Promi
   const server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     if (req.method === 'POST' && (path === QRIS_PATH || path === VA_PATH)) return callbacks(req, res);
+    if (issuer && req.method === 'POST' && path === TOKEN_PATH) return issuer(req, res);
     const route = async () => {
       if (req.method === 'POST' && path === '/orders') return createOrder(req, res);
       const id = /^\/orders\/([\w-]+)$/.exec(path)?.[1];

@@ -18,15 +18,12 @@
 // (store, dispatcher and the code making status changes) runs in this process, as one snapgate
 // instance would: a status change arrives on the same event loop the dispatcher runs on.
 // Not a test: nothing asserts timings.
-import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -43,8 +40,23 @@ import type { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { MerchantRecord, NotificationRecord, Store, TransactionRecord } from '../src/store/store.ts';
 import { spawnGateway } from '../test/helpers/process.ts';
+import {
+  cpuNowUs,
+  type ForkedServer,
+  fmt,
+  forkReceiver,
+  HOST,
+  machineTicks,
+  type Percentiles,
+  percentiles,
+  procTicks,
+  servedKind,
+  serveReceiverChild,
+  stopGateway,
+  TICK_MS,
+  table,
+} from './bench-kit.ts';
 
-const HOST = '127.0.0.1';
 const DEFAULT_DURATION_SEC = 10;
 const WARMUP_SEC = 1;
 /** The same pool shape and concurrency as the dispatcher: createSender's 64 connections, maxInFlight 512. */
@@ -67,82 +79,26 @@ const GOAL_P99_MS = 100;
 
 interface ReceiverStats {
   requests: number;
-  cpuUs: number;
 }
 
-async function runReceiver(): Promise<void> {
+function runReceiver(): Promise<void> {
   let requests = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      requests++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(ACK_BODY);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
-  const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('receiver has no port');
-  process.once('disconnect', () => {
-    server.closeAllConnections();
-    server.close(() => process.exit(0));
-  });
-  process.on('message', () => {
-    const cpu = process.cpuUsage();
-    process.send?.({ requests, cpuUs: cpu.user + cpu.system } satisfies ReceiverStats);
-  });
-  process.send?.({ port: address.port });
-}
-
-interface ReceiverChild {
-  baseUrl: string;
-  stats(): Promise<ReceiverStats>;
-  stop(): Promise<void>;
-}
-
-async function startReceiver(): Promise<ReceiverChild> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve', 'receiver'], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const { port } = await new Promise<{ port: number }>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as { port: number }));
-    child.once('exit', (code) => reject(new Error(`receiver exited with ${code} before listening`)));
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    baseUrl: `http://${HOST}:${port}`,
-    stats: () =>
-      new Promise<ReceiverStats>((resolve) => {
-        child.once('message', (m) => resolve(m as ReceiverStats));
-        child.send('stats');
-      }),
-    async stop() {
-      if (child.connected) child.disconnect();
-      await exited;
+  return serveReceiverChild(
+    (req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(ACK_BODY);
+      });
     },
-  };
+    (): ReceiverStats => ({ requests }),
+  );
 }
+
+type ReceiverChild = ForkedServer<{ port: number }, ReceiverStats>;
 
 // ---------------------------------------------------------------------------------------
 // Measuring helpers.
-
-interface Percentiles {
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
-}
-
-function percentiles(values: number[]): Percentiles {
-  const sorted = Float64Array.from(values).sort();
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
-  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
-}
-
-const cpuNowUs = () => {
-  const c = process.cpuUsage();
-  return c.user + c.system;
-};
 
 /** Time spent in one store verb; for SQLite all of it blocks the event loop (better-sqlite3 is synchronous). */
 interface VerbTime {
@@ -530,20 +486,6 @@ interface Ticks {
   byPid: Map<number, number>;
 }
 
-/** getconf CLK_TCK; 100 on every Linux this runs on. */
-const TICK_MS = 10;
-
-function procTicks(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name is in parentheses and may hold spaces: count fields after the last ')'.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return undefined;
-  }
-}
-
 /** CPU ticks of every process named `postgres` (the server, its backends and background workers). */
 function postgresTicks(): Ticks {
   const byPid = new Map<number, number>();
@@ -574,19 +516,6 @@ function ticksBetween(before: Ticks, after: Ticks): number {
   return sum;
 }
 
-/** The whole machine, from /proc/stat: busy and total ticks over all CPUs. */
-function machineTicks(): { busy: number; total: number } {
-  try {
-    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
-    const v = line.trim().split(/\s+/).slice(1).map(Number);
-    const total = v.slice(0, 8).reduce((s, x) => s + x, 0);
-    const idle = (v[3] ?? 0) + (v[4] ?? 0);
-    return { busy: total - idle, total };
-  } catch {
-    return { busy: NaN, total: NaN };
-  }
-}
-
 interface GatewayChild {
   pid: number;
   stop(): Promise<void>;
@@ -606,14 +535,7 @@ async function startGatewayProcess(databaseUrl: string, adminToken: string): Pro
   );
   const pid = g.child.pid;
   if (pid === undefined) throw new Error('a gateway process could not be spawned');
-  const stop = async () => {
-    if (g.child.exitCode !== null || g.child.signalCode !== null) return;
-    g.child.kill('SIGTERM');
-    const t = setTimeout(() => g.child.kill('SIGKILL'), 15_000);
-    await g.exited;
-    clearTimeout(t);
-  };
-  return { pid, stop };
+  return { pid, stop: () => stopGateway(g) };
 }
 
 async function createDatabase(
@@ -1011,18 +933,6 @@ function parseArgs(argv: string[]): Options {
   return options;
 }
 
-const fmt = (n: number, digits = 0) =>
-  Number.isFinite(n)
-    ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : '—';
-
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
 /** A fresh database (or, without the right to create one, a fresh schema) for this run. */
 async function freshPostgres(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `snapgate_bench_${randomBytes(6).toString('hex')}`;
@@ -1077,7 +987,7 @@ async function main(): Promise<void> {
   }
   const cleanups: Array<() => Promise<void>> = [];
   try {
-    const receiver = await startReceiver();
+    const receiver = await forkReceiver<ReceiverStats>(import.meta.url);
     cleanups.unshift(() => receiver.stop());
 
     const dir = mkdtempSync(join(tmpdir(), 'snapgate-bench-delivery-'));
@@ -1379,8 +1289,7 @@ async function main(): Promise<void> {
   }
 }
 
-const serveAt = process.argv.indexOf('--serve');
-if (serveAt !== -1) {
+if (servedKind() !== undefined) {
   await runReceiver();
 } else {
   await main();

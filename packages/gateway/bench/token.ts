@@ -8,14 +8,13 @@
 //
 // Each server runs in a child process (this file with `--serve <kind>`), listening on
 // 127.0.0.1 port 0; autocannon runs in this process. Not a test: nothing asserts timings.
-import { type ChildProcess, fork } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
+  B2B_TOKEN_PATH,
   formatJakartaTimestamp,
   hmacSha256Base64,
   rsaSha256SignBase64,
@@ -27,12 +26,20 @@ import Fastify from 'fastify';
 import { assembleGateway, listenOn } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
-import { ACCESS_TOKEN_B2B_PATH } from '../src/http/routes/access-token-b2b.ts';
 import { createLogger } from '../src/logger.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { createTestDatabase } from '../test/helpers/postgres.ts';
+import {
+  type ForkedServer,
+  fmt,
+  forkServer,
+  HOST,
+  listenOnLoopback,
+  serveChild,
+  servedKind,
+  table,
+} from './bench-kit.ts';
 
-const HOST = '127.0.0.1';
 const CONNECTIONS = 50;
 const PIPELINING = 1;
 const DEFAULT_DURATION_SEC = 10;
@@ -115,19 +122,9 @@ interface FastifyServeInput {
   headers: Record<string, string>;
 }
 
-async function listenOnLoopback(server: Server): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, HOST, () => resolve());
-  });
-  const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('server has no port');
-  return address.port;
-}
-
 async function serveFastify(input: FastifyServeInput): Promise<{ ready: ReadyMessage; close: () => Promise<void> }> {
   const app = Fastify({ logger: false });
-  app.post(ACCESS_TOKEN_B2B_PATH, async (_request, reply) =>
+  app.post(B2B_TOKEN_PATH, async (_request, reply) =>
     reply.headers(input.headers).type('application/json').send(input.body),
   );
   await app.listen({ port: 0, host: HOST });
@@ -237,60 +234,17 @@ async function runChild(kind: ServerKind): Promise<void> {
       : kind === 'peer'
         ? await servePeer(process.env.BENCH_PEER_FORMAT === 'opaque' ? 'opaque' : 'jwt')
         : await serveFastify(JSON.parse(process.env.BENCH_FASTIFY_INPUT ?? '{}') as FastifyServeInput);
-  process.once('disconnect', () => {
-    started.close().finally(() => process.exit(0));
-  });
-  // The parent asks for CPU time around a run: CPU per request is steadier than req/s on a
-  // shared machine.
-  process.on('message', () => process.send?.({ cpuUsage: process.cpuUsage() }));
-  process.send?.(started.ready);
+  // The parent reads the CPU time around each run from serveChild's answers.
+  serveChild(started.ready, started.close);
 }
 
 // ---------------------------------------------------------------------------------------
 // Parent.
 
-interface ChildServer {
-  ready: ReadyMessage;
-  baseUrl: string;
-  /** User + system CPU time the server process has used, in microseconds. */
-  cpuTimeUs(): Promise<number>;
-  stop(): Promise<void>;
-}
+type ChildServer = ForkedServer<ReadyMessage, object>;
 
-async function startChild(kind: ServerKind, env: Record<string, string> = {}): Promise<ChildServer> {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve', kind], {
-    env: { ...process.env, ...env },
-    // Keep the table readable: a child's output is shown only when it fails to start.
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const ready = await new Promise<ReadyMessage>((resolve, reject) => {
-    child.once('message', (m) => resolve(m as ReadyMessage));
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code} before listening:\n${output}`)));
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    ready,
-    baseUrl: `http://${HOST}:${ready.port}`,
-    cpuTimeUs: () =>
-      new Promise<number>((resolve) => {
-        child.once('message', (m) => {
-          const { cpuUsage } = m as { cpuUsage: NodeJS.CpuUsage };
-          resolve(cpuUsage.user + cpuUsage.system);
-        });
-        child.send('cpu');
-      }),
-    async stop() {
-      if (child.connected) child.disconnect();
-      await exited;
-    },
-  };
+function startChild(kind: ServerKind, env: Record<string, string> = {}): Promise<ChildServer> {
+  return forkServer<ReadyMessage>(import.meta.url, kind, { env, isQuiet: true, label: `${kind} server` });
 }
 
 interface Target {
@@ -344,9 +298,9 @@ async function measure(autocannon: Autocannon, target: Target, durationSec: numb
   await run(await freshChecked(target), WARMUP_SEC);
   // Signed once, shortly before the run; the gateway accepts a replay inside the window.
   const headers = await freshChecked(target);
-  const cpuBeforeUs = await target.server.cpuTimeUs();
+  const cpuBefore = await target.server.stats();
   const r = await run(headers, durationSec);
-  const cpuUs = (await target.server.cpuTimeUs()) - cpuBeforeUs;
+  const cpuUs = (await target.server.stats()).cpuUs - cpuBefore.cpuUs;
   return {
     name: target.name,
     requestsPerSec: r.requests.average,
@@ -380,7 +334,7 @@ function snapTarget(gateway: ChildServer, name: string, clientKey: string, sign:
   return {
     name,
     server: gateway,
-    url: `${gateway.baseUrl}${ACCESS_TOKEN_B2B_PATH}`,
+    url: `${gateway.baseUrl}${B2B_TOKEN_PATH}`,
     body: TOKEN_BODY,
     isSuccess: snapSuccess,
     headers() {
@@ -459,9 +413,6 @@ function parseArgs(argv: string[]): Options {
   return options;
 }
 
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-
 function formatTable(rows: Figures[]): string {
   const header = ['Server', 'req/s (avg)', 'p50 ms', 'p99 ms', 'non-2xx', 'server CPU µs/req'];
   const body = rows.map((r) => [
@@ -472,10 +423,7 @@ function formatTable(rows: Figures[]): string {
     fmt(r.non2xx + r.errors + r.timeouts),
     fmt(r.serverCpuUsPerRequest),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] as string).length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+  return table(header, body);
 }
 
 async function main(): Promise<void> {
@@ -516,7 +464,7 @@ async function main(): Promise<void> {
     const bareTarget: Target = {
       name: 'bare Fastify 5, same-sized JSON',
       server: bare,
-      url: `${bare.baseUrl}${ACCESS_TOKEN_B2B_PATH}`,
+      url: `${bare.baseUrl}${B2B_TOKEN_PATH}`,
       body: TOKEN_BODY,
       headers: () => ({ 'Content-Type': 'application/json' }),
       isSuccess: (status, body) => status === 200 && body.length === sample.body.length,
@@ -591,9 +539,9 @@ async function main(): Promise<void> {
   }
 }
 
-const serveAt = process.argv.indexOf('--serve');
-if (serveAt !== -1) {
-  await runChild(process.argv[serveAt + 1] as ServerKind);
+const kind = servedKind();
+if (kind !== undefined) {
+  await runChild(kind as ServerKind);
 } else {
   await main();
 }

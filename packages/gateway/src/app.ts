@@ -13,9 +13,11 @@ import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
+import { adminProviderRoutes } from './http/routes/admin-providers.ts';
 import { adminTransactionRoutes } from './http/routes/admin-transactions.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { paymentRoutes } from './http/routes/payments.ts';
+import { providerApiRoutes } from './http/routes/provider-api.ts';
 import { qrImageRoutes } from './http/routes/qr-image.ts';
 import { sandboxRoutes } from './http/routes/sandbox.ts';
 import type { Logger } from './logger.ts';
@@ -24,6 +26,11 @@ import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
 import { createQrisService, type QrisService } from './payments/qris-service.ts';
 import { createStatusChanger, type StatusChanger } from './payments/status-change.ts';
 import { createVaService, type VaService } from './payments/va-service.ts';
+import { createInboundService, type InboundService } from './providers/inbound-service.ts';
+import { createProviderService } from './providers/provider-service.ts';
+import { createSandboxPayer } from './providers/sandbox-providers.ts';
+import { createSnapClient, type SnapClient } from './providers/snap-client.ts';
+import { createUpstreamAcquirer } from './providers/upstream-acquirer.ts';
 import type { Store } from './store/store.ts';
 import { createRateLimiter } from './tokens/rate-limit.ts';
 import { createTokenService, type TokenService } from './tokens/token-service.ts';
@@ -45,6 +52,9 @@ export interface Gateway {
   qris: QrisService;
   va: VaService;
   changer: StatusChanger;
+  inbound: InboundService;
+  /** The one outbound SNAP client: upstream acquirers, and the sandbox bank and acquirer. */
+  snapClient: SnapClient;
   expiry: ExpirySweeper;
   /** Not started by buildApp: main.ts (or a test) starts it. */
   dispatcher: Dispatcher;
@@ -92,6 +102,7 @@ export function buildApp(deps: AppDeps): Gateway {
     tokenTtlSec: config.tokenTtlSec,
     clockSkewSec: config.clockSkewSec,
     rateLimiter: createRateLimiter(config.rateLimitPerMin),
+    mode: config.mode,
   });
   const merchants = createMerchantService({ store, clock, mode: config.mode });
   const deliveryMetrics = createDeliveryMetrics(metrics.registry);
@@ -109,15 +120,26 @@ export function buildApp(deps: AppDeps): Gateway {
   app.addHook('onClose', async () => {
     await dispatcher.stop();
     await sender.close();
+    await snapClient.close();
   });
   const changer = createStatusChanger({
     store,
     firstAttemptDelayMs: config.retryScheduleMs[0] ?? 0,
     onNotified: () => dispatcher.wake(),
   });
-  const qris = createQrisService({ store, changer, publicUrl: config.publicUrl });
-  const va = createVaService({ store, changer });
-  const expiry = createExpirySweeper({ store, changer, clock, logger });
+  const snapClient = createSnapClient({ clock, timeoutMs: config.upstreamTimeoutMs });
+  const upstream = createUpstreamAcquirer({
+    store,
+    changer,
+    client: snapClient,
+    timeoutMs: config.upstreamTimeoutMs,
+    logger,
+  });
+  const qris = createQrisService({ store, changer, publicUrl: config.publicUrl, upstream });
+  const va = createVaService({ store, changer, mode: config.mode });
+  const inbound = createInboundService({ store, changer, mode: config.mode });
+  const providers = createProviderService({ store, clock, mode: config.mode });
+  const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
 
   healthRoutes(app, { store, metrics });
   app.get('/.well-known/snapgate/callback-public-key.pem', { config: { api: 'admin' } }, async (_request, reply) =>
@@ -125,6 +147,7 @@ export function buildApp(deps: AppDeps): Gateway {
   );
   accessTokenB2bRoute(app, { tokens });
   paymentRoutes(app, { store, tokens, clock, qris, va });
+  providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode });
   qrImageRoutes(app, { store });
   app.register(
     async (admin) => {
@@ -132,11 +155,23 @@ export function buildApp(deps: AppDeps): Gateway {
       adminMerchantRoutes(admin, { merchants, store });
       adminTransactionRoutes(admin, { store });
       adminNotificationRoutes(admin, { store, clock, dispatcher });
-      if (config.mode === 'sandbox') sandboxRoutes(admin, { qris, va, clock });
+      adminProviderRoutes(admin, { providers, store });
+      if (config.mode === 'sandbox') {
+        const payer = createSandboxPayer({ store, client: snapClient, selfUrl: () => selfUrlOf(app) });
+        sandboxRoutes(admin, { qris, payer, clock });
+      }
     },
     { prefix: '/admin/v1' },
   );
-  return { app, tokens, metrics, qris, va, changer, expiry, dispatcher, deliveryMetrics };
+  return { app, tokens, metrics, qris, va, changer, inbound, snapClient, expiry, dispatcher, deliveryMetrics };
+}
+
+/** Where this process itself answers: the sandbox bank and acquirer call it there. */
+function selfUrlOf(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (typeof address !== 'object' || address === null) throw new TypeError('the gateway is not listening');
+  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
 /** Bootstrap (keys, first-run state) and build: what every way of running a gateway does first. */

@@ -3,6 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { hashAdminToken } from './http/admin-auth.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
+import { ensureSandboxProviders } from './providers/sandbox-providers.ts';
 import type { Store } from './store/store.ts';
 
 export interface BootstrapResult {
@@ -39,6 +40,7 @@ export async function bootstrap(store: Store, config: Config, clock: Clock): Pro
     });
     if (generated && hashAdminToken(generated) === result.adminTokenSha256) result.generatedAdminToken = generated;
   }
+  if (config.mode === 'sandbox') await ensureSandboxProviders(store, clock.now());
   if (config.mode === 'sandbox' && (await store.countMerchants()) === 0) {
     const merchants = createMerchantService({ store, clock, mode: config.mode });
     const { merchant, clientSecret } = await merchants.create({ name: 'Sandbox Merchant', merchantCity: 'JAKARTA' });

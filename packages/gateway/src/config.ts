@@ -17,6 +17,8 @@ export interface Config {
   clockSkewSec: number;
   tokenTtlSec: number;
   callbackTimeoutMs: number;
+  /** Bounds one outbound exchange with an upstream provider (token and call). */
+  upstreamTimeoutMs: number;
   /** Delay before each attempt, in milliseconds. */
   retryScheduleMs: number[];
 }
@@ -67,6 +69,7 @@ const schema = z.object({
   SNAPGATE_CLOCK_SKEW_SEC: int(1, 86_400).default(300),
   SNAPGATE_TOKEN_TTL_SEC: int(60, 86_400).default(900),
   SNAPGATE_CALLBACK_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  SNAPGATE_UPSTREAM_TIMEOUT_MS: int(100, 120_000).default(10_000),
   SNAPGATE_RETRY_SCHEDULE: z
     .string()
     .default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h')
@@ -105,6 +108,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clockSkewSec: c.SNAPGATE_CLOCK_SKEW_SEC,
     tokenTtlSec: c.SNAPGATE_TOKEN_TTL_SEC,
     callbackTimeoutMs: c.SNAPGATE_CALLBACK_TIMEOUT_MS,
+    upstreamTimeoutMs: c.SNAPGATE_UPSTREAM_TIMEOUT_MS,
     retryScheduleMs: c.SNAPGATE_RETRY_SCHEDULE,
   };
 }

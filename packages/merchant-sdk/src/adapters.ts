@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SERVICE, snapError } from '@snapgate/snap';
-import { type CallbackHandler, readRawBody, writeResult } from './callback-handler.ts';
-import type { HeadersLike } from './verify-callback.ts';
+import { type CallbackHandler, type CallbackResult, readRawBody, writeResult } from './callback-handler.ts';
+import type { CallbackRequest, HeadersLike } from './verify-callback.ts';
 
 /**
  * src 4.2: the suggested callback paths, QRIS then VA.
@@ -28,6 +28,16 @@ export type ExpressRequestLike = IncomingMessage & { originalUrl?: string; body?
 export type ExpressMiddleware = (req: ExpressRequestLike, res: ServerResponse, next: (error?: unknown) => void) => void;
 
 /**
+ * What the adapters mount: a callback handler, or a `snap-b2b` token issuer.
+ *
+ * @example
+ * const h: RequestHandlerLike = createCallbackHandler(options);
+ */
+export type RequestHandlerLike = Pick<CallbackHandler, 'maxBodyBytes'> & {
+  handle(request: CallbackRequest): Promise<Pick<CallbackResult, 'httpStatus' | 'body'>>;
+};
+
+/**
  * Mounts a callback handler in Express, keeping the raw body: mount it before `express.json()`,
  * or behind `express.raw({ type: 'application/json' })` (a Buffer `req.body` is used as is). A
  * body that another parser already consumed cannot be verified: that is a setup mistake, passed
@@ -37,7 +47,7 @@ export type ExpressMiddleware = (req: ExpressRequestLike, res: ServerResponse, n
  * app.post('/webhook/payment-qr-notification', toExpress(handler));
  * app.post('/webhook/payment-va-notification', toExpress(handler));
  */
-export function toExpress(handler: CallbackHandler): ExpressMiddleware {
+export function toExpress(handler: RequestHandlerLike): ExpressMiddleware {
   return (req, res, next) => {
     const parsed = req.body;
     const given = typeof parsed === 'string' || parsed instanceof Uint8Array ? parsed : undefined;
@@ -110,7 +120,7 @@ export interface FastifyLike {
  * app.register(fastifyCallbackPlugin(handler, { paths: ['/payments/callback'] }), { prefix: '/shop' });
  */
 export function fastifyCallbackPlugin(
-  handler: CallbackHandler,
+  handler: RequestHandlerLike,
   options: { paths?: readonly string[] } = {},
 ): (app: FastifyLike) => Promise<void> {
   const paths = options.paths ?? CALLBACK_PATHS;

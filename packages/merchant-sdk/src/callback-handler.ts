@@ -224,7 +224,7 @@ export function createCallbackHandler(options: CallbackHandlerOptions): Callback
   }
   const key: CallbackKey =
     options.gatewayPublicKeyPem === undefined
-      ? { clientSecret: options.clientSecret }
+      ? { clientSecret: options.clientSecret, snapB2b: options.snapB2b }
       : // Parse the PEM once: it costs more than the verification.
         { gatewayPublicKeyPem: createPublicKey(options.gatewayPublicKeyPem) };
   const dedupe = options.dedupeStore ?? createMemoryDedupeStore();

@@ -10,6 +10,7 @@ export {
   type FastifyReplyLike,
   type FastifyRequestLike,
   fastifyCallbackPlugin,
+  type RequestHandlerLike,
   toExpress,
 } from './adapters.ts';
 export {
@@ -28,6 +29,7 @@ export {
 } from './callback-handler.ts';
 export { type Clock, systemClock } from './clock.ts';
 export { SnapApiError } from './errors.ts';
+export { createSnapB2bTokenIssuer, type SnapB2bIssuerOptions, type SnapB2bTokenIssuer } from './snap-b2b-issuer.ts';
 export {
   API_PREFIX,
   type CallOptions,
@@ -55,6 +57,7 @@ export {
   type CallbackRequest,
   type HeadersLike,
   headerValue,
+  type SnapB2bTokens,
   type VerifyCallbackOptions,
   verifyCallback,
 } from './verify-callback.ts';

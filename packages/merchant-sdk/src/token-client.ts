@@ -1,5 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import {
+  B2B_TOKEN_PATH,
   formatJakartaTimestamp,
   hmacSha256Base64,
   rsaSha256SignBase64,
@@ -15,7 +16,7 @@ import { errorFromAnswer, isSuccess, readAnswer } from './errors.ts';
  * @example
  * `${baseUrl}${TOKEN_PATH}`; // 'http://127.0.0.1:8080/api/snap/v1.0/access-token/b2b'
  */
-export const TOKEN_PATH = '/api/snap/v1.0/access-token/b2b';
+export const TOKEN_PATH = B2B_TOKEN_PATH;
 
 /** src 4.1 rule 1 / SPEC §2: the lifetime when an answer does not say. */
 const DEFAULT_EXPIRES_IN_SEC = 900;

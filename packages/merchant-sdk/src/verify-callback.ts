@@ -6,6 +6,7 @@ import {
   isTransactionStatus,
   parseSnapTimestamp,
   SERVICE,
+  serviceStringToSign,
   snapError,
   verifyHmacSha512,
   verifyRsaSha256,
@@ -46,8 +47,20 @@ export interface CallbackRequest {
  * const key: CallbackKey = { gatewayPublicKeyPem: await (await fetch(`${gw}/.well-known/snapgate/callback-public-key.pem`)).text() };
  */
 export type CallbackKey =
-  | { clientSecret: string | readonly string[]; gatewayPublicKeyPem?: undefined }
-  | { gatewayPublicKeyPem: string | KeyObject; clientSecret?: undefined };
+  | { clientSecret: string | readonly string[]; gatewayPublicKeyPem?: undefined; snapB2b?: SnapB2bTokens }
+  | { gatewayPublicKeyPem: string | KeyObject; clientSecret?: undefined; snapB2b?: undefined };
+
+/**
+ * `snap-b2b` callbacks: the tokens this merchant issued to the gateway (see
+ * {@link createSnapB2bTokenIssuer}). With it, a callback must carry one of them as its bearer
+ * token, and its signature is HMAC-SHA512 over `POST:<path>:<token>:<sha256 hex of the body>:<X-TIMESTAMP>`.
+ *
+ * @example
+ * const options: VerifyCallbackOptions = { clientSecret, partnerId, snapB2b: issuer };
+ */
+export interface SnapB2bTokens {
+  isValid(accessToken: string): boolean;
+}
 
 /**
  * Options of {@link verifyCallback}.
@@ -141,6 +154,12 @@ export function verifyCallback(request: CallbackRequest, options: VerifyCallback
     if (!v) throw snapError('INVALID_MANDATORY_FIELD', SVC, { field: name });
     return v;
   };
+  // snap-b2b: no callback without a token this merchant issued (401 Invalid Token (B2B)).
+  const authorization = headerValue(request.headers, 'Authorization') ?? '';
+  const accessToken = /^bearer /i.test(authorization) ? authorization.slice(7).trim() : '';
+  if (options.snapB2b && !(accessToken && options.snapB2b.isValid(accessToken))) {
+    throw snapError('INVALID_TOKEN', SVC);
+  }
   const timestamp = header('X-TIMESTAMP');
   const signature = header('X-SIGNATURE');
   const partnerId = header('X-PARTNER-ID');
@@ -160,7 +179,9 @@ export function verifyCallback(request: CallbackRequest, options: VerifyCallback
     const data = callbackRsaStringToSign({ path: request.path, rawBody: request.rawBody, timestamp });
     verified = verifyRsaSha256(options.gatewayPublicKeyPem, data, signature);
   } else {
-    const data = callbackHmacStringToSign({ path: request.path, partnerId, rawBody: request.rawBody, timestamp });
+    const data = options.snapB2b
+      ? serviceStringToSign({ method: 'POST', path: request.path, accessToken, rawBody: request.rawBody, timestamp })
+      : callbackHmacStringToSign({ path: request.path, partnerId, rawBody: request.rawBody, timestamp });
     const secrets = typeof options.clientSecret === 'string' ? [options.clientSecret] : options.clientSecret;
     // Every secret is tried, so timing does not tell which one matched.
     verified = secrets.map((secret) => verifyHmacSha512(secret, data, signature)).includes(true);

@@ -9,11 +9,15 @@ export const SNAP_CASES = {
   TRANSACTION_NOT_FOUND: { httpStatus: 404, caseCode: '01', message: 'Transaction Not Found' },
   INVALID_BILL: { httpStatus: 404, caseCode: '12', message: 'Invalid Bill/Virtual Account' },
   INVALID_AMOUNT: { httpStatus: 404, caseCode: '13', message: 'Invalid Amount' },
+  PAID_BILL: { httpStatus: 404, caseCode: '14', message: 'Paid Bill' },
+  INVALID_BILL_EXPIRED: { httpStatus: 404, caseCode: '19', message: 'Invalid Bill/Virtual Account' },
   NOT_ALLOWED: { httpStatus: 405, caseCode: '01', message: 'Requested Operation Is Not Allowed' },
   CONFLICT: { httpStatus: 409, caseCode: '00', message: 'Conflict' },
   DUPLICATE_PARTNER_REFERENCE_NO: { httpStatus: 409, caseCode: '01', message: 'Duplicate partnerReferenceNo' },
   TOO_MANY_REQUESTS: { httpStatus: 429, caseCode: '00', message: 'Too Many Requests' },
   GENERAL_ERROR: { httpStatus: 500, caseCode: '00', message: 'General Error' },
+  EXTERNAL_SERVER_ERROR: { httpStatus: 500, caseCode: '02', message: 'External Server Error' },
+  TIMEOUT: { httpStatus: 504, caseCode: '00', message: 'Timeout' },
 } as const;
 
 export type SnapCase = keyof typeof SNAP_CASES;
@@ -30,6 +34,12 @@ export const SERVICE = {
   vaUpdate: '28',
   vaInquiry: '30',
   vaDelete: '31',
+  /** A bank asks about a VA before its customer pays (provider → snapgate). */
+  vaBankInquiry: '24',
+  /** A bank's payment flag (provider → snapgate). */
+  vaPayment: '25',
+  /** An acquirer's QRIS payment notification (provider → snapgate). */
+  qrisNotify: '52',
   callback: '26',
 } as const;
 

@@ -1,3 +1,12 @@
+/**
+ * The B2B access-token path: the gateway's own, a provider's, an acquirer's and a `snap-b2b`
+ * merchant's token endpoint all live here by default.
+ *
+ * @example
+ * `${baseUrl}${B2B_TOKEN_PATH}`; // 'http://127.0.0.1:8080/api/snap/v1.0/access-token/b2b'
+ */
+export const B2B_TOKEN_PATH = '/api/snap/v1.0/access-token/b2b';
+
 /** SNAP header names, exactly as the standard spells them (src 2.1, 2.5). */
 export const HEADER = {
   contentType: 'content-type',

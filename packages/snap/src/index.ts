@@ -11,8 +11,10 @@ export {
   snapError,
   successCode,
 } from './errors.ts';
-export { HEADER, HEADER_DISPLAY } from './headers.ts';
+export { B2B_TOKEN_PATH, HEADER, HEADER_DISPLAY } from './headers.ts';
+export { isJsonObject, mediaType, parseJsonBody } from './json-body.ts';
 export { compareMoney, fromMinorUnits, isMoneyValue, type Money, toMinorUnits } from './money.ts';
+export { phpJsonEncode } from './php-json.ts';
 export {
   hmacSha256Base64,
   hmacSha512Base64,

@@ -8,6 +8,7 @@ import {
   callbackRsaStringToSign,
   hmacSha256Base64,
   hmacSha512Base64,
+  phpJsonEncode,
   rsaSha256SignBase64,
   serviceStringToSign,
   tokenStringToSign,
@@ -44,6 +45,12 @@ describe('payment API signature', () => {
       assert.equal(verifyHmacSha512(v.secret, data, v.signature), true);
     });
   }
+
+  it('matches the bank token vector of docs/upstream.md', () => {
+    const data = tokenStringToSign('bank-client-key', '2026-11-23T10:00:00+07:00');
+    assert.equal(data, 'bank-client-key|2026-11-23T10:00:00+07:00');
+    assert.equal(hmacSha256Base64('bank-secret', data), 'Ct+Emgk6nAbjxrIFRXxseUMSix/j2AGfsAZs4d5Op1k=');
+  });
 
   it('builds METHOD:path:token:bodyhash:timestamp with an upper-case method', () => {
     const data = serviceStringToSign({
@@ -100,5 +107,22 @@ describe('callback string-to-sign', () => {
     const h = bodyDigest('{}');
     assert.equal(callbackHmacStringToSign(parts), `POST:/webhook/payment-qr-notification:P1:${h}:T`);
     assert.equal(callbackRsaStringToSign(parts), `POST:/webhook/payment-qr-notification:${h}:T`);
+  });
+});
+
+describe('PHP json_encode bytes', () => {
+  it('escapes / and every non-ASCII character as PHP does (bytes checked against php 8.2)', () => {
+    const value = {
+      a: 'https://x.example/p?q=1',
+      n: 'Budi Café 日本 😀',
+      e: '',
+      c: 'tab\tnl\nq"bs\\ del\u007f',
+      i: 123456789012,
+      o: { v: '10000.00' },
+    };
+    assert.equal(
+      phpJsonEncode(value),
+      '{"a":"https:\\/\\/x.example\\/p?q=1","n":"Budi Caf\\u00e9 \\u65e5\\u672c \\ud83d\\ude00","e":"","c":"tab\\tnl\\nq\\"bs\\\\ del\u007f","i":123456789012,"o":{"v":"10000.00"}}',
+    );
   });
 });

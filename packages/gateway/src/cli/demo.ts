@@ -132,9 +132,28 @@ export async function runDemo(io: DemoIo): Promise<number> {
       status: '00',
       payerName: 'DEMO PAYER',
     });
+    const providers = (await admin('GET', '/providers')).items as Array<{
+      id: string;
+      kind: string;
+      isSandbox: boolean;
+    }>;
+    const acquirer = providers.find((p) => p.isSandbox && p.kind === 'acquirer');
+    const notify = await waitFor(
+      'the acquirer’s call in the inbound log',
+      async () => {
+        const log = (await admin('GET', `/providers/${acquirer?.id}/inbound?limit=1`)).items as Array<{
+          path: string;
+          responseCode: string;
+          durationMs: number;
+        }>;
+        return log[0];
+      },
+      Date.now() + DEADLINE_MS,
+    );
     say(
       `Paid the QRIS in the sandbox: POST /admin/v1/sandbox/qris/${order.referenceNo}/pay`,
-      `transaction status ${String(paid.status)} (${String(paid.statusDesc)}); the gateway queued a signed notification`,
+      `the sandbox acquirer told the gateway, as a real acquirer does: POST ${notify.path} with its own B2B token, HMAC-SHA512 signed`,
+      `the gateway answered ${notify.responseCode} after committing status ${String(paid.status)} (${String(paid.statusDesc)}) together with a signed notification for the merchant`,
     );
 
     const deadline = Date.now() + DEADLINE_MS;
@@ -179,7 +198,9 @@ export async function runDemo(io: DemoIo): Promise<number> {
       return 1;
     }
     say(`Order ${final.id} is PAID.`);
-    io.out('\nDone: token, QRIS, sandbox payment, signed callback, verified and acknowledged.');
+    io.out(
+      '\nDone: token, QRIS, payment notified by the acquirer over SNAP, signed callback, verified and acknowledged.',
+    );
     return 0;
   } catch (e) {
     io.err(`snapgate demo: ${(e as Error).message}`);

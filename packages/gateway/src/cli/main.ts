@@ -1,6 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { isTransactionStatus, type TransactionStatus } from '@snapgate/snap';
+import { systemClock } from '../clock.ts';
 import { loadCliConfig } from '../config.ts';
+import { parseQrisContent } from '../payments/qris-content.ts';
+import { notifyQrisAsAcquirer, payVaAsBank } from '../providers/provider-calls.ts';
+import {
+  createSnapClient,
+  type SnapAnswer,
+  SnapCallFailed,
+  SnapCallTimeout,
+  type SnapClient,
+  type SnapTarget,
+} from '../providers/snap-client.ts';
 import { AdminApiError, type AdminClient, createAdminClient } from './admin-client.ts';
 import { type Output, printRecord, printTable } from './output.ts';
 
@@ -12,6 +24,8 @@ interface Ctx {
   values: Values;
   positionals: string[];
   admin: AdminClient;
+  /** The gateway's base URL (the provider simulator calls its SNAP API directly). */
+  url: string;
   o: Output;
 }
 interface Command {
@@ -29,28 +43,42 @@ const merchantFields: Record<string, string> = {
   'partner-id': 'partnerId',
   'token-signature': 'tokenSignature',
   'callback-signature': 'callbackSignature',
+  'callback-json': 'callbackJson',
+  'callback-token-url': 'callbackTokenUrl',
   'merchant-name': 'merchantName',
   'merchant-city': 'merchantCity',
   nmid: 'nmid',
   mcc: 'mcc',
+  'qris-provider': 'qrisProvider',
 };
 const merchantOptions = Object.fromEntries([
   ...Object.keys(merchantFields).map((k) => [k, str]),
   ['public-key-file', str],
 ]) as ParseArgsConfig['options'];
 
-function merchantBody(values: Values): Record<string, unknown> {
+function readFlagFile(values: Values, flag: string): string | undefined {
+  const path = values[flag];
+  if (typeof path !== 'string') return undefined;
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read --${flag}: ${(e as Error).message}`);
+  }
+}
+
+/** The request body a command's flags name: `--flag value` → `{ field: value }`. */
+function bodyOf(values: Values, fields: Record<string, string>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  for (const [flag, field] of Object.entries(merchantFields)) {
+  for (const [flag, field] of Object.entries(fields)) {
     if (typeof values[flag] === 'string') body[field] = values[flag];
   }
-  if (typeof values['public-key-file'] === 'string') {
-    try {
-      body.publicKeyPem = readFileSync(values['public-key-file'], 'utf8');
-    } catch (e) {
-      throw new UsageError(`cannot read --public-key-file: ${(e as Error).message}`);
-    }
-  }
+  return body;
+}
+
+function merchantBody(values: Values): Record<string, unknown> {
+  const body = bodyOf(values, merchantFields);
+  const pem = readFlagFile(values, 'public-key-file');
+  if (pem !== undefined) body.publicKeyPem = pem;
   return body;
 }
 
@@ -58,6 +86,13 @@ function onePositional(ctx: Ctx, what: string): string {
   const v = ctx.positionals[0];
   if (!v || ctx.positionals.length > 1) throw new UsageError(`expected exactly one ${what}`);
   return v;
+}
+
+function overlapBody(values: Values): Record<string, unknown> {
+  if (typeof values['overlap-sec'] !== 'string') return {};
+  const n = Number(values['overlap-sec']);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError('--overlap-sec must be a whole number of seconds');
+  return { overlapSec: n };
 }
 
 const MERCHANT_COLUMNS = ['id', 'name', 'clientKey', 'partnerId', 'status', 'createdAt'];
@@ -120,16 +155,107 @@ export const commands: Record<string, Command> = {
     options: { 'overlap-sec': str },
     async run(ctx) {
       const id = onePositional(ctx, 'merchant id');
-      const body: Record<string, unknown> = {};
-      if (typeof ctx.values['overlap-sec'] === 'string') {
-        const n = Number(ctx.values['overlap-sec']);
-        if (!Number.isInteger(n) || n < 0) throw new UsageError('--overlap-sec must be a whole number of seconds');
-        body.overlapSec = n;
-      }
-      printRecord(ctx.o, await ctx.admin.call('POST', `/merchants/${encodeURIComponent(id)}/rotate-secret`, body));
+      const path = `/merchants/${encodeURIComponent(id)}/rotate-secret`;
+      printRecord(ctx.o, await ctx.admin.call('POST', path, overlapBody(ctx.values)));
     },
   },
 };
+
+const providerFields: Record<string, string> = { name: 'name', kind: 'kind', 'bank-code': 'bankCode' };
+const outboundFields: Record<string, string> = {
+  'outbound-base-url': 'baseUrl',
+  'outbound-client-key': 'clientKey',
+  'outbound-client-secret': 'clientSecret',
+  'outbound-partner-id': 'partnerId',
+  'outbound-channel-id': 'channelId',
+  'outbound-token-path': 'tokenPath',
+  'outbound-path-prefix': 'pathPrefix',
+};
+const providerOptions = Object.fromEntries(
+  [...Object.keys(providerFields), ...Object.keys(outboundFields), 'public-key-file', 'outbound-private-key-file'].map(
+    (k) => [k, str],
+  ),
+) as ParseArgsConfig['options'];
+
+function providerBody(values: Values): Record<string, unknown> {
+  const body = bodyOf(values, providerFields);
+  const pem = readFlagFile(values, 'public-key-file');
+  if (pem !== undefined) body.publicKeyPem = pem;
+  const outbound = bodyOf(values, outboundFields);
+  const privateKeyPem = readFlagFile(values, 'outbound-private-key-file');
+  if (privateKeyPem !== undefined) outbound.privateKeyPem = privateKeyPem;
+  if (Object.keys(outbound).length > 0) body.outbound = outbound;
+  return body;
+}
+
+const PROVIDER_COLUMNS = ['id', 'name', 'kind', 'bankCode', 'clientKey', 'status', 'isSandbox'];
+const OUTBOUND_USAGE =
+  '[--outbound-base-url U --outbound-client-key K --outbound-client-secret S --outbound-partner-id P [--outbound-private-key-file F]]';
+
+Object.assign(commands, {
+  'provider create': {
+    usage: `snapgate provider create --name N --kind bank|acquirer --bank-code 014 [--public-key-file F] ${OUTBOUND_USAGE}`,
+    options: providerOptions,
+    async run(ctx: Ctx) {
+      const body = providerBody(ctx.values);
+      for (const flag of ['name', 'kind', 'bank-code']) {
+        if (typeof ctx.values[flag] !== 'string') throw new UsageError(`--${flag} is required`);
+      }
+      printRecord(ctx.o, await ctx.admin.call('POST', '/providers', body));
+      if (!ctx.o.json) ctx.o.err('The client secret is shown once: give it to the provider now.');
+    },
+  },
+  'provider list': {
+    usage: 'snapgate provider list [--limit N] [--cursor C]',
+    options: { limit: str, cursor: str },
+    async run(ctx: Ctx) {
+      const page = await ctx.admin.call<{ items: Record<string, unknown>[]; nextCursor: string | null }>(
+        'GET',
+        `/providers${query(ctx.values, { limit: 'limit', cursor: 'cursor' })}`,
+      );
+      printTable(ctx.o, page, PROVIDER_COLUMNS);
+    },
+  },
+  'provider show': {
+    usage: 'snapgate provider show <providerId>',
+    async run(ctx: Ctx) {
+      const id = onePositional(ctx, 'provider id');
+      printRecord(ctx.o, await ctx.admin.call('GET', `/providers/${encodeURIComponent(id)}`));
+    },
+  },
+  'provider update': {
+    usage: `snapgate provider update <providerId> [--status active|disabled] [--name N] [--bank-code C] ${OUTBOUND_USAGE}`,
+    options: { ...providerOptions, status: str },
+    async run(ctx: Ctx) {
+      const id = onePositional(ctx, 'provider id');
+      const body = providerBody(ctx.values);
+      if (typeof ctx.values.status === 'string') body.status = ctx.values.status;
+      if (Object.keys(body).length === 0) throw new UsageError('nothing to update');
+      printRecord(ctx.o, await ctx.admin.call('PATCH', `/providers/${encodeURIComponent(id)}`, body));
+    },
+  },
+  'provider rotate-secret': {
+    usage: 'snapgate provider rotate-secret <providerId> [--overlap-sec N]',
+    options: { 'overlap-sec': str },
+    async run(ctx: Ctx) {
+      const id = onePositional(ctx, 'provider id');
+      const path = `/providers/${encodeURIComponent(id)}/rotate-secret`;
+      printRecord(ctx.o, await ctx.admin.call('POST', path, overlapBody(ctx.values)));
+    },
+  },
+  'provider inbound': {
+    usage: 'snapgate provider inbound <providerId> [--limit N] [--cursor C]',
+    options: { limit: str, cursor: str },
+    async run(ctx: Ctx) {
+      const id = onePositional(ctx, 'provider id');
+      const page = await ctx.admin.call<{ items: Record<string, unknown>[]; nextCursor: string | null }>(
+        'GET',
+        `/providers/${encodeURIComponent(id)}/inbound${query(ctx.values, { limit: 'limit', cursor: 'cursor' })}`,
+      );
+      printTable(ctx.o, page, ['at', 'path', 'httpStatus', 'responseCode', 'durationMs']);
+    },
+  },
+} satisfies Record<string, Command>);
 
 const payerFlags = { 'payer-name': str, 'payer-issuer': str, 'payer-ref-id': str } as const;
 function payerBody(values: Values): Record<string, unknown> {
@@ -152,17 +278,85 @@ const TXN_FIELDS = [
 ];
 const pickFields = (t: Record<string, unknown>) => Object.fromEntries(TXN_FIELDS.map((k) => [k, t[k]]));
 
+const providerFlags = { 'provider-key': str, 'provider-secret': str, 'provider-private-key': str } as const;
+const PROVIDER_USAGE = '[--provider-key K (--provider-secret S | --provider-private-key FILE)]';
+
+/** `--provider-key …`: act as that provider against the gateway at --url, over its SNAP API. */
+function providerTarget(ctx: Ctx): SnapTarget | undefined {
+  const clientKey = ctx.values['provider-key'];
+  const secret = ctx.values['provider-secret'];
+  const privateKeyPem = readFlagFile(ctx.values, 'provider-private-key') ?? null;
+  if (clientKey === undefined) {
+    if (secret !== undefined || privateKeyPem !== null) throw new UsageError('--provider-key is required');
+    return undefined;
+  }
+  if (typeof clientKey !== 'string' || (typeof secret !== 'string' && privateKeyPem === null)) {
+    throw new UsageError('--provider-key needs --provider-secret or --provider-private-key');
+  }
+  // The transactional signature is always HMAC-SHA512 with the secret; a key alone signs only the token.
+  if (typeof secret !== 'string') throw new UsageError('--provider-secret is required to sign the calls');
+  return {
+    id: 'cli',
+    baseUrl: ctx.url,
+    clientKey,
+    clientSecret: secret,
+    privateKeyPem,
+    partnerId: clientKey,
+    channelId: '95221',
+  };
+}
+
+/** Runs the provider's calls with a one-off SNAP client and prints every answer; fails unless all are 2xx. */
+async function asProvider(ctx: Ctx, work: (client: SnapClient) => Promise<SnapAnswer[]>): Promise<void> {
+  const client = createSnapClient({ clock: systemClock, timeoutMs: 10_000 });
+  try {
+    const answers = await work(client);
+    for (const a of answers) printRecord(ctx.o, a.body);
+    const last = answers.at(-1);
+    if (last?.httpStatus !== 200) throw new Error(`refused: ${last?.raw ?? 'no answer'}`);
+  } catch (e) {
+    if (e instanceof SnapCallFailed || e instanceof SnapCallTimeout) throw new Error(e.message);
+    throw e;
+  } finally {
+    await client.close();
+  }
+}
+
+const payerOf = (values: Values) => ({
+  payerName: typeof values['payer-name'] === 'string' ? values['payer-name'] : 'SIMULATED PAYER',
+  payerIssuer: typeof values['payer-issuer'] === 'string' ? values['payer-issuer'] : '93600009',
+  payerRefId: typeof values['payer-ref-id'] === 'string' ? values['payer-ref-id'] : String(Date.now()),
+});
+
 Object.assign(commands, {
   'simulate qris': {
-    usage: 'snapgate simulate qris <referenceNo> | --qr-content S [--status 00|01|02|03|06] [--payer-name N]',
-    options: { 'qr-content': str, status: str, ...payerFlags },
+    usage: `snapgate simulate qris <referenceNo> | --qr-content S [--status 00|01|02|03|06] [--payer-name N] ${PROVIDER_USAGE} [--amount A]`,
+    options: { 'qr-content': str, status: str, amount: str, ...payerFlags, ...providerFlags },
     async run(ctx: Ctx) {
       const body = payerBody(ctx.values);
       if (typeof ctx.values.status === 'string') body.status = ctx.values.status;
+      const qrContent = ctx.values['qr-content'];
+      if (typeof qrContent === 'string' && ctx.positionals.length > 0) {
+        throw new UsageError('give a referenceNo or --qr-content, not both');
+      }
+      const acquirer = providerTarget(ctx);
+      if (acquirer) {
+        const scanned = typeof qrContent === 'string' ? parseQrisContent(qrContent) : undefined;
+        if (typeof qrContent === 'string' && !scanned) throw new UsageError('--qr-content is not a valid QRIS');
+        const referenceNo = scanned?.referenceNo ?? onePositional(ctx, 'referenceNo');
+        const amount = typeof ctx.values.amount === 'string' ? ctx.values.amount : scanned?.amount;
+        if (amount === undefined)
+          throw new UsageError('--amount is required with a referenceNo (an acquirer knows it)');
+        const status = (body.status ?? '00') as TransactionStatus;
+        if (!isTransactionStatus(status)) throw new UsageError('--status must be a SNAP status like 00');
+        await asProvider(ctx, async (client) => [
+          await notifyQrisAsAcquirer(client, acquirer, { referenceNo, amount, status, payer: payerOf(ctx.values) }),
+        ]);
+        return;
+      }
       let path: string;
-      if (typeof ctx.values['qr-content'] === 'string') {
-        if (ctx.positionals.length > 0) throw new UsageError('give a referenceNo or --qr-content, not both');
-        body.qrContent = ctx.values['qr-content'];
+      if (typeof qrContent === 'string') {
+        body.qrContent = qrContent;
         path = '/sandbox/qris/pay';
       } else {
         path = `/sandbox/qris/${encodeURIComponent(onePositional(ctx, 'referenceNo'))}/pay`;
@@ -172,12 +366,21 @@ Object.assign(commands, {
     },
   },
   'simulate va': {
-    usage: 'snapgate simulate va <virtualAccountNo> [--amount 10000.00] [--payer-name N]',
-    options: { amount: str, ...payerFlags },
+    usage: `snapgate simulate va <virtualAccountNo> [--amount 10000.00] [--payer-name N] ${PROVIDER_USAGE}`,
+    options: { amount: str, ...payerFlags, ...providerFlags },
     async run(ctx: Ctx) {
       const body = payerBody(ctx.values);
       if (typeof ctx.values.amount === 'string') body.amount = ctx.values.amount;
       const vaNo = onePositional(ctx, 'virtualAccountNo');
+      const bank = providerTarget(ctx);
+      if (bank) {
+        const amount = typeof ctx.values.amount === 'string' ? ctx.values.amount : undefined;
+        await asProvider(ctx, async (client) => {
+          const r = await payVaAsBank(client, bank, vaNo, { amount, payer: payerOf(ctx.values) });
+          return r.payment ? [r.inquiry, r.payment] : [r.inquiry];
+        });
+        return;
+      }
       const t = await ctx.admin.call<Record<string, unknown>>(
         'POST',
         `/sandbox/va/${encodeURIComponent(vaNo)}/pay`,
@@ -329,13 +532,14 @@ export async function main(argv: string[], io: MainIo = {}): Promise<number> {
     return 2;
   }
   const cfg = loadCliConfig(io.env ?? process.env);
+  const url = typeof values.url === 'string' ? values.url.replace(/\/+$/, '') : cfg.url;
   const admin = createAdminClient(
-    typeof values.url === 'string' ? values.url.replace(/\/+$/, '') : cfg.url,
+    url,
     typeof values['admin-token'] === 'string' ? values['admin-token'] : cfg.adminToken,
   );
   const o: Output = { json: values.json === true, out, err };
   try {
-    await command.run({ values, positionals, admin, o });
+    await command.run({ values, positionals, admin, url, o });
     return 0;
   } catch (e) {
     if (e instanceof UsageError) {

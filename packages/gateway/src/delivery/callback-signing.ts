@@ -1,10 +1,12 @@
 import type { KeyObject } from 'node:crypto';
 import {
+  B2B_TOKEN_PATH,
   callbackHmacStringToSign,
   callbackRsaStringToSign,
   formatJakartaTimestamp,
   hmacSha512Base64,
   rsaSha256SignBase64,
+  serviceStringToSign,
 } from '@snapgate/snap';
 import type { MerchantRecord } from '../store/store.ts';
 
@@ -19,10 +21,29 @@ export function callbackHeaders(input: {
   notificationId: string;
   nowMs: number;
   gatewayPrivateKey: KeyObject;
+  /** `snap-b2b`: the token the merchant's own token endpoint issued to the gateway. */
+  accessToken?: string | undefined;
 }): Record<string, string> {
-  const { merchant, url, body, notificationId, nowMs } = input;
+  const { merchant, url, body, notificationId, nowMs, accessToken } = input;
   const timestamp = formatJakartaTimestamp(nowMs);
   const path = `${url.pathname}${url.search}`;
+  const common = {
+    'content-type': 'application/json',
+    'x-timestamp': timestamp,
+    'x-partner-id': merchant.partnerId,
+    'x-external-id': notificationId,
+  };
+  if (merchant.callbackSignature === 'snap-b2b') {
+    if (!accessToken) throw new TypeError('a snap-b2b callback needs the merchant’s access token');
+    // The SNAP inbound form: the payment API's string-to-sign, bound to the merchant's token.
+    const data = serviceStringToSign({ method: 'POST', path, accessToken, rawBody: body, timestamp });
+    return {
+      ...common,
+      authorization: `Bearer ${accessToken}`,
+      'channel-id': SNAP_B2B_CHANNEL_ID,
+      'x-signature': hmacSha512Base64(merchant.clientSecret, data),
+    };
+  }
   const signature =
     merchant.callbackSignature === 'rsa-sha256'
       ? rsaSha256SignBase64(input.gatewayPrivateKey, callbackRsaStringToSign({ path, rawBody: body, timestamp }))
@@ -30,13 +51,18 @@ export function callbackHeaders(input: {
           merchant.clientSecret,
           callbackHmacStringToSign({ path, partnerId: merchant.partnerId, rawBody: body, timestamp }),
         );
-  return {
-    'content-type': 'application/json',
-    'x-timestamp': timestamp,
-    'x-partner-id': merchant.partnerId,
-    'x-external-id': notificationId,
-    'x-signature': signature,
-  };
+  return { ...common, 'x-signature': signature };
+}
+
+export const SNAP_B2B_CHANNEL_ID = '95221';
+
+/** Where a `snap-b2b` merchant issues tokens: its callbackTokenUrl, or the SNAP path under its base URL. */
+export function callbackTokenUrlOf(merchant: MerchantRecord): string | undefined {
+  if (merchant.callbackTokenUrl) return merchant.callbackTokenUrl;
+  if (!merchant.callbackBaseUrl) return undefined;
+  const url = new URL(merchant.callbackBaseUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${B2B_TOKEN_PATH}`;
+  return url.toString();
 }
 
 export const QRIS_CALLBACK_PATH = '/webhook/payment-qr-notification';

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { AttemptRecord, NotificationRecord, Store } from '../store/store.ts';
 import { callbackHeaders, callbackUrlOf } from './callback-signing.ts';
+import { CallbackTokenFailed, createCallbackTokens, type TokenRequestRecord } from './callback-token.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.ts';
 import type { Sender } from './send.ts';
@@ -59,6 +60,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   let shortClaimAt = Number.NEGATIVE_INFINITY;
   const random = o.random ?? Math.random;
   const { store, clock, logger, sender, metrics } = o;
+  const tokens = createCallbackTokens({ sender, clock, gatewayPrivateKey: o.gatewayPrivateKey });
 
   let running = false;
   let stopping = false;
@@ -97,6 +99,31 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       );
     }
     const url = new URL(target);
+    let accessToken: string | undefined;
+    let tokenRequest: TokenRequestRecord | undefined;
+    if (merchant.callbackSignature === 'snap-b2b') {
+      try {
+        ({ token: accessToken, taken: tokenRequest } = await tokens.get(merchant));
+      } catch (e) {
+        if (!(e instanceof CallbackTokenFailed)) throw e;
+        // No token, no callback: the token request is this attempt, recorded and retried.
+        const t = e.request;
+        return finish(
+          n,
+          {
+            ...base,
+            url: t.url,
+            requestHeaders: t.requestHeaders,
+            responseStatus: t.status,
+            responseBody: t.responseBody,
+            durationMs: t.durationMs,
+            outcome: 'error',
+            error: `token request failed: ${e.message}`,
+          },
+          undefined,
+        );
+      }
+    }
     const headers = callbackHeaders({
       merchant,
       url,
@@ -104,9 +131,16 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       notificationId: n.id,
       nowMs: startedAt,
       gatewayPrivateKey: o.gatewayPrivateKey,
+      accessToken,
     });
     const r = await sender.post(url, headers, n.body);
-    const logged = { ...headers };
+    if (accessToken && r.status === 401) tokens.drop(merchant.id, accessToken);
+    // The attempt log shows the token request this attempt made, never a token.
+    const logged: Record<string, string> = accessToken ? { ...headers, authorization: 'Bearer <redacted>' } : headers;
+    if (tokenRequest) {
+      logged['x-snapgate-token-request'] =
+        `POST ${tokenRequest.url} → HTTP ${tokenRequest.status ?? '-'} in ${tokenRequest.durationMs} ms`;
+    }
     return finish(
       n,
       {

@@ -1,7 +1,8 @@
+import { isJsonObject, mediaType, parseJsonBody } from '@snapgate/snap';
 import type { FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { badRequest } from './problem.ts';
-import { headerValue, isJsonObject, mediaType, parseJsonBody, rawBodyOf } from './raw-body.ts';
+import { headerValue, rawBodyOf } from './raw-body.ts';
 
 /** Parses an admin request body with a schema; every problem is listed at once. */
 export function parseAdminBody<T extends z.ZodType>(
@@ -32,3 +33,20 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what: 
   }
   return r.data;
 }
+
+/** `?limit=&cursor=` of every admin list. */
+export const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(512).optional(),
+});
+/** `/…/:id` of a merchant or a provider. */
+export const idParams = z.object({ id: z.string().max(64) });
+/** `POST /…/:id/rotate-secret`: how long the previous secret stays valid. */
+export const rotateSchema = z.strictObject({
+  overlapSec: z
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .optional(),
+});

@@ -1,5 +1,6 @@
 import { isSnapError, snapError } from '@snapgate/snap';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../domain-error.ts';
 import type { Logger } from '../logger.ts';
 import { ProblemError } from './problem.ts';
 
@@ -24,12 +25,22 @@ function sendProblem(
   return reply.code(status).type('application/problem+json').send(JSON.stringify(body));
 }
 
+const DOMAIN_STATUS = {
+  invalid: [400, 'Bad Request'],
+  'not-found': [404, 'Not Found'],
+  conflict: [409, 'Conflict'],
+} as const;
+
 export function registerErrorHandler(app: FastifyInstance, logger: Logger): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const serviceCode = request.routeOptions.config?.serviceCode ?? '00';
     if (isAdmin(request)) {
       if (error instanceof ProblemError)
         return sendProblem(reply, error.status, error.title, error.message, error.errors, error.snap);
+      if (error instanceof DomainError) {
+        const [status, title] = DOMAIN_STATUS[error.kind];
+        return sendProblem(reply, status, title, error.message, error.problems);
+      }
       const status = (error as FastifyError).statusCode;
       if (status !== undefined && status >= 400 && status < 500) {
         return sendProblem(

@@ -30,26 +30,6 @@ export function rawBodyOf(request: FastifyRequest): Buffer {
   return Buffer.isBuffer(request.body) ? request.body : EMPTY;
 }
 
-/** Parses the raw body as JSON; `undefined` when it is not JSON at all. */
-export function parseJsonBody(raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Media type without parameters, lower case: `application/json; charset=utf-8` → `application/json`. */
-export function mediaType(contentType: string): string {
-  const i = contentType.indexOf(';');
-  return (i === -1 ? contentType : contentType.slice(0, i)).trim().toLowerCase();
-}
-
 /** A single header value; a repeated header counts as malformed, not as its first copy. */
 export function headerValue(request: FastifyRequest, name: string): string | undefined {
   if (name === 'content-type') return (request as WithContentType)[ORIGINAL_CONTENT_TYPE];

@@ -1,8 +1,9 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Mode } from '../config.ts';
-import { badRequest, conflict, notFound } from '../http/problem.ts';
+import { conflict, invalid, notFound } from '../domain-error.ts';
 import {
+  type CallbackJson,
   type CallbackSignature,
   type MerchantPatch,
   type MerchantRecord,
@@ -22,10 +23,14 @@ export interface NewMerchantInput {
   publicKeyPem?: string | undefined;
   tokenSignature?: TokenSignature | undefined;
   callbackSignature?: CallbackSignature | undefined;
+  callbackJson?: CallbackJson | undefined;
+  callbackTokenUrl?: string | undefined;
   merchantName?: string | undefined;
   merchantCity?: string | undefined;
   nmid?: string | undefined;
   mcc?: string | undefined;
+  /** An acquirer's provider id: that acquirer issues this merchant's QRIS. */
+  qrisProvider?: string | null | undefined;
 }
 
 /** What the admin API shows of a merchant: never its secrets. */
@@ -68,13 +73,13 @@ const newNmid = () => `ID${String(randomInt(1e6)).padStart(6, '0')}${String(rand
 function checkSettings(
   s: Pick<
     NewMerchantInput,
-    'callbackBaseUrl' | 'qrisCallbackUrl' | 'vaCallbackUrl' | 'publicKeyPem' | 'tokenSignature'
+    'callbackBaseUrl' | 'qrisCallbackUrl' | 'vaCallbackUrl' | 'callbackTokenUrl' | 'publicKeyPem' | 'tokenSignature'
   >,
   existingPem: string | null,
   mode: Mode,
 ): string[] {
   const problems: string[] = [];
-  for (const field of ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl'] as const) {
+  for (const field of ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl'] as const) {
     const url = s[field];
     if (url === undefined || url === null) continue;
     const p = callbackUrlProblem(url, mode);
@@ -102,10 +107,22 @@ export interface MerchantServiceDeps {
 }
 
 export function createMerchantService({ store, clock, mode }: MerchantServiceDeps) {
+  async function qrisProviderProblems(id: string | null | undefined): Promise<string[]> {
+    if (id === undefined || id === null) return [];
+    const p = await store.findProviderById(id);
+    if (p?.kind !== 'acquirer') return [`qrisProvider: no acquirer with id ${id}`];
+    return [];
+  }
+
   return {
     async create(input: NewMerchantInput): Promise<{ merchant: MerchantRecord; clientSecret: string }> {
-      const problems = checkSettings(input, null, mode);
-      if (problems.length > 0) throw badRequest('invalid merchant', problems);
+      const problems = [...checkSettings(input, null, mode), ...(await qrisProviderProblems(input.qrisProvider))];
+      if (input.callbackSignature === 'snap-b2b' && !input.callbackTokenUrl && !input.callbackBaseUrl) {
+        problems.push(
+          'callbackTokenUrl: snap-b2b takes a token from the merchant: give callbackTokenUrl or callbackBaseUrl',
+        );
+      }
+      if (problems.length > 0) throw invalid('invalid merchant', problems);
       const now = clock.now();
       const clientKey = randomUUID();
       const clientSecret = newClientSecret();
@@ -121,6 +138,8 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
         publicKeyPem: input.publicKeyPem ?? null,
         tokenSignature: input.tokenSignature ?? 'any',
         callbackSignature: input.callbackSignature ?? 'hmac-sha512',
+        callbackJson: input.callbackJson ?? 'standard',
+        callbackTokenUrl: input.callbackTokenUrl ?? null,
         callbackBaseUrl: input.callbackBaseUrl ?? null,
         qrisCallbackUrl: input.qrisCallbackUrl ?? null,
         vaCallbackUrl: input.vaCallbackUrl ?? null,
@@ -128,6 +147,7 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
         merchantCity: input.merchantCity ?? 'JAKARTA',
         nmid: input.nmid ?? newNmid(),
         mcc: input.mcc ?? '5999',
+        qrisProvider: input.qrisProvider ?? null,
         status: 'active',
         createdAt: now,
         updatedAt: now,
@@ -154,13 +174,15 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
           callbackBaseUrl: patch.callbackBaseUrl ?? undefined,
           qrisCallbackUrl: patch.qrisCallbackUrl ?? undefined,
           vaCallbackUrl: patch.vaCallbackUrl ?? undefined,
+          callbackTokenUrl: patch.callbackTokenUrl ?? undefined,
           publicKeyPem: patch.publicKeyPem === null ? undefined : patch.publicKeyPem,
           tokenSignature: patch.tokenSignature ?? existing.tokenSignature,
         },
         patch.publicKeyPem === null ? null : existing.publicKeyPem,
         mode,
       );
-      if (problems.length > 0) throw badRequest('invalid merchant settings', problems);
+      problems.push(...(await qrisProviderProblems(patch.qrisProvider)));
+      if (problems.length > 0) throw invalid('invalid merchant settings', problems);
       try {
         const m = await store.updateMerchant(id, patch, clock.now());
         if (!m) throw notFound('merchant');

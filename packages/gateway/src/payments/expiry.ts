@@ -5,8 +5,11 @@ import type { StatusChanger } from './status-change.ts';
 
 const OPEN = new Set(['01', '02', '03']);
 
+/** A QRIS an upstream acquirer issued is settled by reconciliation with it, not by our clock alone. */
+const isUpstream = (txn: TransactionRecord) => txn.details.upstream !== undefined;
+
 export const isDue = (txn: TransactionRecord, nowMs: number) =>
-  OPEN.has(txn.status) && txn.expiresAt !== null && txn.expiresAt <= nowMs;
+  OPEN.has(txn.status) && txn.expiresAt !== null && txn.expiresAt <= nowMs && !isUpstream(txn);
 
 /** SPEC §3.3: an unpaid QRIS past its validityPeriod (or VA past expiredDate) becomes 06 Expired. */
 export async function expireIfDue(
@@ -34,6 +37,11 @@ export function createExpirySweeper(deps: {
   changer: StatusChanger;
   clock: Clock;
   logger: Logger;
+  /**
+   * Settles an upstream-issued QRIS with its acquirer when it is due (a minute past its validity,
+   * then backing off; docs/upstream.md). It always moves the transaction on or its due time.
+   */
+  reconcile?: (txn: TransactionRecord, nowMs: number) => Promise<unknown>;
 }): ExpirySweeper {
   const { store, changer, clock, logger } = deps;
   let timer: NodeJS.Timeout | undefined;
@@ -44,7 +52,9 @@ export function createExpirySweeper(deps: {
       const now = clock.now();
       const due = await store.findDueExpiries(now, 200);
       for (const txn of due) {
-        await expireIfDue(changer, txn, now);
+        if (!isUpstream(txn)) await expireIfDue(changer, txn, now);
+        else if (deps.reconcile) await deps.reconcile(txn, now);
+        else return total;
         total++;
       }
       if (due.length < 200) return total;

@@ -1,6 +1,6 @@
 import { snapError } from '@snapgate/snap';
-import type { SnapContext } from '../http/snap-auth.ts';
 import { type IdempotencyRecord, type Store, UniqueViolation } from '../store/store.ts';
+import type { SnapRequestBase } from './snap-request.ts';
 
 /** What an operation answers: the status and the exact bytes of the body. */
 export interface SnapResponse {
@@ -16,7 +16,7 @@ export interface SnapResponse {
  */
 export async function withIdempotency(
   store: Store,
-  ctx: SnapContext,
+  ctx: SnapRequestBase,
   operation: (recordFor: (response: SnapResponse) => IdempotencyRecord) => Promise<SnapResponse>,
   options: { writes: boolean },
 ): Promise<SnapResponse> {

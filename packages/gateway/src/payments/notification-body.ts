@@ -1,5 +1,5 @@
-import { formatJakartaTimestamp } from '@snapgate/snap';
-import type { TransactionRecord } from '../store/store.ts';
+import { formatJakartaTimestamp, phpJsonEncode } from '@snapgate/snap';
+import type { CallbackJson, TransactionRecord } from '../store/store.ts';
 
 export interface Payer {
   payerName: string;
@@ -18,10 +18,10 @@ export function payerOf(txn: TransactionRecord): Payer {
  * The notification body of src 2.4 / SPEC §4, serialised once and compactly, in the
  * document's field order. These bytes are stored, signed and sent on every attempt.
  */
-export function notificationBody(txn: TransactionRecord, atMs: number): string {
+export function notificationBody(txn: TransactionRecord, atMs: number, format: CallbackJson = 'standard'): string {
   const payer = payerOf(txn);
   const value = txn.kind === 'va' ? (txn.paidAmount ?? txn.amount ?? '0.00') : (txn.amount ?? '0.00');
-  return JSON.stringify({
+  return (format === 'php' ? phpJsonEncode : JSON.stringify)({
     originalReferenceNo: txn.referenceNo,
     originalPartnerReferenceNo: txn.partnerReferenceNo,
     latestTransactionStatus: txn.status,

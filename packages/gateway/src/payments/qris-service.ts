@@ -4,18 +4,25 @@ import {
   snapError,
   successCode,
   TRANSACTION_STATUS,
-  type TransactionStatus,
   toMinorUnits,
 } from '@snapgate/snap';
-import type { SnapContext } from '../http/snap-auth.ts';
-import { type IdempotencyRecord, type Store, type TransactionRecord, UniqueViolation } from '../store/store.ts';
+import { newExternalId } from '../providers/provider-calls.ts';
+import { RECONCILE_AFTER_MS, type UpstreamAcquirer, upstreamOf } from '../providers/upstream-acquirer.ts';
+import {
+  type IdempotencyRecord,
+  type ProviderRecord,
+  type Store,
+  type TransactionRecord,
+  UniqueViolation,
+} from '../store/store.ts';
 import { expireIfDue } from './expiry.ts';
 import { createFieldReader } from './fields.ts';
 import type { SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo, newRefundNo } from './ids.ts';
-import { type Payer, payerOf } from './notification-body.ts';
+import { payerOf } from './notification-body.ts';
 import { buildQrisContent, parseQrisContent, qrisAmountFits } from './qris-content.ts';
-import { LostRace, type StatusChanger } from './status-change.ts';
+import type { MerchantRequest } from './snap-request.ts';
+import { IllegalStatusChange, LostRace, type StatusChanger } from './status-change.ts';
 
 const DEFAULT_VALIDITY_MS = 30 * 60_000;
 type RecordFor = (response: SnapResponse) => IdempotencyRecord;
@@ -29,11 +36,84 @@ export interface QrisServiceDeps {
   store: Store;
   changer: StatusChanger;
   publicUrl: string;
+  /** Forwards the QRIS of merchants whose acquirer issues them. */
+  upstream: UpstreamAcquirer;
 }
 
-export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps) {
+export function createQrisService({ store, changer, publicUrl, upstream }: QrisServiceDeps) {
+  /** The acquirer that issues this merchant's QRIS, when one is set with outbound settings. */
+  async function issuingAcquirer(ctx: MerchantRequest): Promise<ProviderRecord | undefined> {
+    const id = ctx.merchant.qrisProvider;
+    const p = id ? await store.findProviderById(id) : undefined;
+    if (!p?.outbound) return undefined;
+    if (p.status !== 'active') {
+      throw snapError('EXTERNAL_SERVER_ERROR', ctx.serviceCode, { detail: { providerId: p.id, status: p.status } });
+    }
+    return p;
+  }
+
+  /** The acquirer of a QRIS it issued, to forward cancel and refund to. */
+  async function acquirerOf(txn: TransactionRecord): Promise<ProviderRecord | undefined> {
+    const ref = upstreamOf(txn);
+    return ref ? store.findProviderById(ref.providerId) : undefined;
+  }
+
+  /**
+   * docs/upstream.md: the transaction is recorded before the acquirer is called, so a QR it issued is never
+   * unknown here. A failed call leaves it 06 `Upstream Failed`, not holding the merchant's
+   * partnerReferenceNo (the merchant may retry the order), and tells the merchant nothing more
+   * than the error it is answered with.
+   */
+  async function generateUpstream(
+    ctx: MerchantRequest,
+    acquirer: ProviderRecord,
+    txn: TransactionRecord,
+    respond: (qrContent: string) => SnapResponse,
+    recordFor: RecordFor,
+  ): Promise<SnapResponse> {
+    await store.insertTransaction(txn);
+    let issued: { qrContent: string; referenceNo: string | undefined };
+    try {
+      issued = await upstream.generate(acquirer, txn, ctx.serviceCode);
+    } catch (e) {
+      await changer.change(
+        txn,
+        {
+          to: '06',
+          statusDesc: 'Upstream Failed',
+          reason: `acquirer ${acquirer.id}: ${(e as Error).message}`,
+          notify: false,
+          patch: (current) => ({
+            partnerReferenceNo: `${current.partnerReferenceNo}#${current.referenceNo}`,
+            details: { ...current.details, partnerReferenceNo: current.partnerReferenceNo },
+          }),
+        },
+        ctx.now,
+      );
+      throw e;
+    }
+    const response = respond(issued.qrContent);
+    // The acquirer's notify may already have moved the transaction on: write at whatever seq it has.
+    for (let current = txn; ; ) {
+      const details = {
+        ...current.details,
+        qrContent: issued.qrContent,
+        upstream: { ...upstreamOf(current), referenceNo: issued.referenceNo },
+      };
+      const written = await store.updateTransaction({
+        referenceNo: txn.referenceNo,
+        expectedSeq: current.seq,
+        at: ctx.now,
+        patch: { details },
+        idempotency: recordFor(response),
+      });
+      if (written) return response;
+      current = (await store.findTransaction(txn.referenceNo)) as TransactionRecord;
+    }
+  }
+
   /** The merchant's QRIS by either reference; another merchant's is not found (SPEC §3.1). */
-  async function findOwn(ctx: SnapContext, svc: string): Promise<TransactionRecord> {
+  async function findOwn(ctx: MerchantRequest, svc: string): Promise<TransactionRecord> {
     const f = createFieldReader(ctx.body, svc);
     const referenceNo = f.str('originalReferenceNo', { max: 64 });
     const partnerReferenceNo = f.str('originalPartnerReferenceNo', { max: 64 });
@@ -56,7 +136,7 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
   }
 
   return {
-    async generate(ctx: SnapContext, recordFor: RecordFor): Promise<SnapResponse> {
+    async generate(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       const partnerReferenceNo = f.str('partnerReferenceNo', { required: true, max: 64 }) as string;
@@ -73,27 +153,31 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
       const additionalInfo = f.passthrough('additionalInfo');
       const expiresAt = validityMs ?? ctx.now + DEFAULT_VALIDITY_MS;
       const m = ctx.merchant;
+      const acquirer = await issuingAcquirer(ctx);
 
       for (let attempt = 0; ; attempt++) {
         const referenceNo = newReferenceNo(ctx.now);
-        const qrContent = buildQrisContent({
-          nmid: m.nmid,
-          merchantName: m.merchantName,
-          merchantCity: m.merchantCity,
-          mcc: m.mcc,
-          amount: amount.value,
-          referenceNo,
-          terminalId,
-          storeId,
-        });
-        const response = ok(svc, {
-          referenceNo,
-          partnerReferenceNo,
-          qrContent,
-          qrUrl: `${publicUrl}/qr/${referenceNo}.png`,
-          merchantName: m.merchantName,
-          additionalInfo: { validityPeriod: formatJakartaTimestamp(expiresAt) },
-        });
+        const respond = (qrContent: string) =>
+          ok(svc, {
+            referenceNo,
+            partnerReferenceNo,
+            qrContent,
+            qrUrl: `${publicUrl}/qr/${referenceNo}.png`,
+            merchantName: m.merchantName,
+            additionalInfo: { validityPeriod: formatJakartaTimestamp(expiresAt) },
+          });
+        const qrContent = acquirer
+          ? ''
+          : buildQrisContent({
+              nmid: m.nmid,
+              merchantName: m.merchantName,
+              merchantCity: m.merchantCity,
+              mcc: m.mcc,
+              amount: amount.value,
+              referenceNo,
+              terminalId,
+              storeId,
+            });
         const txn: TransactionRecord = {
           referenceNo,
           merchantId: m.id,
@@ -109,17 +193,36 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
           feeAmount: '0.00',
           virtualAccountNo: null,
           billNumber: newBillNumber(),
-          expiresAt,
+          // An acquirer's QRIS is settled with the acquirer a minute past its validity, not expired
+          // by our clock: its due time is that of the reconciliation (the validity is in details).
+          expiresAt: acquirer ? expiresAt + RECONCILE_AFTER_MS : expiresAt,
           paidAt: null,
-          details: { qrContent, merchantRef, terminalId, storeId, additionalInfo },
+          details: {
+            qrContent,
+            merchantRef,
+            terminalId,
+            storeId,
+            additionalInfo,
+            ...(acquirer
+              ? { upstream: { providerId: acquirer.id, externalId: newExternalId(), validUntil: expiresAt } }
+              : {}),
+          },
           createdAt: ctx.now,
           updatedAt: ctx.now,
         };
         try {
+          if (acquirer) return await generateUpstream(ctx, acquirer, txn, respond, recordFor);
+          const response = respond(qrContent);
           await store.insertTransaction(txn, recordFor(response));
           return response;
         } catch (e) {
           if (e instanceof UniqueViolation && e.constraint.includes('partner_reference_no')) {
+            // Its twin (a retry with the same X-EXTERNAL-ID, say) still waits for the acquirer: the
+            // answer is not known yet, so this is a conflict, not a duplicate order.
+            const twin = await store.findTransactionByPartnerRef(m.id, 'qris', partnerReferenceNo);
+            if (twin && upstreamOf(twin) && twin.details.qrContent === '' && twin.status === '01') {
+              throw snapError('CONFLICT', svc, { detail: { inFlight: twin.referenceNo } });
+            }
             throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { partnerReferenceNo } });
           }
           // A referenceNo collision is astronomically rare; draw again once.
@@ -129,7 +232,7 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
       }
     },
 
-    async query(ctx: SnapContext): Promise<SnapResponse> {
+    async query(ctx: MerchantRequest): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx, svc);
@@ -149,13 +252,16 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
       });
     },
 
-    async cancel(ctx: SnapContext, recordFor: RecordFor): Promise<SnapResponse> {
+    async cancel(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx, svc);
       const reason = f.str('reason', { max: 256 });
       // SPEC §3.3: only an Initiated QRIS can be canceled (01 → 05).
       if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
+      const acquirer = await acquirerOf(txn);
+      if (acquirer) await upstream.cancel(acquirer, txn, svc, reason);
+      const accepted = acquirer !== undefined;
       const response = ok(svc, {
         originalReferenceNo: txn.referenceNo,
         originalPartnerReferenceNo: txn.partnerReferenceNo,
@@ -169,13 +275,15 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
           ctx.now,
         );
       } catch (e) {
-        if ((e as Error).name === 'IllegalStatusChange') throw snapError('NOT_ALLOWED', svc);
-        throw e;
+        if (!(e instanceof IllegalStatusChange)) throw e;
+        // The acquirer canceled it and its own notify of 05 got here first: the cancel succeeded.
+        if (!accepted || e.from !== '05') throw snapError('NOT_ALLOWED', svc);
+        await store.insertIdempotency(recordFor(response), ctx.now).catch(() => undefined);
       }
       return response;
     },
 
-    async refund(ctx: SnapContext, recordFor: RecordFor): Promise<SnapResponse> {
+    async refund(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       f.str('originalPartnerReferenceNo', { required: true, max: 64 });
@@ -187,11 +295,29 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
       // The remaining amount is decided on the row as read: a concurrent refund that commits first
       // makes this write lose (seq), and the decision is taken again on the fresh row.
       let txn = await findOwn(ctx, svc);
+      // Refused before any money moves anywhere: a retry must never refund twice at the acquirer.
+      if (await store.findRefund(ctx.merchant.id, partnerRefundNo)) {
+        throw snapError('CONFLICT', svc, { detail: { duplicate: 'partnerRefundNo' } });
+      }
+      let accepted = false;
       for (let attempt = 0; ; attempt++) {
-        if (txn.status !== '00') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
+        // Once the acquirer accepted a full refund, its own notify may have made it 04 already.
+        const isRefundable = txn.status === '00' || (accepted && txn.status === '04');
+        if (!isRefundable) throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
         const remaining = toMinorUnits(txn.amount as string) - toMinorUnits(txn.refundedAmount);
         if (toMinorUnits(refundAmount.value) > remaining) {
           throw snapError('INVALID_AMOUNT', svc, { detail: { remaining: fromMinorUnits(remaining) } });
+        }
+        // The money moves at the acquirer: applied here only once it accepted (once per request).
+        const acquirer = accepted ? undefined : await acquirerOf(txn);
+        if (acquirer) {
+          await upstream.refund(acquirer, txn, svc, {
+            merchantId: ctx.merchant.id,
+            partnerRefundNo,
+            amount: refundAmount.value,
+            reason,
+          });
+          accepted = true;
         }
         const refundedAmount = fromMinorUnits(toMinorUnits(txn.refundedAmount) + toMinorUnits(refundAmount.value));
         const response = ok(svc, {
@@ -213,7 +339,7 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
         };
         let written: boolean;
         try {
-          if (refundedAmount === txn.amount) {
+          if (refundedAmount === txn.amount && txn.status === '00') {
             // The whole amount is back: Refunded (00 → 04), notified like every QRIS change.
             written = await changer
               .change(
@@ -256,34 +382,13 @@ export function createQrisService({ store, changer, publicUrl }: QrisServiceDeps
       }
     },
 
-    /** Sandbox: the payer's side. By referenceNo, or by scanning the qrContent. */
-    async pay(
-      ref: { referenceNo?: string; qrContent?: string },
-      input: { status: TransactionStatus; payer: Payer },
-      nowMs: number,
-    ): Promise<TransactionRecord | undefined> {
-      let referenceNo = ref.referenceNo;
-      if (ref.qrContent !== undefined) {
-        const parsed = parseQrisContent(ref.qrContent);
-        if (!parsed) return undefined;
-        referenceNo = parsed.referenceNo;
-      }
+    /** Sandbox: notify the current status again (01 → 01), by referenceNo or qrContent. */
+    async renotify(ref: { referenceNo?: string; qrContent?: string }, nowMs: number) {
+      const referenceNo = ref.qrContent === undefined ? ref.referenceNo : parseQrisContent(ref.qrContent)?.referenceNo;
       const found = referenceNo ? await store.findTransaction(referenceNo) : undefined;
       if (found?.kind !== 'qris') return undefined;
       const txn = await expireIfDue(changer, found, nowMs);
-      return changer.change(
-        txn,
-        {
-          to: input.status,
-          reason: 'sandbox payment',
-          renotify: input.status === '01',
-          patch: () =>
-            input.status === '00'
-              ? { paidAmount: txn.amount, paidAt: nowMs, details: { ...txn.details, payer: input.payer } }
-              : { details: { ...txn.details, payer: input.payer } },
-        },
-        nowMs,
-      );
+      return changer.change(txn, { to: '01', reason: 'sandbox re-notify', renotify: true }, nowMs);
     },
   };
 }

@@ -1,5 +1,12 @@
 import { canChangeStatus, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
-import type { IdempotencyRecord, RefundRecord, StatusChange, Store, TransactionRecord } from '../store/store.ts';
+import type {
+  IdempotencyRecord,
+  RefundRecord,
+  StatusChange,
+  Store,
+  TransactionRecord,
+  VaPaymentRecord,
+} from '../store/store.ts';
 import { newNotificationId } from './ids.ts';
 import { notificationBody } from './notification-body.ts';
 
@@ -28,6 +35,10 @@ export interface ChangeRequest {
   patch?: (txn: TransactionRecord) => StatusChange['patch'];
   refund?: RefundRecord;
   idempotency?: IdempotencyRecord;
+  /** A bank's payment flag, committed with the payment it made. */
+  vaPayment?: VaPaymentRecord;
+  /** `false`: a change the merchant is not told about (a QRIS it never received: its acquirer failed). */
+  notify?: false;
   /** Sandbox only: notify the current status again (01 → 01) instead of changing it. */
   renotify?: boolean;
   /**
@@ -77,7 +88,9 @@ export function createStatusChanger(deps: {
           seq: txn.seq + 1,
           updatedAt: nowMs,
         } as TransactionRecord;
-        const notify = isNotified(txn, request.to);
+        const notify = request.notify !== false && isNotified(txn, request.to);
+        // The merchant's serialisation, read through the store's exact merchant cache.
+        const format = notify ? (await store.findMerchantById(txn.merchantId))?.callbackJson : undefined;
         const changed = await store.changeStatus({
           referenceNo: txn.referenceNo,
           expectedSeq: txn.seq,
@@ -89,12 +102,13 @@ export function createStatusChanger(deps: {
           notification: notify
             ? {
                 id: newNotificationId(nowMs),
-                body: notificationBody(next, nowMs),
+                body: notificationBody(next, nowMs, format),
                 nextAttemptAt: nowMs + firstAttemptDelayMs,
               }
             : undefined,
           refund: request.refund,
           idempotency: request.idempotency,
+          vaPayment: request.vaPayment,
         });
         if (changed) {
           if (notify) deps.onNotified?.();

@@ -1,26 +1,19 @@
-import {
-  compareMoney,
-  formatJakartaTimestamp,
-  snapError,
-  successCode,
-  TRANSACTION_STATUS,
-  toMinorUnits,
-} from '@snapgate/snap';
-import type { SnapContext } from '../http/snap-auth.ts';
+import { formatJakartaTimestamp, snapError, successCode, TRANSACTION_STATUS } from '@snapgate/snap';
+import type { Mode } from '../config.ts';
 import { type IdempotencyRecord, type Store, type TransactionRecord, UniqueViolation } from '../store/store.ts';
 import { expireIfDue } from './expiry.ts';
 import { createFieldReader } from './fields.ts';
 import type { SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo } from './ids.ts';
-import type { Payer } from './notification-body.ts';
-import { IllegalStatusChange, LostRace, type StatusChanger } from './status-change.ts';
+import type { MerchantRequest } from './snap-request.ts';
+import { IllegalStatusChange, type StatusChanger } from './status-change.ts';
 
 const DEFAULT_EXPIRY_MS = 24 * 3600_000;
 /** The bank code used when a request names none. */
 export const DEFAULT_BANK_CODE = '999';
 type RecordFor = (response: SnapResponse) => IdempotencyRecord;
 
-interface VaDetails {
+export interface VaDetails {
   partnerServiceId: string;
   customerNo: string;
   virtualAccountName: string;
@@ -32,7 +25,7 @@ interface VaDetails {
   additionalInfo?: Record<string, unknown>;
 }
 
-const detailsOf = (txn: TransactionRecord) => txn.details as unknown as VaDetails;
+export const detailsOf = (txn: TransactionRecord) => txn.details as unknown as VaDetails;
 
 function respond(serviceCode: string, message: string, fields: Record<string, unknown>): SnapResponse {
   return {
@@ -63,7 +56,7 @@ function vaData(txn: TransactionRecord): Record<string, unknown> {
 }
 
 /** Why a VA cannot take a payment or a change, for `Invalid Bill/Virtual Account [reason]`. */
-function closedReason(txn: TransactionRecord): string | undefined {
+export function closedReason(txn: TransactionRecord): string | undefined {
   if (txn.status === '00' || txn.status === '04') return 'Paid';
   if (txn.status === '05') return 'Deleted';
   if (txn.status === '06') return txn.statusDesc === 'Expired' ? 'Expired' : 'Failed';
@@ -73,10 +66,11 @@ function closedReason(txn: TransactionRecord): string | undefined {
 export interface VaServiceDeps {
   store: Store;
   changer: StatusChanger;
+  mode: Mode;
 }
 
-export function createVaService({ store, changer }: VaServiceDeps) {
-  async function findOwn(ctx: SnapContext): Promise<TransactionRecord> {
+export function createVaService({ store, changer, mode }: VaServiceDeps) {
+  async function findOwn(ctx: MerchantRequest): Promise<TransactionRecord> {
     const svc = ctx.serviceCode;
     const f = createFieldReader(ctx.body, svc);
     const virtualAccountNo = f.str('virtualAccountNo', { required: true, max: 40 }) as string;
@@ -89,7 +83,7 @@ export function createVaService({ store, changer }: VaServiceDeps) {
   }
 
   return {
-    async create(ctx: SnapContext, recordFor: RecordFor): Promise<SnapResponse> {
+    async create(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       const virtualAccountName = f.str('virtualAccountName', { required: true, max: 255 }) as string;
@@ -103,6 +97,10 @@ export function createVaService({ store, changer }: VaServiceDeps) {
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'expiredDate' });
       const additionalInfo = f.passthrough('additionalInfo');
       const bankCode = f.str('additionalInfo.bankCode', { pattern: /^\d{3}$/ }) ?? DEFAULT_BANK_CODE;
+      // Production has no sandbox bank: a VA nobody can pay is refused up front.
+      if (mode === 'production' && !(await store.findBanks(bankCode)).some((b) => b.status === 'active')) {
+        throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'additionalInfo.bankCode' });
+      }
 
       const existing = await store.findTransactionByPartnerRef(ctx.merchant.id, 'va', trxId);
       if (existing) throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { trxId } });
@@ -151,14 +149,14 @@ export function createVaService({ store, changer }: VaServiceDeps) {
       return response;
     },
 
-    async inquiry(ctx: SnapContext): Promise<SnapResponse> {
+    async inquiry(ctx: MerchantRequest): Promise<SnapResponse> {
       const txn = await findOwn(ctx);
       return respond(ctx.serviceCode, 'Successful', {
         virtualAccountData: { ...vaData(txn), latestTransactionStatus: txn.status },
       });
     },
 
-    async status(ctx: SnapContext): Promise<SnapResponse> {
+    async status(ctx: MerchantRequest): Promise<SnapResponse> {
       const txn = await findOwn(ctx);
       const d = detailsOf(txn);
       const paid = txn.status === '00' || txn.status === '04';
@@ -178,7 +176,7 @@ export function createVaService({ store, changer }: VaServiceDeps) {
       });
     },
 
-    async update(ctx: SnapContext, recordFor: RecordFor): Promise<SnapResponse> {
+    async update(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx);
@@ -212,7 +210,7 @@ export function createVaService({ store, changer }: VaServiceDeps) {
       return response;
     },
 
-    async remove(ctx: SnapContext, recordFor: RecordFor): Promise<SnapResponse> {
+    async remove(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const txn = await findOwn(ctx);
       if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
@@ -237,50 +235,6 @@ export function createVaService({ store, changer }: VaServiceDeps) {
         throw e;
       }
       return response;
-    },
-
-    /**
-     * Sandbox: a payer pays the VA. Closed: exactly the bill; open: any positive amount.
-     * Throws SNAP errors with service code 25 (VA payment), which the sandbox answers as problems.
-     */
-    async pay(
-      virtualAccountNo: string,
-      input: { amount?: string; payer: Payer },
-      nowMs: number,
-    ): Promise<TransactionRecord> {
-      // A number typed without the partnerServiceId's leading spaces still finds its VA.
-      const found =
-        (await store.findTransactionByVirtualAccountNo(virtualAccountNo)) ??
-        (await store.findTransactionByVirtualAccountNo(virtualAccountNo.trim().padStart(20, ' ')));
-      if (!found) throw snapError('INVALID_BILL', '25', { reason: 'Not Found' });
-      let txn = await expireIfDue(changer, found, nowMs);
-      // Decided on the row as read (the bill may be updated concurrently): a lost race decides again.
-      for (let attempt = 0; ; attempt++) {
-        const closed = closedReason(txn);
-        if (closed) throw snapError('INVALID_BILL', '25', { reason: closed });
-        const d = detailsOf(txn);
-        const amount = input.amount ?? txn.amount ?? d.totalAmount?.value;
-        if (amount === undefined || toMinorUnits(amount) <= 0n) throw snapError('INVALID_AMOUNT', '25');
-        if (d.virtualAccountTrxType === 'C' && compareMoney(amount, txn.amount as string) !== 0) {
-          throw snapError('INVALID_AMOUNT', '25', { detail: { expected: txn.amount, got: amount } });
-        }
-        const current = txn;
-        try {
-          return await changer.change(
-            current,
-            {
-              to: '00',
-              reason: 'sandbox payment',
-              patch: () => ({ paidAmount: amount, paidAt: nowMs, details: { ...current.details, payer: input.payer } }),
-              decidedOnRead: true,
-            },
-            nowMs,
-          );
-        } catch (e) {
-          if (!(e instanceof LostRace) || attempt >= 10) throw e;
-          txn = (await store.findTransaction(current.referenceNo)) as TransactionRecord;
-        }
-      }
     },
   };
 }

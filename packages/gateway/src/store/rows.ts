@@ -1,18 +1,25 @@
 import type { TransactionStatus } from '@snapgate/snap';
 import type {
+  CallbackJson,
   CallbackSignature,
   IdempotencyRecord,
   MerchantRecord,
   MerchantStatus,
   NotificationRecord,
   NotificationState,
+  ProviderKind,
+  ProviderOutbound,
+  ProviderRecord,
+  RefundRecord,
   StatusChange,
   StatusHistoryEntry,
   StoredAttempt,
+  StoredInboundCall,
   TokenSignature,
   TransactionKind,
   TransactionRecord,
   TransactionUpdate,
+  VaPaymentRecord,
 } from './store.ts';
 
 // Row mappers shared by the SQLite and PostgreSQL stores (both use the same column names;
@@ -35,7 +42,10 @@ export function merchantFromRow(r: Row): MerchantRecord {
     partnerId: String(r.partner_id),
     publicKeyPem: strOrNull(r.public_key_pem),
     tokenSignature: r.token_signature as TokenSignature,
-    callbackSignature: r.callback_signature as CallbackSignature,
+    callbackSignature:
+      r.callback_b2b === true || r.callback_b2b === 1 ? 'snap-b2b' : (r.callback_signature as CallbackSignature),
+    callbackTokenUrl: strOrNull(r.callback_token_url),
+    callbackJson: (r.callback_json ?? 'standard') as CallbackJson,
     callbackBaseUrl: strOrNull(r.callback_base_url),
     qrisCallbackUrl: strOrNull(r.qris_callback_url),
     vaCallbackUrl: strOrNull(r.va_callback_url),
@@ -43,6 +53,7 @@ export function merchantFromRow(r: Row): MerchantRecord {
     merchantCity: String(r.merchant_city),
     nmid: String(r.nmid),
     mcc: String(r.mcc),
+    qrisProvider: strOrNull(r.qris_provider),
     status: r.status as MerchantStatus,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
@@ -55,7 +66,8 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   partnerId: 'partner_id',
   publicKeyPem: 'public_key_pem',
   tokenSignature: 'token_signature',
-  callbackSignature: 'callback_signature',
+  callbackJson: 'callback_json',
+  callbackTokenUrl: 'callback_token_url',
   callbackBaseUrl: 'callback_base_url',
   qrisCallbackUrl: 'qris_callback_url',
   vaCallbackUrl: 'va_callback_url',
@@ -63,8 +75,34 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   merchantCity: 'merchant_city',
   nmid: 'nmid',
   mcc: 'mcc',
+  qrisProvider: 'qris_provider',
   status: 'status',
 };
+
+/**
+ * `snap-b2b` lives in its own column: the SQLite table's CHECK on callback_signature cannot be
+ * changed without rebuilding a table others reference, so both stores keep the same two columns.
+ */
+function callbackSignatureColumns(s: CallbackSignature): Row {
+  return s === 'snap-b2b'
+    ? { callback_signature: 'hmac-sha512', callback_b2b: 1 }
+    : { callback_signature: s, callback_b2b: 0 };
+}
+
+/** The columns a merchant patch sets, for both stores' update verb. */
+export function merchantPatchColumns(patch: Record<string, unknown>): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (field === 'callbackSignature') {
+      out.push(...(Object.entries(callbackSignatureColumns(value as CallbackSignature)) as Array<[string, unknown]>));
+      continue;
+    }
+    const column = MERCHANT_COLUMNS[field];
+    if (column) out.push([column, value]);
+  }
+  return out;
+}
 
 export function merchantToRow(m: MerchantRecord): Row {
   return {
@@ -78,7 +116,9 @@ export function merchantToRow(m: MerchantRecord): Row {
     partner_id: m.partnerId,
     public_key_pem: m.publicKeyPem,
     token_signature: m.tokenSignature,
-    callback_signature: m.callbackSignature,
+    ...callbackSignatureColumns(m.callbackSignature),
+    callback_token_url: m.callbackTokenUrl,
+    callback_json: m.callbackJson,
     callback_base_url: m.callbackBaseUrl,
     qris_callback_url: m.qrisCallbackUrl,
     va_callback_url: m.vaCallbackUrl,
@@ -86,9 +126,110 @@ export function merchantToRow(m: MerchantRecord): Row {
     merchant_city: m.merchantCity,
     nmid: m.nmid,
     mcc: m.mcc,
+    qris_provider: m.qrisProvider,
     status: m.status,
     created_at: m.createdAt,
     updated_at: m.updatedAt,
+  };
+}
+
+const jsonOf = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
+
+export function providerFromRow(r: Row): ProviderRecord {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    kind: r.kind as ProviderKind,
+    bankCode: String(r.bank_code),
+    clientKey: String(r.client_key),
+    clientSecret: String(r.client_secret),
+    previousSecret: strOrNull(r.previous_secret),
+    previousValidUntil: numOrNull(r.previous_valid_until),
+    secretVersion: num(r.secret_version),
+    publicKeyPem: strOrNull(r.public_key_pem),
+    outbound: r.outbound === null || r.outbound === undefined ? null : (jsonOf(r.outbound) as ProviderOutbound),
+    isSandbox: r.is_sandbox === true || r.is_sandbox === 1,
+    status: r.status as MerchantStatus,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+/** camelCase patch field → column name; `outbound` is stored as JSON text. */
+export const PROVIDER_COLUMNS: Record<string, string> = {
+  name: 'name',
+  bankCode: 'bank_code',
+  publicKeyPem: 'public_key_pem',
+  outbound: 'outbound',
+  status: 'status',
+};
+
+/** Column values of a provider patch, ready to bind (both stores). */
+export function providerPatchColumns(patch: Record<string, unknown>): Array<[string, unknown]> {
+  const sets: Array<[string, unknown]> = [];
+  for (const [field, value] of Object.entries(patch)) {
+    const column = PROVIDER_COLUMNS[field];
+    if (!column || value === undefined) continue;
+    sets.push([column, field === 'outbound' && value !== null ? JSON.stringify(value) : value]);
+  }
+  return sets;
+}
+
+export function providerToRow(p: ProviderRecord, sqlite: boolean): Row {
+  return {
+    id: p.id,
+    name: p.name,
+    kind: p.kind,
+    bank_code: p.bankCode,
+    client_key: p.clientKey,
+    client_secret: p.clientSecret,
+    previous_secret: p.previousSecret,
+    previous_valid_until: p.previousValidUntil,
+    secret_version: p.secretVersion,
+    public_key_pem: p.publicKeyPem,
+    outbound: p.outbound === null ? null : JSON.stringify(p.outbound),
+    is_sandbox: sqlite ? (p.isSandbox ? 1 : 0) : p.isSandbox,
+    status: p.status,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
+}
+
+export function inboundFromRow(r: Row): StoredInboundCall {
+  return {
+    id: num(r.id),
+    providerId: String(r.provider_id),
+    at: num(r.at),
+    method: String(r.method),
+    path: String(r.path),
+    requestBody: String(r.request_body),
+    httpStatus: num(r.http_status),
+    responseCode: strOrNull(r.response_code),
+    responseBody: String(r.response_body),
+    durationMs: num(r.duration_ms),
+  };
+}
+
+export function refundFromRow(r: Row): RefundRecord {
+  return {
+    refundNo: String(r.refund_no),
+    referenceNo: String(r.reference_no),
+    merchantId: String(r.merchant_id),
+    partnerRefundNo: String(r.partner_refund_no),
+    amount: String(r.amount),
+    reason: strOrNull(r.reason),
+    createdAt: num(r.created_at),
+  };
+}
+
+export function vaPaymentFromRow(r: Row): VaPaymentRecord {
+  return {
+    providerId: String(r.provider_id),
+    paymentRequestId: String(r.payment_request_id),
+    referenceNo: String(r.reference_no),
+    httpStatus: num(r.http_status),
+    responseBody: String(r.response_body),
+    createdAt: num(r.created_at),
   };
 }
 
@@ -142,6 +283,7 @@ export function transactionToRow(t: TransactionRecord): Row {
 
 /** camelCase transaction patch field → column name. */
 export const TRANSACTION_COLUMNS: Record<string, string> = {
+  partnerReferenceNo: 'partner_reference_no',
   paidAmount: 'paid_amount',
   paidAt: 'paid_at',
   refundedAmount: 'refunded_amount',

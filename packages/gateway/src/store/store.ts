@@ -2,7 +2,14 @@
 // `http/` and the services talk to this interface only; main.ts and cli/ pick the implementation.
 
 export type TokenSignature = 'any' | 'hmac-sha256' | 'rsa-sha256';
-export type CallbackSignature = 'hmac-sha512' | 'rsa-sha256';
+/**
+ * How callbacks are authenticated: signed with the merchant's secret (`hmac-sha512`), by the
+ * gateway's key (`rsa-sha256`), or the SNAP inbound form (`snap-b2b`: a token from the merchant's
+ * own token endpoint, then a token-bound HMAC-SHA512 signature).
+ */
+export type CallbackSignature = 'hmac-sha512' | 'rsa-sha256' | 'snap-b2b';
+/** How a notification body is serialised: compact JSON, or the bytes PHP's json_encode writes. */
+export type CallbackJson = 'standard' | 'php';
 export type MerchantStatus = 'active' | 'disabled';
 
 export interface MerchantRecord {
@@ -19,6 +26,9 @@ export interface MerchantRecord {
   publicKeyPem: string | null;
   tokenSignature: TokenSignature;
   callbackSignature: CallbackSignature;
+  callbackJson: CallbackJson;
+  /** `snap-b2b`: where the gateway takes its token; default `<callbackBaseUrl>/api/snap/v1.0/access-token/b2b`. */
+  callbackTokenUrl: string | null;
   callbackBaseUrl: string | null;
   qrisCallbackUrl: string | null;
   vaCallbackUrl: string | null;
@@ -26,6 +36,8 @@ export interface MerchantRecord {
   merchantCity: string;
   nmid: string;
   mcc: string;
+  /** The acquirer (a provider id) that issues this merchant's QRIS; null: snapgate issues them itself. */
+  qrisProvider: string | null;
   status: MerchantStatus;
   createdAt: number;
   updatedAt: number;
@@ -39,6 +51,8 @@ export type MerchantPatch = Partial<
     | 'publicKeyPem'
     | 'tokenSignature'
     | 'callbackSignature'
+    | 'callbackJson'
+    | 'callbackTokenUrl'
     | 'callbackBaseUrl'
     | 'qrisCallbackUrl'
     | 'vaCallbackUrl'
@@ -46,9 +60,77 @@ export type MerchantPatch = Partial<
     | 'merchantCity'
     | 'nmid'
     | 'mcc'
+    | 'qrisProvider'
     | 'status'
   >
 >;
+
+export type ProviderKind = 'bank' | 'acquirer';
+
+/** How snapgate calls an acquirer (SNAP client credentials snapgate holds at it). */
+export interface ProviderOutbound {
+  baseUrl: string;
+  clientKey: string;
+  clientSecret: string;
+  /** Signs the token request SHA256withRSA when set; HMAC-SHA256 with the secret otherwise. */
+  privateKeyPem: string | null;
+  partnerId: string;
+  channelId: string;
+  tokenPath: string;
+  pathPrefix: string;
+}
+
+/** A bank that owns a VA range, or a QRIS acquirer, calling snapgate over SNAP. */
+export interface ProviderRecord {
+  id: string;
+  name: string;
+  kind: ProviderKind;
+  /** Banks: VAs created with this bankCode are theirs. Acquirers: the default payerIssuer. */
+  bankCode: string;
+  clientKey: string;
+  clientSecret: string;
+  previousSecret: string | null;
+  previousValidUntil: number | null;
+  secretVersion: number;
+  /** Verifies its token requests (SHA256withRSA). */
+  publicKeyPem: string | null;
+  outbound: ProviderOutbound | null;
+  /** The built-in sandbox bank or acquirer: never accepted in production mode. */
+  isSandbox: boolean;
+  status: MerchantStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ProviderPatch = Partial<Pick<ProviderRecord, 'name' | 'bankCode' | 'publicKeyPem' | 'outbound' | 'status'>>;
+
+/** One call a provider made, as answered (every inbound call is logged). */
+export interface InboundCall {
+  providerId: string;
+  at: number;
+  method: string;
+  path: string;
+  /** The request body, first 4 KiB. */
+  requestBody: string;
+  httpStatus: number;
+  responseCode: string | null;
+  responseBody: string;
+  durationMs: number;
+}
+
+export interface StoredInboundCall extends InboundCall {
+  id: number;
+}
+
+/** A bank's payment flag, kept so that a repeat (flagAdvise Y) answers the original answer. */
+export interface VaPaymentRecord {
+  providerId: string;
+  paymentRequestId: string;
+  referenceNo: string;
+  httpStatus: number;
+  responseBody: string;
+  createdAt: number;
+}
 
 export interface Page<T> {
   items: T[];
@@ -141,6 +223,7 @@ export interface NewNotification {
 
 /** The stored answer to an X-EXTERNAL-ID, replayed byte for byte. */
 export interface IdempotencyRecord {
+  /** The calling client: a merchant's id, or a provider's. */
   merchantId: string;
   day: string;
   externalId: string;
@@ -173,12 +256,22 @@ export interface StatusChange {
   patch?: Partial<
     Pick<
       TransactionRecord,
-      'paidAmount' | 'paidAt' | 'refundedAmount' | 'feeAmount' | 'details' | 'amount' | 'expiresAt'
+      | 'paidAmount'
+      | 'paidAt'
+      | 'refundedAmount'
+      | 'feeAmount'
+      | 'details'
+      | 'amount'
+      | 'expiresAt'
+      /** Only to release it (a QRIS whose acquirer failed does not hold its merchant's reference). */
+      | 'partnerReferenceNo'
     >
   >;
   notification?: NewNotification | undefined;
   idempotency?: IdempotencyRecord | undefined;
   refund?: RefundRecord | undefined;
+  /** A bank's payment flag, written with the payment it made. */
+  vaPayment?: VaPaymentRecord | undefined;
 }
 
 /** A change to a transaction that is not a status change (VA update). */
@@ -253,6 +346,26 @@ export interface Store {
     id: string,
     rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
   ): Promise<MerchantRecord | undefined>;
+
+  insertProvider(provider: ProviderRecord): Promise<void>;
+  findProviderById(id: string): Promise<ProviderRecord | undefined>;
+  findProviderByClientKey(clientKey: string): Promise<ProviderRecord | undefined>;
+  /** Every provider, oldest first (there are few: banks and acquirers an operator connected). */
+  listProviders(page: PageRequest): Promise<Page<ProviderRecord>>;
+  updateProvider(id: string, patch: ProviderPatch, updatedAt: number): Promise<ProviderRecord | undefined>;
+  rotateProviderSecret(
+    id: string,
+    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
+  ): Promise<ProviderRecord | undefined>;
+  /** The banks (never the sandbox one) registered with this bankCode, active or not, oldest first. */
+  findBanks(bankCode: string): Promise<ProviderRecord[]>;
+  /** A merchant's refund by its partnerRefundNo. */
+  findRefund(merchantId: string, partnerRefundNo: string): Promise<RefundRecord | undefined>;
+  /** Appends calls to the inbound log, all in one database transaction. */
+  recordInbound(calls: readonly InboundCall[]): Promise<void>;
+  /** A provider's inbound calls, newest first. */
+  listInbound(providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>>;
+  findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined>;
 
   /** The stored answer for an X-EXTERNAL-ID, if any. */
   findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined>;

@@ -3,13 +3,15 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 // Hand-written HS256 (STACK: 5.2 µs to sign against ~160 µs for jose's async SignJWT).
 // The gateway both issues and checks these tokens, so a shared symmetric key is enough.
 export interface AccessTokenClaims {
-  /** The merchant's client key. */
+  /** The client key (a merchant's or a provider's). */
   sub: string;
   iat: number;
   exp: number;
   jti: string;
-  /** The merchant's secret version when issued; a rotation retires older tokens. */
+  /** The client's secret version when issued; a rotation retires older tokens. */
   sv: number;
+  /** `p` for an upstream provider's token; absent for a merchant's. The two never cross. */
+  aud?: 'p';
 }
 
 const HEADER_B64 = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');

@@ -3,6 +3,9 @@ import {
   formatJakartaTimestamp,
   HEADER,
   HEADER_DISPLAY,
+  isJsonObject,
+  mediaType,
+  parseJsonBody,
   parseSnapTimestamp,
   SERVICE,
   snapError,
@@ -12,9 +15,9 @@ import {
   verifyRsaSha256,
 } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
-import { isJsonObject, mediaType, parseJsonBody } from '../http/raw-body.ts';
+import type { Mode } from '../config.ts';
 import { rsaPublicKey } from '../merchants/public-key.ts';
-import type { MerchantRecord, Store } from '../store/store.ts';
+import type { MerchantRecord, ProviderRecord, Store } from '../store/store.ts';
 import { type AccessTokenClaims, signJwt, verifyJwt } from './jwt.ts';
 import type { RateLimiter } from './rate-limit.ts';
 
@@ -28,6 +31,8 @@ export interface TokenServiceDeps {
   tokenTtlSec: number;
   clockSkewSec: number;
   rateLimiter: RateLimiter;
+  /** Sandbox providers are refused in production mode; HMAC tokens of keyed providers only in sandbox. */
+  mode: Mode;
 }
 
 export interface TokenResponse {
@@ -40,30 +45,61 @@ export interface TokenService {
   issueB2bToken(header: (name: string) => string | undefined, rawBody: Buffer): Promise<TokenResponse>;
   /** The active merchant a bearer token belongs to, or `undefined` when it must be refused. */
   merchantOfToken(accessToken: string): Promise<MerchantRecord | undefined>;
+  /** The active provider a bearer token belongs to; a merchant's token never qualifies. */
+  providerOfToken(accessToken: string): Promise<ProviderRecord | undefined>;
   /** Whether the client key may make one more request this minute (token and payment API together). */
   takeRateLimit(clientKey: string): boolean;
   /** Whether a timestamp is inside the skew window. */
   isTimestampInWindow(epochMs: number): boolean;
 }
 
-/** The secrets a merchant's signatures may be made with right now: current, then previous in its overlap. */
-export function activeSecrets(merchant: MerchantRecord, nowMs: number): string[] {
-  const secrets = [merchant.clientSecret];
-  if (merchant.previousSecret && merchant.previousValidUntil !== null && nowMs < merchant.previousValidUntil) {
-    secrets.push(merchant.previousSecret);
+/** What a merchant and a provider share as SNAP clients: keys, secrets and their rotation. */
+export type ClientCredentials = Pick<
+  MerchantRecord,
+  'clientKey' | 'clientSecret' | 'previousSecret' | 'previousValidUntil' | 'secretVersion' | 'publicKeyPem' | 'status'
+>;
+
+/** The secrets a client's signatures may be made with right now: current, then previous in its overlap. */
+export function activeSecrets(client: ClientCredentials, nowMs: number): string[] {
+  const secrets = [client.clientSecret];
+  if (client.previousSecret && client.previousValidUntil !== null && nowMs < client.previousValidUntil) {
+    secrets.push(client.previousSecret);
   }
   return secrets;
 }
 
-function verifyTokenSignature(merchant: MerchantRecord, data: string, signature: string, nowMs: number): boolean {
-  const allowHmac = merchant.tokenSignature !== 'rsa-sha256';
-  const allowRsa = merchant.tokenSignature !== 'hmac-sha256' && merchant.publicKeyPem !== null;
-  if (allowHmac && activeSecrets(merchant, nowMs).some((s) => verifyHmacSha256(s, data, signature))) return true;
-  return allowRsa && verifyRsaSha256(rsaPublicKey(merchant.publicKeyPem as string), data, signature);
+function verifyTokenSignature(
+  client: ClientCredentials,
+  allow: { hmac: boolean; rsa: boolean },
+  data: string,
+  signature: string,
+  nowMs: number,
+): boolean {
+  if (allow.hmac && activeSecrets(client, nowMs).some((s) => verifyHmacSha256(s, data, signature))) return true;
+  return allow.rsa && verifyRsaSha256(rsaPublicKey(client.publicKeyPem as string), data, signature);
+}
+
+/** A merchant's `tokenSignature` setting decides (`any` = RSA if a key is registered, HMAC always). */
+const merchantAllows = (m: MerchantRecord) => ({
+  hmac: m.tokenSignature !== 'rsa-sha256',
+  rsa: m.tokenSignature !== 'hmac-sha256' && m.publicKeyPem !== null,
+});
+
+/** A provider with a public key signs SHA256withRSA; HMAC-SHA256 is also taken in sandbox mode. */
+const providerAllows = (p: ProviderRecord, mode: Mode) => ({
+  hmac: p.publicKeyPem === null || mode === 'sandbox',
+  rsa: p.publicKeyPem !== null,
+});
+
+/** Whether a token issued under secret version `sv` is still good for this client. */
+function isCurrentVersion(client: ClientCredentials, sv: number, nowMs: number): boolean {
+  // A token dies with the secret it was issued under once the overlap ends.
+  if (sv === client.secretVersion) return true;
+  return sv === client.secretVersion - 1 && client.previousValidUntil !== null && nowMs < client.previousValidUntil;
 }
 
 export function createTokenService(deps: TokenServiceDeps): TokenService {
-  const { store, clock, jwtKey, tokenTtlSec, clockSkewSec, rateLimiter } = deps;
+  const { store, clock, jwtKey, tokenTtlSec, clockSkewSec, rateLimiter, mode } = deps;
   const skewMs = clockSkewSec * 1000;
 
   const isTimestampInWindow = (epochMs: number) => Math.abs(clock.now() - epochMs) <= skewMs;
@@ -95,23 +131,28 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       if (body.grantType !== 'client_credentials') throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'grantType' });
 
       const merchant = await store.findMerchantByClientKey(clientKey);
-      if (!merchant) throw snapError('UNAUTHORIZED', SVC, { reason: 'Unknown Client' });
-      if (merchant.status !== 'active') {
-        throw snapError('UNAUTHORIZED', SVC, { reason: 'Client Disabled', detail: { merchantId: merchant.id } });
+      const provider = merchant ? undefined : await store.findProviderByClientKey(clientKey);
+      const client: (ClientCredentials & { id: string }) | undefined =
+        merchant ?? (provider?.isSandbox && mode === 'production' ? undefined : provider);
+      if (!client) throw snapError('UNAUTHORIZED', SVC, { reason: 'Unknown Client' });
+      const who = merchant ? { merchantId: client.id } : { providerId: client.id };
+      if (client.status !== 'active') {
+        throw snapError('UNAUTHORIZED', SVC, { reason: 'Client Disabled', detail: who });
       }
       const now = clock.now();
       if (!isTimestampInWindow(timestampMs)) {
         throw snapError('UNAUTHORIZED', SVC, {
           reason: 'Timestamp Out Of Range',
-          detail: { merchantId: merchant.id, skewMs: now - timestampMs },
+          detail: { ...who, skewMs: now - timestampMs },
         });
       }
       // src 2.1: signed over the timestamp exactly as sent.
-      if (!verifyTokenSignature(merchant, tokenStringToSign(clientKey, timestamp), signature, now)) {
-        throw snapError('UNAUTHORIZED', SVC, { reason: 'Invalid Signature', detail: { merchantId: merchant.id } });
+      const allow = merchant ? merchantAllows(merchant) : providerAllows(provider as ProviderRecord, mode);
+      if (!verifyTokenSignature(client, allow, tokenStringToSign(clientKey, timestamp), signature, now)) {
+        throw snapError('UNAUTHORIZED', SVC, { reason: 'Invalid Signature', detail: who });
       }
       if (!rateLimiter.take(clientKey, now)) {
-        throw snapError('TOO_MANY_REQUESTS', SVC, { detail: { merchantId: merchant.id } });
+        throw snapError('TOO_MANY_REQUESTS', SVC, { detail: who });
       }
 
       const iat = Math.floor(now / 1000);
@@ -120,7 +161,8 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         iat,
         exp: iat + tokenTtlSec,
         jti: randomUUID(),
-        sv: merchant.secretVersion,
+        sv: client.secretVersion,
+        ...(merchant ? {} : { aud: 'p' as const }),
       };
       const accessToken = signJwt(claims, jwtKey);
       return {
@@ -131,18 +173,20 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
 
     async merchantOfToken(accessToken) {
       const claims = verifyJwt(accessToken, jwtKey);
-      if (!claims) return undefined;
       const now = clock.now();
-      if (claims.exp * 1000 <= now) return undefined;
+      if (!claims || claims.aud !== undefined || claims.exp * 1000 <= now) return undefined;
       const merchant = await store.findMerchantByClientKey(claims.sub);
       if (merchant?.status !== 'active') return undefined;
-      // SPEC §2: a token dies with the secret it was issued under once the overlap ends.
-      if (claims.sv === merchant.secretVersion) return merchant;
-      const inOverlap =
-        claims.sv === merchant.secretVersion - 1 &&
-        merchant.previousValidUntil !== null &&
-        now < merchant.previousValidUntil;
-      return inOverlap ? merchant : undefined;
+      return isCurrentVersion(merchant, claims.sv, now) ? merchant : undefined;
+    },
+
+    async providerOfToken(accessToken) {
+      const claims = verifyJwt(accessToken, jwtKey);
+      const now = clock.now();
+      if (claims?.aud !== 'p' || claims.exp * 1000 <= now) return undefined;
+      const provider = await store.findProviderByClientKey(claims.sub);
+      if (provider?.status !== 'active' || (provider.isSandbox && mode === 'production')) return undefined;
+      return isCurrentVersion(provider, claims.sv, now) ? provider : undefined;
     },
   };
 }

@@ -15,6 +15,9 @@ describe('snapgate demo', () => {
     assert.equal(code, 0, err.join('\n'));
     assert.match(text, /^1\. Started a sandbox gateway on http:\/\/127\.0\.0\.1:\d+/m);
     assert.match(text, /Took a B2B access token/);
+    // The payment reaches the gateway through the acquirer's SNAP door, as in production.
+    assert.match(text, /POST \/api\/snap\/v1\.0\/qr\/qr-mpm-notify with its own B2B token/);
+    assert.match(text, /the gateway answered 2005200 after committing status 00/);
     assert.match(text, /Callback arrived at the merchant: POST \/webhook\/payment-qr-notification/);
     assert.match(text, /verified: HMAC-SHA512/);
     assert.match(text, /answered HTTP 200 \{"responseCode":"2002600","responseMessage":"Success"\}/);

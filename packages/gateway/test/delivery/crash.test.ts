@@ -3,20 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { type GatewayProcess, spawnGateway } from '../helpers/process.ts';
+import { adminApiOf, type GatewayProcess, spawnGateway } from '../helpers/process.ts';
 import { ACK, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
 
 const ADMIN = 'crash-test-admin-token-000000';
 
-async function admin(gw: GatewayProcess, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${gw.url}/admin/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const admin = adminApiOf(ADMIN);
 
 async function states(gw: GatewayProcess, merchantId: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();

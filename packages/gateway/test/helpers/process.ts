@@ -39,3 +39,15 @@ export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_0
   const url = (/gateway on (http:\/\/\S+)/.exec(out) as RegExpExecArray)[1] as string;
   return { child, url, stdout: () => out, stderr: () => err, exited };
 }
+
+/** The admin API of gateway processes started with this admin token. */
+export function adminApiOf(adminToken: string) {
+  return async (gw: { url: string }, method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${gw.url}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}

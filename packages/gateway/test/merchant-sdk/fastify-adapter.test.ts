@@ -72,3 +72,42 @@ describe('fastifyCallbackPlugin in a real Fastify app', () => {
     assert.deepEqual(await other.json(), { parsed: 'object' });
   });
 });
+
+describe('snap-b2b in a real Fastify app', () => {
+  it('serves the token endpoint and token-bound callbacks through fastifyCallbackPlugin', async () => {
+    const { createSnapB2bTokenIssuer, TOKEN_PATH } = await import('@snapgate/merchant-sdk');
+    const gw = await startGateway({ dispatch: true });
+    const app = Fastify();
+    try {
+      const m = await gw.createMerchant({ name: 'Fastify B2B' });
+      const events: StatusEvent[] = [];
+      const gatewayPublicKeyPem = await (await fetch(`${gw.url}/.well-known/snapgate/callback-public-key.pem`)).text();
+      const issuer = createSnapB2bTokenIssuer({ clientKey: m.clientKey, gatewayPublicKeyPem });
+      const handler = createCallbackHandler({
+        clientSecret: m.clientSecret,
+        partnerId: m.partnerId,
+        snapB2b: issuer,
+        onStatus: (e) => void events.push(e),
+      });
+      app.register(async (scope) => {
+        await fastifyCallbackPlugin(issuer, { paths: [TOKEN_PATH] })(scope);
+        await fastifyCallbackPlugin(handler)(scope);
+      });
+      const appUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+      await gw.admin('PATCH', `/merchants/${m.id}`, { callbackSignature: 'snap-b2b', callbackBaseUrl: appUrl });
+      const c = await authenticate(gw.url, m);
+      const q = await snapCall(gw.url, c, '/api/snap/v1.0/qr/qr-mpm-generate', {
+        partnerReferenceNo: `FB-${Date.now()}`,
+        amount: { value: '1000.00', currency: 'IDR' },
+      });
+      await gw.admin('POST', `/sandbox/qris/${q.body.referenceNo}/pay`, {});
+      const e = await waitFor('onStatus', () =>
+        events.find((x) => x.notification.originalReferenceNo === q.body.referenceNo),
+      );
+      assert.equal(e.action, 'PAID');
+    } finally {
+      await gw.close();
+      await app.close();
+    }
+  });
+});

@@ -4,6 +4,8 @@ import type { TransactionStatus } from '@snapgate/snap';
 import {
   type AttemptRecord,
   type MerchantRecord,
+  type ProviderOutbound,
+  type ProviderRecord,
   type Store,
   type TransactionRecord,
   UniqueViolation,
@@ -32,13 +34,49 @@ function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
     publicKeyPem: null,
     tokenSignature: 'any',
     callbackSignature: 'hmac-sha512',
+    callbackJson: 'standard',
+    callbackTokenUrl: null,
     callbackBaseUrl: 'http://127.0.0.1:1',
+    qrisProvider: null,
     qrisCallbackUrl: null,
     vaCallbackUrl: null,
     merchantName: 'Contract',
     merchantCity: 'JAKARTA',
     nmid: 'ID1234567890123',
     mcc: '5999',
+    status: 'active',
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
+  };
+}
+
+const OUTBOUND: ProviderOutbound = {
+  baseUrl: 'https://acquirer.example',
+  clientKey: 'ck',
+  clientSecret: 'cs',
+  privateKeyPem: null,
+  partnerId: 'pid',
+  channelId: '95221',
+  tokenPath: '/api/snap/v1.0/access-token/b2b',
+  pathPrefix: '/api/snap/v1.0',
+};
+
+function provider(over: Partial<ProviderRecord> = {}): ProviderRecord {
+  return {
+    id: uid('prv'),
+    name: 'Provider',
+    // Acquirers: any number may share a bankCode (one active bank per bankCode at most).
+    kind: 'acquirer',
+    bankCode: '014',
+    clientKey: uid('pck'),
+    clientSecret: 'psecret',
+    previousSecret: null,
+    previousValidUntil: null,
+    secretVersion: 1,
+    publicKeyPem: null,
+    outbound: null,
+    isSandbox: false,
     status: 'active',
     createdAt: T0,
     updatedAt: T0,
@@ -368,6 +406,159 @@ export function storeContract(name: string, factory: StoreFactory): void {
       );
       assert.equal(rest.items.length, 1);
       assert.notEqual(rest.items[0]?.referenceNo, list.items[0]?.referenceNo);
+    });
+
+    it('stores, finds, pages, updates and rotates providers, outbound settings included', async () => {
+      const p = provider({ outbound: OUTBOUND });
+      await store.insertProvider(p);
+      await store.insertProvider(provider({ createdAt: T0 + 1 }));
+      assert.deepEqual(await store.findProviderById(p.id), p);
+      assert.deepEqual(await store.findProviderByClientKey(p.clientKey), p);
+      assert.equal(await store.findProviderByClientKey('nope'), undefined);
+      const u = await store.updateProvider(p.id, { status: 'disabled', outbound: null, bankCode: '123' }, T0 + 3);
+      assert.deepEqual([u?.status, u?.outbound, u?.bankCode, u?.updatedAt], ['disabled', null, '123', T0 + 3]);
+      const back = await store.updateProvider(p.id, { outbound: OUTBOUND }, T0 + 4);
+      assert.deepEqual(back?.outbound, OUTBOUND);
+      const r = await store.rotateProviderSecret(p.id, {
+        clientSecret: 's2',
+        previousValidUntil: T0 + 9,
+        rotatedAt: T0 + 5,
+      });
+      assert.deepEqual(
+        [r?.clientSecret, r?.previousSecret, r?.previousValidUntil, r?.secretVersion],
+        ['s2', 'psecret', T0 + 9, 2],
+      );
+      assert.equal(await store.updateProvider('missing', { name: 'x' }, T0), undefined);
+      // The banks of a bankCode, never the sandbox one; one active bank per bankCode at most.
+      const code = String(100 + (seq % 800));
+      assert.deepEqual(await store.findBanks(code), []);
+      const bank = (over: Partial<ProviderRecord>) => provider({ kind: 'bank', bankCode: code, ...over });
+      await store.insertProvider(bank({ isSandbox: true }));
+      await store.insertProvider(provider({ bankCode: code }));
+      const retired = bank({ status: 'disabled' });
+      await store.insertProvider(retired);
+      const owner = bank({ createdAt: T0 + 1 });
+      await store.insertProvider(owner);
+      assert.deepEqual(await store.findBanks(code), [retired, owner]);
+      await assert.rejects(
+        store.insertProvider(bank({ createdAt: T0 + 2 })),
+        (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('providers'),
+      );
+      await assert.rejects(
+        store.updateProvider(retired.id, { status: 'active' }, T0 + 3),
+        (e: unknown) => e instanceof UniqueViolation,
+      );
+      const page1 = await store.listProviders({ limit: 1 });
+      assert.equal(page1.items.length, 1);
+      const page2 = await store.listProviders({ limit: 1, cursor: page1.nextCursor ?? undefined });
+      assert.notEqual(page2.items[0]?.id, page1.items[0]?.id);
+      await assert.rejects(
+        store.insertProvider(provider({ clientKey: p.clientKey })),
+        (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('client_key'),
+      );
+    });
+
+    it('keeps a provider’s inbound log newest first, paged', async () => {
+      const p = provider();
+      await store.insertProvider(p);
+      const call = (i: number) => ({
+        providerId: p.id,
+        at: T0 + i,
+        method: 'POST',
+        path: '/api/snap/v1.0/transfer-va/payment',
+        requestBody: `{"i":${i}}`,
+        httpStatus: 200,
+        responseCode: i === 2 ? null : '2002500',
+        responseBody: '{}',
+        durationMs: 1.6,
+      });
+      await store.recordInbound([call(0)]);
+      await store.recordInbound([call(1), call(2)]);
+      await store.recordInbound([]);
+      const first = await store.listInbound(p.id, { limit: 2 });
+      assert.deepEqual(
+        first.items.map((c) => [c.at, c.requestBody, c.durationMs, c.responseCode]),
+        [
+          [T0 + 2, '{"i":2}', 2, null],
+          [T0 + 1, '{"i":1}', 2, '2002500'],
+        ],
+      );
+      const rest = await store.listInbound(p.id, { limit: 2, cursor: first.nextCursor ?? undefined });
+      assert.deepEqual(
+        rest.items.map((c) => c.at),
+        [T0],
+      );
+      assert.equal(rest.nextCursor, null);
+    });
+
+    it('commits a bank’s payment flag with the payment it made, once per paymentRequestId', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const t = txn(m.id, { kind: 'va', virtualAccountNo: uid('va').slice(-20) });
+      await store.insertTransaction(t);
+      const flag = {
+        providerId: 'bank-1',
+        paymentRequestId: uid('pay'),
+        referenceNo: t.referenceNo,
+        httpStatus: 200,
+        responseBody: '{"responseCode":"2002500"}',
+        createdAt: T0,
+      };
+      const paid = await store.changeStatus({
+        referenceNo: t.referenceNo,
+        expectedSeq: 1,
+        status: '00',
+        statusDesc: 'Success',
+        reason: null,
+        at: T0,
+        notification: { id: uid('n').replace(/\D/g, ''), body: '{}', nextAttemptAt: T0 },
+        vaPayment: flag,
+      });
+      assert.equal(paid?.status, '00');
+      assert.deepEqual(await store.findVaPayment('bank-1', flag.paymentRequestId), flag);
+      assert.equal(await store.findVaPayment('bank-2', flag.paymentRequestId), undefined);
+      // The same flag again fails whole: no history row, no second notification.
+      await assert.rejects(
+        store.changeStatus({
+          referenceNo: t.referenceNo,
+          expectedSeq: 2,
+          status: '04',
+          statusDesc: null,
+          reason: null,
+          at: T0 + 1,
+          notification: { id: uid('n').replace(/\D/g, ''), body: '{}', nextAttemptAt: T0 },
+          vaPayment: flag,
+        }),
+        (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('va_payments'),
+      );
+      assert.equal((await store.findTransaction(t.referenceNo))?.status, '00');
+      assert.equal((await store.notificationsOf(t.referenceNo)).length, 1);
+    });
+
+    it('finds a merchant’s refund by its partnerRefundNo', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const t = txn(m.id, { status: '00', paidAmount: '10000.00' });
+      await store.insertTransaction(t);
+      const refund = {
+        refundNo: uid('RF'),
+        referenceNo: t.referenceNo,
+        merchantId: m.id,
+        partnerRefundNo: 'PRF-1',
+        amount: '2500.00',
+        reason: null,
+        createdAt: T0,
+      };
+      await store.updateTransaction({
+        referenceNo: t.referenceNo,
+        expectedSeq: 1,
+        at: T0,
+        patch: { refundedAmount: '2500.00' },
+        refund,
+      });
+      assert.deepEqual(await store.findRefund(m.id, 'PRF-1'), refund);
+      assert.equal(await store.findRefund(m.id, 'PRF-2'), undefined);
+      assert.equal(await store.findRefund('someone-else', 'PRF-1'), undefined);
     });
   });
 }

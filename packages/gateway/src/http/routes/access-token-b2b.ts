@@ -1,13 +1,11 @@
-import { SERVICE } from '@snapgate/snap';
+import { B2B_TOKEN_PATH, SERVICE } from '@snapgate/snap';
 import type { FastifyInstance } from 'fastify';
 import type { TokenService } from '../../tokens/token-service.ts';
 import { headerValue, rawBodyOf } from '../raw-body.ts';
 
-export const ACCESS_TOKEN_B2B_PATH = '/api/snap/v1.0/access-token/b2b';
-
 export function accessTokenB2bRoute(app: FastifyInstance, deps: { tokens: TokenService }) {
   app.post(
-    ACCESS_TOKEN_B2B_PATH,
+    B2B_TOKEN_PATH,
     { config: { api: 'snap', serviceCode: SERVICE.token, operation: 'access-token-b2b' } },
     async (request, reply) => {
       const r = await deps.tokens.issueB2bToken((name) => headerValue(request, name), rawBodyOf(request));

@@ -3,13 +3,14 @@ import { z } from 'zod';
 import type { MerchantService } from '../../merchants/merchant-service.ts';
 import { merchantView } from '../../merchants/merchant-service.ts';
 import type { Store } from '../../store/store.ts';
-import { parseAdminBody, parseWith } from '../admin-body.ts';
+import { idParams, listQuery, parseAdminBody, parseWith, rotateSchema } from '../admin-body.ts';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 const url = z.string().max(2048);
 const pem = z.string().max(16_384);
 const tokenSignature = z.enum(['any', 'hmac-sha256', 'rsa-sha256']);
-const callbackSignature = z.enum(['hmac-sha512', 'rsa-sha256']);
+const callbackSignature = z.enum(['hmac-sha512', 'rsa-sha256', 'snap-b2b']);
+const callbackJson = z.enum(['standard', 'php']);
 const printable = (max: number) => text(max).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII (EMVCo)');
 const qris = {
   merchantName: printable(25),
@@ -30,10 +31,13 @@ const createSchema = z.strictObject({
   publicKeyPem: pem.optional(),
   tokenSignature: tokenSignature.optional(),
   callbackSignature: callbackSignature.optional(),
+  callbackJson: callbackJson.optional(),
+  callbackTokenUrl: url.optional(),
   merchantName: qris.merchantName.optional(),
   merchantCity: qris.merchantCity.optional(),
   nmid: qris.nmid.optional(),
   mcc: qris.mcc.optional(),
+  qrisProvider: z.string().max(64).nullable().optional(),
 });
 
 const patchSchema = z
@@ -46,27 +50,16 @@ const patchSchema = z
     publicKeyPem: pem.nullable().optional(),
     tokenSignature: tokenSignature.optional(),
     callbackSignature: callbackSignature.optional(),
+    callbackJson: callbackJson.optional(),
+    callbackTokenUrl: url.nullable().optional(),
     merchantName: qris.merchantName.optional(),
     merchantCity: qris.merchantCity.optional(),
     nmid: qris.nmid.optional(),
     mcc: qris.mcc.optional(),
+    qrisProvider: z.string().max(64).nullable().optional(),
     status: z.enum(['active', 'disabled']).optional(),
   })
   .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
-
-const rotateSchema = z.strictObject({
-  overlapSec: z
-    .number()
-    .int()
-    .min(0)
-    .max(30 * 86_400)
-    .optional(),
-});
-const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z.string().max(512).optional(),
-});
-const idParams = z.object({ id: z.string().max(64) });
 
 export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: MerchantService; store: Store }) {
   const { merchants, store } = deps;

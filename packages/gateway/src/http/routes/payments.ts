@@ -3,10 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import { type SnapResponse, withIdempotency } from '../../payments/idempotency.ts';
 import type { QrisService } from '../../payments/qris-service.ts';
+import type { MerchantRequest } from '../../payments/snap-request.ts';
 import type { VaService } from '../../payments/va-service.ts';
 import type { Store } from '../../store/store.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
-import { type SnapContext, snapContextOf, snapGuard } from '../snap-auth.ts';
+import { merchantRequestOf, snapGuard } from '../snap-auth.ts';
 
 const BASE = '/api/snap/v1.0';
 
@@ -16,7 +17,7 @@ type Operation = {
   serviceCode: string;
   name: string;
   writes: boolean;
-  run: (ctx: SnapContext, recordFor: Parameters<Parameters<typeof withIdempotency>[2]>[0]) => Promise<SnapResponse>;
+  run: (ctx: MerchantRequest, recordFor: Parameters<Parameters<typeof withIdempotency>[2]>[0]) => Promise<SnapResponse>;
 };
 
 export function paymentRoutes(
@@ -107,7 +108,7 @@ export function paymentRoutes(
       config: { api: 'snap', serviceCode: op.serviceCode, operation: op.name },
       preHandler: guard,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const ctx = snapContextOf(request);
+        const ctx = merchantRequestOf(request);
         const r = await withIdempotency(store, ctx, (recordFor) => op.run(ctx, recordFor), { writes: op.writes });
         return reply.code(r.httpStatus).type('application/json').send(r.body);
       },

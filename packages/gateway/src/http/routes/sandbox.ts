@@ -1,12 +1,11 @@
 import { randomInt } from 'node:crypto';
-import { isSnapError } from '@snapgate/snap';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../../clock.ts';
 import type { QrisService } from '../../payments/qris-service.ts';
 import { IllegalStatusChange } from '../../payments/status-change.ts';
 import { transactionView } from '../../payments/transaction-view.ts';
-import type { VaService } from '../../payments/va-service.ts';
+import { ProviderRefusal, type SandboxPayer } from '../../providers/sandbox-providers.ts';
 import { parseAdminBody } from '../admin-body.ts';
 import { notFound, ProblemError } from '../problem.ts';
 
@@ -37,10 +36,10 @@ const withDefaults = (p: z.infer<typeof qrisPay> | z.infer<typeof vaPay>) => ({
   payerRefId: p.payerRefId ?? String(100_000_000_000 + randomInt(900_000_000_000)),
 });
 
-/** Turns a refused sandbox payment into a problem that carries the SNAP code too. */
+/** Turns a payment the provider path refused into a problem that carries the SNAP code too. */
 function refused(e: unknown): never {
   if (e instanceof IllegalStatusChange) throw new ProblemError(409, 'Conflict', e.message);
-  if (isSnapError(e)) {
+  if (e instanceof ProviderRefusal) {
     const p = new ProblemError(e.httpStatus, e.responseMessage, e.responseMessage);
     p.snap = { responseCode: e.responseCode, responseMessage: e.responseMessage };
     throw p;
@@ -48,27 +47,29 @@ function refused(e: unknown): never {
   throw e;
 }
 
-/** SPEC §5 sandbox: the payer's side, only in sandbox mode. */
-export function sandboxRoutes(app: FastifyInstance, deps: { qris: QrisService; va: VaService; clock: Clock }) {
-  const { qris, va, clock } = deps;
+/**
+ * The payer's side, only in sandbox mode. Payments go through the provider API over HTTP (the
+ * sandbox bank and acquirer); status 01 only re-sends the current notification.
+ */
+export function sandboxRoutes(app: FastifyInstance, deps: { qris: QrisService; payer: SandboxPayer; clock: Clock }) {
+  const { qris, payer, clock } = deps;
   const config = { api: 'admin' as const };
+
+  const payQris = async (ref: { referenceNo?: string; qrContent?: string }, b: z.infer<typeof qrisPay>) => {
+    if (b.status !== '01') return payer.payQris(ref, { status: b.status, payer: withDefaults(b) });
+    const txn = await qris.renotify(ref, clock.now());
+    if (!txn) throw notFound('QRIS transaction');
+    return txn;
+  };
 
   app.post<{ Params: { referenceNo: string } }>('/sandbox/qris/:referenceNo/pay', { config }, async (request) => {
     const b = parseAdminBody(request, qrisPay, true);
-    const txn = await qris
-      .pay({ referenceNo: request.params.referenceNo }, { status: b.status, payer: withDefaults(b) }, clock.now())
-      .catch(refused);
-    if (!txn) throw notFound('QRIS transaction');
-    return transactionView(txn);
+    return transactionView(await payQris({ referenceNo: request.params.referenceNo }, b).catch(refused));
   });
 
   app.post('/sandbox/qris/pay', { config }, async (request) => {
     const b = parseAdminBody(request, qrisScan);
-    const txn = await qris
-      .pay({ qrContent: b.qrContent }, { status: b.status, payer: withDefaults(b) }, clock.now())
-      .catch(refused);
-    if (!txn) throw notFound('QRIS transaction for that qrContent (or its CRC does not match)');
-    return transactionView(txn);
+    return transactionView(await payQris({ qrContent: b.qrContent }, b).catch(refused));
   });
 
   app.post<{ Params: { virtualAccountNo: string } }>(
@@ -76,8 +77,8 @@ export function sandboxRoutes(app: FastifyInstance, deps: { qris: QrisService; v
     { config },
     async (request) => {
       const b = parseAdminBody(request, vaPay, true);
-      const txn = await va
-        .pay(request.params.virtualAccountNo, { amount: b.amount, payer: withDefaults(b) }, clock.now())
+      const txn = await payer
+        .payVa(request.params.virtualAccountNo, { amount: b.amount, payer: withDefaults(b) })
         .catch(refused);
       return transactionView(txn);
     },

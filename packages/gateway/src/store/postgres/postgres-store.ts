@@ -6,22 +6,29 @@ import {
   customerNoFor,
   historyFromRow,
   idempotencyFromRow,
-  MERCHANT_COLUMNS,
+  inboundFromRow,
   merchantFromRow,
+  merchantPatchColumns,
   merchantToRow,
   notificationFromRow,
   partnerServiceIdFor,
+  providerFromRow,
+  providerPatchColumns,
+  providerToRow,
   type Row,
+  refundFromRow,
   statusChangeColumns,
   transactionFromRow,
   transactionToRow,
   updateColumns,
+  vaPaymentFromRow,
 } from '../rows.ts';
 import {
   type AttemptRecord,
   type DeliveryBacklog,
   type IdempotencyKey,
   type IdempotencyRecord,
+  type InboundCall,
   type MerchantPatch,
   type MerchantRecord,
   type NewNotification,
@@ -29,15 +36,20 @@ import {
   type NotificationRecord,
   type Page,
   type PageRequest,
+  type ProviderPatch,
+  type ProviderRecord,
+  type RefundRecord,
   type StatusChange,
   type StatusHistoryEntry,
   type Store,
   type StoredAttempt,
+  type StoredInboundCall,
   type TransactionFilter,
   type TransactionKind,
   type TransactionRecord,
   type TransactionUpdate,
   UniqueViolation,
+  type VaPaymentRecord,
 } from '../store.ts';
 
 type Client = pg.PoolClient | pg.Pool;
@@ -261,20 +273,11 @@ export class PostgresStore implements Store {
   }
 
   async updateMerchant(id: string, patch: MerchantPatch, updatedAt: number): Promise<MerchantRecord | undefined> {
-    const sets: string[] = [];
-    const values: unknown[] = [];
-    for (const [field, value] of Object.entries(patch)) {
-      const column = MERCHANT_COLUMNS[field];
-      if (!column || value === undefined) continue;
-      values.push(value);
-      sets.push(`${column} = $${values.length}`);
-    }
-    values.push(updatedAt);
-    sets.push(`updated_at = $${values.length}`);
-    values.push(id);
+    const sets = [...merchantPatchColumns(patch), ['updated_at', updatedAt] as [string, unknown]];
+    const values = [...sets.map(([, v]) => v), id];
     const r = await this.rows(
       this.pool,
-      `UPDATE merchants SET ${sets.join(', ')} WHERE id = $${values.length} RETURNING *`,
+      `UPDATE merchants SET ${sets.map(([c], i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${values.length} RETURNING *`,
       values,
     ).catch(rethrowUnique);
     this.forgetMerchants();
@@ -293,6 +296,118 @@ export class PostgresStore implements Store {
     );
     this.forgetMerchants();
     return r[0] ? merchantFromRow(r[0]) : undefined;
+  }
+
+  // Providers are read without a cache: there are few, and a disabled one must be refused at
+  // once on every instance.
+  async insertProvider(provider: ProviderRecord): Promise<void> {
+    const { text, values } = insertSql('providers', providerToRow(provider, false));
+    await this.pool.query(text, values).catch(rethrowUnique);
+  }
+
+  async findProviderById(id: string): Promise<ProviderRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM providers WHERE id = $1', [id]);
+    return r[0] ? providerFromRow(r[0]) : undefined;
+  }
+
+  async findProviderByClientKey(clientKey: string): Promise<ProviderRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM providers WHERE client_key = $1', [clientKey]);
+    return r[0] ? providerFromRow(r[0]) : undefined;
+  }
+
+  async findBanks(bankCode: string): Promise<ProviderRecord[]> {
+    const r = await this.rows(
+      this.pool,
+      `SELECT * FROM providers WHERE kind = 'bank' AND bank_code = $1 AND NOT is_sandbox ORDER BY created_at, id`,
+      [bankCode],
+    );
+    return r.map(providerFromRow);
+  }
+
+  async findRefund(merchantId: string, partnerRefundNo: string): Promise<RefundRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM refunds WHERE merchant_id = $1 AND partner_refund_no = $2', [
+      merchantId,
+      partnerRefundNo,
+    ]);
+    return r[0] ? refundFromRow(r[0]) : undefined;
+  }
+
+  async listProviders(page: PageRequest): Promise<Page<ProviderRecord>> {
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    const rows = after
+      ? await this.rows(
+          this.pool,
+          'SELECT * FROM providers WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3',
+          [after[0], after[1], page.limit + 1],
+        )
+      : await this.rows(this.pool, 'SELECT * FROM providers ORDER BY created_at, id LIMIT $1', [page.limit + 1]);
+    return toPage(rows.map(providerFromRow), page.limit, (p) => [p.createdAt, p.id]);
+  }
+
+  async updateProvider(id: string, patch: ProviderPatch, updatedAt: number): Promise<ProviderRecord | undefined> {
+    const sets = [...providerPatchColumns(patch), ['updated_at', updatedAt] as [string, unknown]];
+    const values = [...sets.map(([, v]) => v), id];
+    const r = await this.rows(
+      this.pool,
+      `UPDATE providers SET ${sets.map(([c], i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${values.length} RETURNING *`,
+      values,
+    ).catch(rethrowUnique);
+    return r[0] ? providerFromRow(r[0]) : undefined;
+  }
+
+  async rotateProviderSecret(
+    id: string,
+    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
+  ): Promise<ProviderRecord | undefined> {
+    const r = await this.rows(
+      this.pool,
+      `UPDATE providers SET previous_secret = client_secret, previous_valid_until = $1, client_secret = $2,
+         secret_version = secret_version + 1, updated_at = $3 WHERE id = $4 RETURNING *`,
+      [rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id],
+    );
+    return r[0] ? providerFromRow(r[0]) : undefined;
+  }
+
+  async recordInbound(calls: readonly InboundCall[]): Promise<void> {
+    if (calls.length === 0) return;
+    // One statement for the batch: parallel arrays unnested into rows.
+    const column = <K extends keyof InboundCall>(k: K) => calls.map((c) => c[k]);
+    await this.pool.query(
+      `INSERT INTO provider_inbound (provider_id, at, method, path, request_body, http_status, response_code,
+         response_body, duration_ms)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
+         $8::text[], $9::int[])`,
+      [
+        column('providerId'),
+        column('at'),
+        column('method'),
+        column('path'),
+        column('requestBody'),
+        column('httpStatus'),
+        column('responseCode'),
+        column('responseBody'),
+        calls.map((c) => Math.round(c.durationMs)),
+      ],
+    );
+  }
+
+  async listInbound(providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>> {
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    const rows = await this.rows(
+      this.pool,
+      'SELECT * FROM provider_inbound WHERE provider_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
+      [providerId, after ? after[0] : Number.MAX_SAFE_INTEGER, page.limit + 1],
+    );
+    return toPage(rows.map(inboundFromRow), page.limit, (c) => [c.id, '']);
+  }
+
+  async findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined> {
+    const r = await this.rows(
+      this.pool,
+      'SELECT * FROM va_payments WHERE provider_id = $1 AND payment_request_id = $2',
+      [providerId, paymentRequestId],
+    );
+    return r[0] ? vaPaymentFromRow(r[0]) : undefined;
   }
 
   async findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
@@ -420,6 +535,14 @@ export class PostgresStore implements Store {
       if (change.notification) await this.addNotification(c, txn, change.notification, change.at);
       if (change.refund) await this.putRefund(c, change.refund);
       if (change.idempotency) await this.putIdempotency(c, change.idempotency, change.at);
+      if (change.vaPayment) {
+        const v = change.vaPayment;
+        await c.query(
+          `INSERT INTO va_payments (provider_id, payment_request_id, reference_no, http_status, response_body, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6)`,
+          [v.providerId, v.paymentRequestId, v.referenceNo, v.httpStatus, v.responseBody, v.createdAt],
+        );
+      }
       return txn;
     }).catch(rethrowUnique);
   }

@@ -8,22 +8,29 @@ import {
   customerNoFor,
   historyFromRow,
   idempotencyFromRow,
-  MERCHANT_COLUMNS,
+  inboundFromRow,
   merchantFromRow,
+  merchantPatchColumns,
   merchantToRow,
   notificationFromRow,
   partnerServiceIdFor,
+  providerFromRow,
+  providerPatchColumns,
+  providerToRow,
   type Row,
+  refundFromRow,
   statusChangeColumns,
   transactionFromRow,
   transactionToRow,
   updateColumns,
+  vaPaymentFromRow,
 } from '../rows.ts';
 import {
   type AttemptRecord,
   type DeliveryBacklog,
   type IdempotencyKey,
   type IdempotencyRecord,
+  type InboundCall,
   type MerchantPatch,
   type MerchantRecord,
   type NewNotification,
@@ -31,15 +38,20 @@ import {
   type NotificationRecord,
   type Page,
   type PageRequest,
+  type ProviderPatch,
+  type ProviderRecord,
+  type RefundRecord,
   type StatusChange,
   type StatusHistoryEntry,
   type Store,
   type StoredAttempt,
+  type StoredInboundCall,
   type TransactionFilter,
   type TransactionKind,
   type TransactionRecord,
   type TransactionUpdate,
   UniqueViolation,
+  type VaPaymentRecord,
 } from '../store.ts';
 
 type Db = Database.Database;
@@ -75,6 +87,9 @@ export class SqliteStore implements Store {
   // exact. It spares the token and payment hot paths a lookup per request.
   private readonly merchantsByKey = new Map<string, MerchantRecord>();
   private readonly merchantsById = new Map<string, MerchantRecord>();
+  // Providers likewise: every provider call reads its provider (token check, then the guard).
+  private readonly providersByKey = new Map<string, ProviderRecord>();
+  private readonly providersById = new Map<string, ProviderRecord>();
 
   constructor(options: SqliteStoreOptions) {
     this.faults = options.faults;
@@ -126,6 +141,37 @@ export class SqliteStore implements Store {
       listMerchantsFirst: p('SELECT * FROM merchants ORDER BY created_at, id LIMIT ?'),
       listMerchantsAfter: p(
         'SELECT * FROM merchants WHERE (created_at > @t OR (created_at = @t AND id > @id)) ORDER BY created_at, id LIMIT @limit',
+      ),
+      insertProvider: p(
+        `INSERT INTO providers (${Object.keys(providerToRow({} as ProviderRecord, true)).join(', ')})
+         VALUES (${Object.keys(providerToRow({} as ProviderRecord, true))
+           .map((k) => `@${k}`)
+           .join(', ')})`,
+      ),
+      providerById: p('SELECT * FROM providers WHERE id = ?'),
+      providerByClientKey: p('SELECT * FROM providers WHERE client_key = ?'),
+      banks: p(
+        `SELECT * FROM providers WHERE kind = 'bank' AND bank_code = ? AND is_sandbox = 0 ORDER BY created_at, id`,
+      ),
+      findRefund: p('SELECT * FROM refunds WHERE merchant_id = ? AND partner_refund_no = ?'),
+      listProvidersFirst: p('SELECT * FROM providers ORDER BY created_at, id LIMIT ?'),
+      listProvidersAfter: p(
+        'SELECT * FROM providers WHERE (created_at > @t OR (created_at = @t AND id > @id)) ORDER BY created_at, id LIMIT @limit',
+      ),
+      rotateProviderSecret: p(
+        `UPDATE providers SET previous_secret = client_secret, previous_valid_until = ?, client_secret = ?,
+           secret_version = secret_version + 1, updated_at = ? WHERE id = ?`,
+      ),
+      insertInbound: p(
+        `INSERT INTO provider_inbound (provider_id, at, method, path, request_body, http_status, response_code,
+           response_body, duration_ms)
+         VALUES (@providerId, @at, @method, @path, @requestBody, @httpStatus, @responseCode, @responseBody, @durationMs)`,
+      ),
+      listInbound: p('SELECT * FROM provider_inbound WHERE provider_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
+      findVaPayment: p('SELECT * FROM va_payments WHERE provider_id = ? AND payment_request_id = ?'),
+      insertVaPayment: p(
+        `INSERT INTO va_payments (provider_id, payment_request_id, reference_no, http_status, response_body, created_at)
+         VALUES (@providerId, @paymentRequestId, @referenceNo, @httpStatus, @responseBody, @createdAt)`,
       ),
       findIdempotency: p('SELECT * FROM idempotency_keys WHERE merchant_id = ? AND day = ? AND external_id = ?'),
       insertIdempotency: p(
@@ -330,19 +376,12 @@ export class SqliteStore implements Store {
   }
 
   async updateMerchant(id: string, patch: MerchantPatch, updatedAt: number): Promise<MerchantRecord | undefined> {
-    const sets: string[] = [];
-    const values: unknown[] = [];
-    for (const [field, value] of Object.entries(patch)) {
-      const column = MERCHANT_COLUMNS[field];
-      if (!column || value === undefined) continue;
-      sets.push(`${column} = ?`);
-      values.push(value);
-    }
-    sets.push('updated_at = ?');
-    values.push(updatedAt, id);
+    const sets = [...merchantPatchColumns(patch), ['updated_at', updatedAt] as [string, unknown]];
     this.forgetMerchants();
     try {
-      this.db.prepare(`UPDATE merchants SET ${sets.join(', ')} WHERE id = ?`).run(...values);
+      this.db
+        .prepare(`UPDATE merchants SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ?`)
+        .run(...sets.map(([, v]) => v), id);
     } catch (e) {
       if (isUniqueError(e)) throw uniqueViolation(e);
       throw e;
@@ -357,6 +396,97 @@ export class SqliteStore implements Store {
     this.forgetMerchants();
     this.s('rotateSecret').run(rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id);
     return this.findMerchantById(id);
+  }
+
+  private forgetProviders(): void {
+    this.providersByKey.clear();
+    this.providersById.clear();
+  }
+
+  private rememberProvider(r: Row | undefined): ProviderRecord | undefined {
+    if (!r) return undefined;
+    const p = providerFromRow(r);
+    this.providersByKey.set(p.clientKey, p);
+    this.providersById.set(p.id, p);
+    return p;
+  }
+
+  async insertProvider(provider: ProviderRecord): Promise<void> {
+    this.forgetProviders();
+    this.guardUnique(() => this.s('insertProvider').run(providerToRow(provider, true)));
+  }
+
+  async findProviderById(id: string): Promise<ProviderRecord | undefined> {
+    return this.providersById.get(id) ?? this.rememberProvider(this.s('providerById').get(id) as Row | undefined);
+  }
+
+  async findProviderByClientKey(clientKey: string): Promise<ProviderRecord | undefined> {
+    return (
+      this.providersByKey.get(clientKey) ??
+      this.rememberProvider(this.s('providerByClientKey').get(clientKey) as Row | undefined)
+    );
+  }
+
+  async findBanks(bankCode: string): Promise<ProviderRecord[]> {
+    return (this.s('banks').all(bankCode) as Row[]).map(providerFromRow);
+  }
+
+  async findRefund(merchantId: string, partnerRefundNo: string): Promise<RefundRecord | undefined> {
+    const r = this.s('findRefund').get(merchantId, partnerRefundNo) as Row | undefined;
+    return r ? refundFromRow(r) : undefined;
+  }
+
+  async listProviders(page: PageRequest): Promise<Page<ProviderRecord>> {
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    const rows = (
+      after
+        ? this.s('listProvidersAfter').all({ t: after[0], id: after[1], limit: page.limit + 1 })
+        : this.s('listProvidersFirst').all(page.limit + 1)
+    ) as Row[];
+    return toPage(rows.map(providerFromRow), page.limit, (p) => [p.createdAt, p.id]);
+  }
+
+  async updateProvider(id: string, patch: ProviderPatch, updatedAt: number): Promise<ProviderRecord | undefined> {
+    this.forgetProviders();
+    const sets = [...providerPatchColumns(patch), ['updated_at', updatedAt] as [string, unknown]];
+    const r = this.guardUnique(() =>
+      this.db
+        .prepare(`UPDATE providers SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ? RETURNING *`)
+        .get(...sets.map(([, v]) => v), id),
+    ) as Row | undefined;
+    return r ? providerFromRow(r) : undefined;
+  }
+
+  async rotateProviderSecret(
+    id: string,
+    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
+  ): Promise<ProviderRecord | undefined> {
+    this.forgetProviders();
+    this.s('rotateProviderSecret').run(rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id);
+    return this.findProviderById(id);
+  }
+
+  async recordInbound(calls: readonly InboundCall[]): Promise<void> {
+    this.db
+      .transaction(() => {
+        for (const call of calls) this.s('insertInbound').run({ ...call, durationMs: Math.round(call.durationMs) });
+      })
+      .immediate();
+  }
+
+  async listInbound(providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>> {
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    const rows = this.s('listInbound').all(
+      providerId,
+      after ? after[0] : Number.MAX_SAFE_INTEGER,
+      page.limit + 1,
+    ) as Row[];
+    return toPage(rows.map(inboundFromRow), page.limit, (c) => [c.id, '']);
+  }
+
+  async findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined> {
+    const r = this.s('findVaPayment').get(providerId, paymentRequestId) as Row | undefined;
+    return r ? vaPaymentFromRow(r) : undefined;
   }
 
   async findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
@@ -488,6 +618,7 @@ export class SqliteStore implements Store {
     if (change.notification) this.addNotification(txn, change.notification, change.at);
     if (change.refund) this.s('insertRefund').run(change.refund);
     if (change.idempotency) this.s('insertIdempotency').run({ ...change.idempotency, createdAt: change.at });
+    if (change.vaPayment) this.s('insertVaPayment').run(change.vaPayment);
     return txn;
   }
 

@@ -1,0 +1,207 @@
+// What the benchmarks in this folder (delivery.ts, upstream.ts, token.ts) share: the servers they
+// fork from their own file (`--serve <kind>`), percentiles, CPU time from /proc, and the text
+// table. What each one measures, and how it reports it, stays in its own file.
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { GatewayProcess } from '../test/helpers/process.ts';
+
+/** Every server a benchmark starts listens on loopback only: the figures are the code's, not a network's. */
+export const HOST = '127.0.0.1';
+
+/** User + system CPU time this process has used, in microseconds. */
+export function cpuNowUs(): number {
+  const c = process.cpuUsage();
+  return c.user + c.system;
+}
+
+// ---------------------------------------------------------------------------------------
+// Servers in child processes, so that none shares the event loop of the load it is under. The
+// benchmark forks its own file with `--serve <kind>`; the child answers over the fork IPC channel.
+
+/** The kind of server this process was forked to be (`--serve <kind>`); undefined in the benchmark itself. */
+export function servedKind(): string | undefined {
+  const at = process.argv.indexOf('--serve');
+  return at === -1 ? undefined : (process.argv[at + 1] ?? '');
+}
+
+/**
+ * Child side: sends `ready` (with the port), answers every message with `stats()` and its CPU
+ * time so far (CPU per request is steadier than requests/s on a shared machine), and exits once
+ * the parent disconnects, after `close()`.
+ */
+export function serveChild(
+  ready: { port: number },
+  close: () => Promise<void>,
+  stats: () => object = () => ({}),
+): void {
+  process.once('disconnect', () => {
+    close().finally(() => process.exit(0));
+  });
+  process.on('message', () => {
+    const cpuUs = cpuNowUs();
+    process.send?.({ ...stats(), cpuUs });
+  });
+  process.send?.(ready);
+}
+
+/** Listens on HOST, on a port the system picks; resolves with the port. */
+export async function listenOnLoopback(server: Server): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, HOST, () => resolve());
+  });
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new TypeError('server has no port');
+  return address.port;
+}
+
+/** Child side of a merchant's receiver: a bare node:http server running `handle`; see serveChild. */
+export async function serveReceiverChild(handle: RequestListener, stats: () => object): Promise<void> {
+  const server = createServer(handle);
+  // The load keeps its connections open across phases; node's 5 s default would close idle ones in between.
+  server.keepAliveTimeout = 60_000;
+  const port = await listenOnLoopback(server);
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  serveChild({ port }, close, stats);
+}
+
+/** Parent side: a server forked from the benchmark's file. */
+export interface ForkedServer<Ready, Stats> {
+  /** The child's first message. */
+  ready: Ready;
+  baseUrl: string;
+  /** What the child reports now, with the user + system CPU time it has used so far (µs). */
+  stats(): Promise<Stats & { cpuUs: number }>;
+  /** Disconnects (the child closes its server and exits) and waits for the exit. */
+  stop(): Promise<void>;
+}
+
+export interface ForkOptions {
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+  /** Keeps the child's output, shown only if it exits before it listens, so the tables stay readable. */
+  isQuiet?: boolean;
+  /** Names the child in that error; default the kind. */
+  label?: string;
+}
+
+/** Forks `moduleUrl` (the benchmark's import.meta.url) with `--serve <kind>` and waits until it listens. */
+export async function forkServer<Ready extends { port: number }, Stats extends object = object>(
+  moduleUrl: string,
+  kind: string,
+  options: ForkOptions = {},
+): Promise<ForkedServer<Ready, Stats>> {
+  const output = options.isQuiet ? 'pipe' : 'inherit';
+  const child: ChildProcess = fork(fileURLToPath(moduleUrl), ['--serve', kind], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', output, output, 'ipc'],
+  });
+  let kept = '';
+  const keep = (chunk: Buffer) => {
+    kept += chunk.toString('utf8');
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const label = options.label ?? kind;
+  const ready = await new Promise<Ready>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as Ready));
+    child.once('exit', (code) =>
+      reject(new Error(`${label} exited with ${code} before listening${options.isQuiet ? `:\n${kept}` : ''}`)),
+    );
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    ready,
+    baseUrl: `http://${HOST}:${ready.port}`,
+    stats: () =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve(m as Stats & { cpuUs: number }));
+        child.send('stats');
+      }),
+    async stop() {
+      if (child.connected) child.disconnect();
+      await exited;
+    },
+  };
+}
+
+/** Parent side of serveReceiverChild: `Stats` is what its `stats()` returns. */
+export function forkReceiver<Stats extends object>(moduleUrl: string): Promise<ForkedServer<{ port: number }, Stats>> {
+  return forkServer<{ port: number }, Stats>(moduleUrl, 'receiver');
+}
+
+/** Stops a gateway process as production would (SIGTERM), and kills it if it has not exited in 15 s. */
+export async function stopGateway(g: GatewayProcess): Promise<void> {
+  if (g.child.exitCode !== null || g.child.signalCode !== null) return;
+  g.child.kill('SIGTERM');
+  const t = setTimeout(() => g.child.kill('SIGKILL'), 15_000);
+  await g.exited;
+  clearTimeout(t);
+}
+
+// ---------------------------------------------------------------------------------------
+// Figures.
+
+export interface Percentiles {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+/** Nearest-rank percentiles; NaN for no values. */
+export function percentiles(values: number[]): Percentiles {
+  const sorted = Float64Array.from(values).sort();
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+/** getconf CLK_TCK; 100 on every Linux this runs on. */
+export const TICK_MS = 10;
+
+/** utime + stime of a process, in clock ticks, from /proc/<pid>/stat; undefined where it cannot be read. */
+export function procTicks(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may hold spaces: count fields after the last ')'.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The whole machine, from /proc/stat: busy and total ticks over all CPUs; NaN where it cannot be read. */
+export function machineTicks(): { busy: number; total: number } {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = v.slice(0, 8).reduce((s, x) => s + x, 0);
+    const idle = (v[3] ?? 0) + (v[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: NaN, total: NaN };
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Output.
+
+/** A figure with thousands separators and `digits` decimals; '—' where there is none (undefined, NaN, ∞). */
+export const fmt = (n: number | undefined, digits = 0) =>
+  n !== undefined && Number.isFinite(n)
+    ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : '—';
+
+/** A plain-text table: the first column aligned left, the figures right. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}

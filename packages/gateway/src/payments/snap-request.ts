@@ -1,0 +1,25 @@
+import type { IdempotencyKey, MerchantRecord, ProviderRecord } from '../store/store.ts';
+
+/**
+ * An authenticated SNAP request as the domain sees it: who is calling, the parsed body and the
+ * idempotency key. The HTTP guard builds it; services never see HTTP.
+ */
+export interface SnapRequestBase {
+  body: Record<string, unknown>;
+  serviceCode: string;
+  /** X-EXTERNAL-ID, unique per client (merchant or provider) per Jakarta day. */
+  idempotencyKey: IdempotencyKey;
+  /** Hash of method, target and body: a repeat must match it to be replayed. */
+  requestHash: string;
+  now: number;
+}
+
+/** A call by a merchant (the payment API). */
+export interface MerchantRequest extends SnapRequestBase {
+  merchant: MerchantRecord;
+}
+
+/** A call by an upstream provider (a bank's VA inquiry and payment flag, an acquirer's notify). */
+export interface ProviderRequest extends SnapRequestBase {
+  provider: ProviderRecord;
+}

@@ -1,0 +1,287 @@
+import {
+  compareMoney,
+  formatJakartaTimestamp,
+  isTransactionStatus,
+  snapError,
+  successCode,
+  type TransactionStatus,
+  toMinorUnits,
+} from '@snapgate/snap';
+import type { Mode } from '../config.ts';
+import { expireIfDue } from '../payments/expiry.ts';
+import { createFieldReader } from '../payments/fields.ts';
+import type { SnapResponse } from '../payments/idempotency.ts';
+import type { Payer } from '../payments/notification-body.ts';
+import type { ProviderRequest } from '../payments/snap-request.ts';
+import { IllegalStatusChange, LostRace, type StatusChanger } from '../payments/status-change.ts';
+import { closedReason, detailsOf } from '../payments/va-service.ts';
+import {
+  type IdempotencyRecord,
+  type ProviderRecord,
+  type Store,
+  type TransactionRecord,
+  UniqueViolation,
+} from '../store/store.ts';
+import { upstreamOf } from './upstream-acquirer.ts';
+
+type RecordFor = (response: SnapResponse) => IdempotencyRecord;
+
+const SUCCESS_REASON = { english: 'Success', indonesia: 'Sukses' } as const;
+const NUMERIC = /^\d{1,32}$/;
+
+const ok = (svc: string, fields: Record<string, unknown>): SnapResponse => ({
+  httpStatus: 200,
+  body: JSON.stringify({ responseCode: successCode(svc), responseMessage: 'Successful', ...fields }),
+});
+
+/** The digits of a bank's reference (payerRefId is a numeric string in the merchant's callback). */
+const digitsOf = (s: string) => s.replace(/\D/g, '').slice(0, 32);
+
+export interface InboundServiceDeps {
+  store: Store;
+  changer: StatusChanger;
+  mode: Mode;
+}
+
+/**
+ * What providers tell snapgate: a bank's VA inquiry (24) and payment flag (25), an acquirer's
+ * QRIS payment notification (52). Every change goes through the status machine and commits with
+ * the merchant's notification; the answer is built before and sent only after that commit.
+ */
+export function createInboundService({ store, changer, mode }: InboundServiceDeps) {
+  /**
+   * Who owns a VA: the active bank whose bankCode it was created with; in sandbox mode, a VA
+   * whose bankCode has no such bank belongs to the built-in sandbox bank.
+   */
+  async function owns(provider: ProviderRecord, bankCode: string): Promise<boolean> {
+    if (provider.kind !== 'bank') return false;
+    if (!provider.isSandbox) return provider.bankCode === bankCode;
+    // Only a bankCode no bank is registered with: a disabled bank's VAs stay unpaid, not the sandbox's.
+    return mode === 'sandbox' && (await store.findBanks(bankCode)).length === 0;
+  }
+
+  /** The VA a bank names, checked against all three of its numbers and its owner. */
+  async function findOwnedVa(ctx: ProviderRequest): Promise<TransactionRecord | undefined> {
+    const f = createFieldReader(ctx.body, ctx.serviceCode);
+    const partnerServiceId = f.str('partnerServiceId', { required: true, max: 8 }) as string;
+    const customerNo = f.str('customerNo', { required: true, max: 20 }) as string;
+    const virtualAccountNo = f.str('virtualAccountNo', { required: true, max: 28 }) as string;
+    // Stored as the 8-char partnerServiceId (left-padded with spaces) + customerNo; a bank that
+    // trims the whole number, or pads it, still finds it.
+    const number = virtualAccountNo.trim();
+    const txn =
+      (await store.findTransactionByVirtualAccountNo(virtualAccountNo)) ??
+      (await store.findTransactionByVirtualAccountNo(number.padStart(20, ' ')));
+    if (txn?.kind !== 'va') return undefined;
+    const d = detailsOf(txn);
+    if (partnerServiceId.trim().padStart(8, ' ') !== d.partnerServiceId || customerNo.trim() !== d.customerNo) {
+      return undefined;
+    }
+    return (await owns(ctx.provider, d.bankCode)) ? txn : undefined;
+  }
+
+  const vaNumbers = (txn: TransactionRecord) => {
+    const d = detailsOf(txn);
+    return {
+      partnerServiceId: d.partnerServiceId,
+      customerNo: d.customerNo,
+      virtualAccountNo: txn.virtualAccountNo,
+      virtualAccountName: d.virtualAccountName,
+    };
+  };
+
+  return {
+    /** Service 24: the bank asks what its customer is about to pay. */
+    async vaInquiry(ctx: ProviderRequest): Promise<SnapResponse> {
+      const svc = ctx.serviceCode;
+      const f = createFieldReader(ctx.body, svc);
+      const found = await findOwnedVa(ctx);
+      const inquiryRequestId = f.str('inquiryRequestId', { required: true, max: 128 }) as string;
+      if (!found)
+        throw snapError('INVALID_BILL', svc, { reason: 'Not Found', detail: { providerId: ctx.provider.id } });
+      const txn = await expireIfDue(changer, found, ctx.now);
+      const closed = closedReason(txn);
+      if (closed === 'Paid') throw snapError('PAID_BILL', svc);
+      if (closed) throw snapError('INVALID_BILL_EXPIRED', svc, { reason: 'Expired', detail: { status: txn.status } });
+      const d = detailsOf(txn);
+      return ok(svc, {
+        virtualAccountData: {
+          inquiryStatus: '00',
+          inquiryReason: SUCCESS_REASON,
+          ...vaNumbers(txn),
+          inquiryRequestId,
+          totalAmount: { value: txn.amount ?? '0.00', currency: txn.currency },
+          virtualAccountTrxType: d.virtualAccountTrxType,
+          billDetails: [],
+          freeTexts: [],
+        },
+      });
+    },
+
+    /**
+     * Service 25: the bank's payment flag. Idempotent on (provider, paymentRequestId): a repeat
+     * (flagAdvise Y after a timeout) answers the original answer and changes nothing.
+     */
+    async vaPayment(ctx: ProviderRequest, recordFor: RecordFor): Promise<SnapResponse> {
+      const svc = ctx.serviceCode;
+      const f = createFieldReader(ctx.body, svc);
+      const paymentRequestId = f.str('paymentRequestId', { required: true, max: 128 }) as string;
+      const paidAmount = f.money('paidAmount', { required: true }) as { value: string; currency: string };
+      const trxDateTime = f.str('trxDateTime', { max: 40 });
+      if (trxDateTime !== undefined) f.dateTime('trxDateTime');
+      const bankReference = f.str('referenceNo', { max: 128 });
+      f.str('flagAdvise', { oneOf: ['Y', 'N'] });
+      const payerName = f.str('additionalInfo.payerName', { max: 100 });
+      const earlier = async () => {
+        const original = await store.findVaPayment(ctx.provider.id, paymentRequestId);
+        return original && { httpStatus: original.httpStatus, body: original.responseBody };
+      };
+      const repeat = await earlier();
+      if (repeat) return repeat;
+
+      const found = await findOwnedVa(ctx);
+      if (!found)
+        throw snapError('INVALID_BILL', svc, { reason: 'Not Found', detail: { providerId: ctx.provider.id } });
+      let txn = await expireIfDue(changer, found, ctx.now);
+      // Decided on the row as read (the bill may change concurrently): a lost race decides again.
+      for (let attempt = 0; ; attempt++) {
+        const closed = closedReason(txn);
+        if (closed === 'Paid') {
+          // A concurrent repeat of this very flag may have just committed.
+          const twin = await earlier();
+          if (twin) return twin;
+          throw snapError('PAID_BILL', svc, { detail: { paymentRequestId } });
+        }
+        if (closed) throw snapError('INVALID_BILL_EXPIRED', svc, { reason: 'Expired', detail: { status: txn.status } });
+        const d = detailsOf(txn);
+        if (toMinorUnits(paidAmount.value) <= 0n) throw snapError('INVALID_AMOUNT', svc);
+        if (d.virtualAccountTrxType === 'C' && compareMoney(paidAmount.value, txn.amount as string) !== 0) {
+          throw snapError('INVALID_AMOUNT', svc, { detail: { expected: txn.amount, got: paidAmount.value } });
+        }
+        const numbers = vaNumbers(txn);
+        const payer: Payer = {
+          payerName: payerName ?? d.virtualAccountName,
+          payerIssuer: ctx.provider.bankCode,
+          payerRefId: digitsOf(bankReference ?? paymentRequestId),
+        };
+        const response = ok(svc, {
+          virtualAccountData: {
+            paymentFlagStatus: '00',
+            paymentFlagReason: SUCCESS_REASON,
+            paymentRequestId,
+            paidAmount,
+            ...numbers,
+            trxDateTime: trxDateTime ?? formatJakartaTimestamp(ctx.now),
+          },
+        });
+        const current = txn;
+        try {
+          await changer.change(
+            current,
+            {
+              to: '00',
+              reason: `payment flag ${paymentRequestId} from bank ${ctx.provider.bankCode}`,
+              patch: () => ({
+                paidAmount: paidAmount.value,
+                paidAt: ctx.now,
+                details: { ...current.details, payer, bankReferenceNo: bankReference ?? null },
+              }),
+              idempotency: recordFor(response),
+              vaPayment: {
+                providerId: ctx.provider.id,
+                paymentRequestId,
+                referenceNo: current.referenceNo,
+                httpStatus: response.httpStatus,
+                responseBody: response.body,
+                createdAt: ctx.now,
+              },
+              decidedOnRead: true,
+            },
+            ctx.now,
+          );
+          return response;
+        } catch (e) {
+          if (e instanceof UniqueViolation && e.constraint.includes('va_payments')) {
+            const twin = await earlier();
+            if (twin) return twin;
+          }
+          if (e instanceof IllegalStatusChange) throw snapError('PAID_BILL', svc, { detail: { status: e.from } });
+          if (!(e instanceof LostRace) || attempt >= 10) throw e;
+          txn = await expireIfDue(
+            changer,
+            (await store.findTransaction(current.referenceNo)) as TransactionRecord,
+            ctx.now,
+          );
+        }
+      }
+    },
+
+    /** Service 52: the acquirer says what happened to a QRIS it routed to snapgate. */
+    async qrisNotify(ctx: ProviderRequest, recordFor: RecordFor): Promise<SnapResponse> {
+      const svc = ctx.serviceCode;
+      const f = createFieldReader(ctx.body, svc);
+      const acquirerReferenceNo = f.str('originalReferenceNo', { max: 64 });
+      const referenceNo = f.str('originalPartnerReferenceNo', { required: true, max: 64 }) as string;
+      const status = f.str('latestTransactionStatus', { required: true, max: 2 }) as string;
+      if (!isTransactionStatus(status)) {
+        throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'latestTransactionStatus' });
+      }
+      const amount = f.money('amount', { required: true }) as { value: string; currency: string };
+      f.str('transactionStatusDesc', { max: 256 });
+      const payerIssuer = f.str('additionalInfo.payerIssuer', { pattern: NUMERIC });
+      const payerName = f.str('additionalInfo.payerName', { max: 100 });
+      const payerRefId = f.str('additionalInfo.payerRefId', { pattern: NUMERIC });
+
+      const txn = await store.findTransaction(referenceNo);
+      const merchant = txn ? await store.findMerchantById(txn.merchantId) : undefined;
+      // A QRIS an acquirer issued is that acquirer's for good; one snapgate issued may be notified
+      // by the merchant's acquirer, or by any acquirer when the merchant names none.
+      const issuer = txn ? upstreamOf(txn)?.providerId : undefined;
+      const routedTo = issuer ?? merchant?.qrisProvider ?? null;
+      const isRouted =
+        ctx.provider.kind === 'acquirer' &&
+        txn?.kind === 'qris' &&
+        merchant !== undefined &&
+        (routedTo === null || routedTo === ctx.provider.id);
+      if (!txn || !isRouted) {
+        throw snapError('TRANSACTION_NOT_FOUND', svc, { detail: { providerId: ctx.provider.id, referenceNo } });
+      }
+      if (compareMoney(amount.value, txn.amount as string) !== 0) {
+        throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'amount', detail: { expected: txn.amount } });
+      }
+      const response = ok(svc, {});
+      const to = status as TransactionStatus;
+      if (txn.status === to) return response;
+      const payer: Payer = {
+        payerIssuer: payerIssuer ?? ctx.provider.bankCode,
+        payerName: payerName ?? '',
+        payerRefId: payerRefId ?? '',
+      };
+      try {
+        await changer.change(
+          txn,
+          {
+            to,
+            reason: `notified by acquirer ${ctx.provider.id}`,
+            patch: (current) => ({
+              ...(to === '00' ? { paidAmount: current.amount, paidAt: ctx.now } : {}),
+              details: { ...current.details, payer, acquirerReferenceNo: acquirerReferenceNo ?? null },
+            }),
+            idempotency: recordFor(response),
+          },
+          ctx.now,
+        );
+      } catch (e) {
+        if (e instanceof IllegalStatusChange) {
+          // The same status again, reached by a concurrent notify: nothing changes.
+          if (e.from === to) return response;
+          throw snapError('CONFLICT', svc, { detail: { from: e.from, to } });
+        }
+        throw e;
+      }
+      return response;
+    },
+  };
+}
+
+export type InboundService = ReturnType<typeof createInboundService>;

@@ -1,0 +1,75 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { TransactionStatus } from '@snapgate/snap';
+import type { Payer } from '../payments/notification-body.ts';
+import type { SnapAnswer, SnapClient, SnapTarget } from './snap-client.ts';
+
+// What a bank and an acquirer send a SNAP gateway when a payment happens. The built-in sandbox
+// bank and acquirer use these against this gateway; `snapgate simulate --provider-key` uses them
+// against any gateway, as any provider.
+
+/** A numeric X-EXTERNAL-ID: time-ordered, unique enough for one client in one day. */
+export const newExternalId = () => `${Date.now()}${String(randomInt(1_000_000)).padStart(6, '0')}`;
+
+/** A bank splits the whole number as its VA range is laid out: 8-char partnerServiceId + customerNo. */
+export function vaNumbers(virtualAccountNo: string) {
+  const number = virtualAccountNo.trim().padStart(20, ' ');
+  return { partnerServiceId: number.slice(0, 8), customerNo: number.slice(8), virtualAccountNo: number };
+}
+
+export interface VaPaymentOutcome {
+  inquiry: SnapAnswer;
+  /** Absent when the inquiry was refused (the bank does not pay an unknown or closed bill). */
+  payment?: SnapAnswer;
+  paymentRequestId: string;
+}
+
+/** A bank customer pays a VA: inquiry (24) for the bill, then the payment flag (25). */
+export async function payVaAsBank(
+  client: SnapClient,
+  bank: SnapTarget,
+  virtualAccountNo: string,
+  input: { amount?: string | undefined; payer: Payer },
+): Promise<VaPaymentOutcome> {
+  const numbers = vaNumbers(virtualAccountNo);
+  const paymentRequestId = randomUUID();
+  const inquiry = await client.call(bank, {
+    path: 'transfer-va/inquiry',
+    body: { ...numbers, inquiryRequestId: randomUUID(), channelCode: 6011 },
+    externalId: newExternalId(),
+  });
+  if (inquiry.httpStatus !== 200) return { inquiry, paymentRequestId };
+  const bill = (inquiry.body.virtualAccountData as { totalAmount?: { value?: string } } | undefined)?.totalAmount;
+  const payment = await client.call(bank, {
+    path: 'transfer-va/payment',
+    body: {
+      ...numbers,
+      paymentRequestId,
+      channelCode: 6011,
+      paidAmount: { value: input.amount ?? bill?.value ?? '0.00', currency: 'IDR' },
+      referenceNo: input.payer.payerRefId,
+      flagAdvise: 'N',
+      additionalInfo: { payerName: input.payer.payerName },
+    },
+    externalId: newExternalId(),
+  });
+  return { inquiry, payment, paymentRequestId };
+}
+
+/** The acquirer tells the gateway what the payer did with one of its QRIS (52). */
+export function notifyQrisAsAcquirer(
+  client: SnapClient,
+  acquirer: SnapTarget,
+  input: { referenceNo: string; amount: string; status: TransactionStatus; payer: Payer },
+): Promise<SnapAnswer> {
+  return client.call(acquirer, {
+    path: 'qr/qr-mpm-notify',
+    body: {
+      originalReferenceNo: `ACQ${input.referenceNo}`,
+      originalPartnerReferenceNo: input.referenceNo,
+      latestTransactionStatus: input.status,
+      amount: { value: input.amount, currency: 'IDR' },
+      additionalInfo: input.payer,
+    },
+    externalId: newExternalId(),
+  });
+}

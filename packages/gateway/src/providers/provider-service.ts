@@ -1,0 +1,184 @@
+import { createPrivateKey, randomUUID } from 'node:crypto';
+import { B2B_TOKEN_PATH } from '@snapgate/snap';
+import type { Clock } from '../clock.ts';
+import type { Mode } from '../config.ts';
+import { conflict, invalid, notFound } from '../domain-error.ts';
+import { newClientSecret } from '../merchants/merchant-service.ts';
+import { isUsableRsaPublicKey } from '../merchants/public-key.ts';
+import type { ProviderKind, ProviderOutbound, ProviderPatch, ProviderRecord, Store } from '../store/store.ts';
+import { UniqueViolation } from '../store/store.ts';
+import { DEFAULT_PATH_PREFIX } from './snap-client.ts';
+
+export interface NewProviderInput {
+  name: string;
+  kind: ProviderKind;
+  bankCode: string;
+  publicKeyPem?: string | undefined;
+  outbound?: OutboundInput | undefined;
+}
+
+export type OutboundInput = Omit<ProviderOutbound, 'privateKeyPem' | 'tokenPath' | 'pathPrefix' | 'channelId'> &
+  Partial<Pick<ProviderOutbound, 'privateKeyPem' | 'tokenPath' | 'pathPrefix' | 'channelId'>>;
+
+/** What the admin API shows of a provider: never a secret, its own or the outbound one. */
+export function providerView(p: ProviderRecord) {
+  const { clientSecret: _s, previousSecret: _p, outbound, ...rest } = p;
+  return {
+    ...rest,
+    outbound: outbound === null ? null : outboundView(outbound),
+    previousValidUntil: p.previousValidUntil === null ? null : new Date(p.previousValidUntil).toISOString(),
+    createdAt: new Date(p.createdAt).toISOString(),
+    updatedAt: new Date(p.updatedAt).toISOString(),
+  };
+}
+
+function outboundView(o: ProviderOutbound) {
+  const { clientSecret: _s, privateKeyPem, ...rest } = o;
+  return { ...rest, hasPrivateKey: privateKeyPem !== null };
+}
+
+function outboundOf(input: OutboundInput): ProviderOutbound {
+  return {
+    baseUrl: input.baseUrl.replace(/\/+$/, ''),
+    clientKey: input.clientKey,
+    clientSecret: input.clientSecret,
+    privateKeyPem: input.privateKeyPem ?? null,
+    partnerId: input.partnerId,
+    channelId: input.channelId ?? '95221',
+    tokenPath: input.tokenPath ?? B2B_TOKEN_PATH,
+    pathPrefix: input.pathPrefix ?? DEFAULT_PATH_PREFIX,
+  };
+}
+
+function checkSettings(
+  s: { kind: ProviderKind; publicKeyPem?: string | null | undefined; outbound?: ProviderOutbound | null | undefined },
+  mode: Mode,
+): string[] {
+  const problems: string[] = [];
+  if (s.publicKeyPem && !isUsableRsaPublicKey(s.publicKeyPem)) {
+    problems.push('publicKeyPem: must be a PEM-encoded RSA public key of at least 2048 bits');
+  }
+  if (s.outbound) {
+    if (s.kind !== 'acquirer') problems.push('outbound: only an acquirer is called by snapgate');
+    let url: URL | undefined;
+    try {
+      url = new URL(s.outbound.baseUrl);
+    } catch {
+      problems.push('outbound.baseUrl: must be an absolute http(s) URL');
+    }
+    if (url && url.protocol !== 'https:' && (mode === 'production' || url.protocol !== 'http:')) {
+      problems.push(`outbound.baseUrl: must be https${mode === 'production' ? ' in production mode' : ' or http'}`);
+    }
+    // Paths belong in tokenPath and pathPrefix: the base URL is the acquirer's origin.
+    if (url && (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '')) {
+      problems.push(
+        'outbound.baseUrl: must be an origin only (scheme, host, port); put paths in tokenPath and pathPrefix',
+      );
+    }
+    if (s.outbound.privateKeyPem !== null) {
+      try {
+        if (createPrivateKey(s.outbound.privateKeyPem).asymmetricKeyType !== 'rsa') throw new TypeError('not RSA');
+      } catch {
+        problems.push('outbound.privateKeyPem: must be a PEM-encoded RSA private key');
+      }
+    }
+  }
+  return problems;
+}
+
+export interface ProviderServiceDeps {
+  store: Store;
+  clock: Clock;
+  mode: Mode;
+}
+
+export function createProviderService({ store, clock, mode }: ProviderServiceDeps) {
+  /** Two active banks with one bankCode would make a VA's owner ambiguous. */
+  async function checkBankCodeFree(kind: ProviderKind, bankCode: string, self?: string): Promise<void> {
+    if (kind !== 'bank') return;
+    const holder = (await store.findBanks(bankCode)).find((b) => b.status === 'active' && b.id !== self);
+    if (holder) {
+      throw conflict(`bankCode ${bankCode} already belongs to the active bank ${holder.id}`);
+    }
+  }
+
+  const service = {
+    async create(
+      input: NewProviderInput,
+      options: { isSandbox?: boolean } = {},
+    ): Promise<{ provider: ProviderRecord; clientSecret: string }> {
+      const outbound = input.outbound ? outboundOf(input.outbound) : null;
+      const problems = checkSettings({ kind: input.kind, publicKeyPem: input.publicKeyPem, outbound }, mode);
+      if (problems.length > 0) throw invalid('invalid provider', problems);
+      await checkBankCodeFree(input.kind, input.bankCode);
+      const now = clock.now();
+      const clientSecret = newClientSecret();
+      const provider: ProviderRecord = {
+        id: randomUUID(),
+        name: input.name,
+        kind: input.kind,
+        bankCode: input.bankCode,
+        clientKey: randomUUID(),
+        clientSecret,
+        previousSecret: null,
+        previousValidUntil: null,
+        secretVersion: 1,
+        publicKeyPem: input.publicKeyPem ?? null,
+        outbound,
+        isSandbox: options.isSandbox ?? false,
+        status: 'active',
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await store.insertProvider(provider);
+      } catch (e) {
+        // The same bankCode, taken by a concurrent create.
+        if (e instanceof UniqueViolation)
+          throw conflict(`bankCode ${input.bankCode} already belongs to an active bank`);
+        throw e;
+      }
+      return { provider, clientSecret };
+    },
+
+    async get(id: string): Promise<ProviderRecord> {
+      const p = await store.findProviderById(id);
+      if (!p) throw notFound('provider');
+      return p;
+    },
+
+    async update(
+      id: string,
+      patch: Omit<ProviderPatch, 'outbound'> & { outbound?: OutboundInput | null },
+    ): Promise<ProviderRecord> {
+      const existing = await service.get(id);
+      const outbound = patch.outbound === undefined ? undefined : patch.outbound && outboundOf(patch.outbound);
+      const problems = checkSettings({ kind: existing.kind, publicKeyPem: patch.publicKeyPem, outbound }, mode);
+      if (problems.length > 0) throw invalid('invalid provider settings', problems);
+      if ((patch.bankCode ?? patch.status) !== undefined && (patch.status ?? existing.status) === 'active') {
+        await checkBankCodeFree(existing.kind, patch.bankCode ?? existing.bankCode, id);
+      }
+      try {
+        const p = await store.updateProvider(id, { ...patch, outbound }, clock.now());
+        if (!p) throw notFound('provider');
+        return p;
+      } catch (e) {
+        if (e instanceof UniqueViolation) throw conflict(`duplicate ${e.constraint}`);
+        throw e;
+      }
+    },
+
+    async rotateSecret(id: string, overlapSec: number): Promise<{ clientSecret: string; previousValidUntil: number }> {
+      await service.get(id);
+      const now = clock.now();
+      const clientSecret = newClientSecret();
+      const previousValidUntil = now + overlapSec * 1000;
+      const p = await store.rotateProviderSecret(id, { clientSecret, previousValidUntil, rotatedAt: now });
+      if (!p) throw notFound('provider');
+      return { clientSecret, previousValidUntil };
+    },
+  };
+  return service;
+}
+
+export type ProviderService = ReturnType<typeof createProviderService>;

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
+import { conflict, notFound } from '../domain-error.ts';
+import { newClientSecret } from '../merchants/merchant-service.ts';
+import type { Payer } from '../payments/notification-body.ts';
+import { parseQrisContent } from '../payments/qris-content.ts';
+import type { ProviderRecord, Store, TransactionRecord } from '../store/store.ts';
+import { notifyQrisAsAcquirer, payVaAsBank } from './provider-calls.ts';
+import type { SnapAnswer, SnapClient, SnapTarget } from './snap-client.ts';
+
+/** The built-in sandbox bank and acquirer (bankCode 999), the same rows on every instance. */
+const SANDBOX = {
+  bank: { setting: 'sandbox_bank_provider_id', name: 'Sandbox Bank', kind: 'bank' },
+  acquirer: { setting: 'sandbox_acquirer_provider_id', name: 'Sandbox Acquirer', kind: 'acquirer' },
+} as const;
+export const SANDBOX_BANK_CODE = '999';
+
+/** Creates the sandbox bank and acquirer once; concurrent instances agree through the settings row. */
+export async function ensureSandboxProviders(store: Store, nowMs: number): Promise<void> {
+  for (const p of Object.values(SANDBOX)) {
+    const id = await store.getOrCreateSetting(p.setting, () => randomUUID());
+    if (await store.findProviderById(id)) continue;
+    await store
+      .insertProvider({
+        id,
+        name: p.name,
+        kind: p.kind,
+        bankCode: SANDBOX_BANK_CODE,
+        clientKey: `sandbox-${p.kind}-${id}`,
+        clientSecret: newClientSecret(),
+        previousSecret: null,
+        previousValidUntil: null,
+        secretVersion: 1,
+        publicKeyPem: null,
+        outbound: null,
+        isSandbox: true,
+        status: 'active',
+        createdAt: nowMs,
+        updatedAt: nowMs,
+      })
+      // Another instance inserted it first.
+      .catch(async (e) => {
+        if (!(await store.findProviderById(id))) throw e;
+      });
+  }
+}
+
+/** A SNAP refusal from the provider path, carried to the sandbox API as a problem with its code. */
+export class ProviderRefusal extends Error {
+  readonly httpStatus: number;
+  readonly responseCode: string;
+  readonly responseMessage: string;
+  constructor(answer: SnapAnswer, detail?: string) {
+    const responseCode = String(answer.body.responseCode ?? '');
+    const responseMessage = String(answer.body.responseMessage ?? '');
+    super(detail ?? responseMessage);
+    this.name = 'ProviderRefusal';
+    this.httpStatus = answer.httpStatus;
+    this.responseCode = responseCode;
+    this.responseMessage = responseMessage;
+  }
+}
+
+export interface SandboxPayerDeps {
+  store: Store;
+  client: SnapClient;
+  /** The base URL this gateway answers on (known once it listens). */
+  selfUrl: () => string;
+}
+
+/**
+ * The payer's side in sandbox mode: the sandbox bank and acquirer pay by calling this gateway's
+ * provider API over HTTP with a B2B token and real signatures, exactly as a bank or an acquirer
+ * would, so every sandbox payment goes through the production path.
+ */
+export function createSandboxPayer({ store, client, selfUrl }: SandboxPayerDeps) {
+  async function target(which: keyof typeof SANDBOX): Promise<SnapTarget & { providerId: string }> {
+    const id = await store.getSetting(SANDBOX[which].setting);
+    const p: ProviderRecord | undefined = id ? await store.findProviderById(id) : undefined;
+    if (!p) throw new TypeError(`the sandbox ${which} is missing`);
+    return {
+      providerId: p.id,
+      id: `sandbox-${which}`,
+      baseUrl: selfUrl(),
+      clientKey: p.clientKey,
+      clientSecret: p.clientSecret,
+      privateKeyPem: null,
+      partnerId: p.clientKey,
+      channelId: '95221',
+    };
+  }
+
+  const refused = (answer: SnapAnswer): never => {
+    throw new ProviderRefusal(answer);
+  };
+
+  return {
+    /** A bank customer pays a VA: inquiry (24) for the bill, then the payment flag (25). */
+    async payVa(virtualAccountNo: string, input: { amount?: string; payer: Payer }): Promise<TransactionRecord> {
+      const bank = await target('bank');
+      const outcome = await payVaAsBank(client, bank, virtualAccountNo, input);
+      if (!outcome.payment) return refused(outcome.inquiry);
+      if (outcome.payment.httpStatus !== 200) refused(outcome.payment);
+      const paid = await store.findVaPayment(bank.providerId, outcome.paymentRequestId);
+      return (await store.findTransaction(paid?.referenceNo ?? '')) as TransactionRecord;
+    },
+
+    /** The acquirer reports what the payer did with a QRIS: by referenceNo or by its qrContent. */
+    async payQris(
+      ref: { referenceNo?: string; qrContent?: string },
+      input: { status: TransactionStatus; payer: Payer },
+    ): Promise<TransactionRecord> {
+      let referenceNo = ref.referenceNo;
+      if (ref.qrContent !== undefined) {
+        referenceNo = parseQrisContent(ref.qrContent)?.referenceNo;
+        if (!referenceNo) throw notFound('QRIS transaction for that qrContent (or its CRC does not match)');
+      }
+      const txn = referenceNo ? await store.findTransaction(referenceNo) : undefined;
+      if (txn?.kind !== 'qris') throw notFound('QRIS transaction');
+      const answer = await notifyQrisAsAcquirer(client, await target('acquirer'), {
+        referenceNo: txn.referenceNo,
+        amount: txn.amount as string,
+        status: input.status,
+        payer: input.payer,
+      });
+      const after = (await store.findTransaction(txn.referenceNo)) as TransactionRecord;
+      if (answer.body.responseCode === '4095200') {
+        throw conflict(
+          `a transaction in status ${after.status} (${TRANSACTION_STATUS[after.status]}) cannot change to ${input.status} (${TRANSACTION_STATUS[input.status]})`,
+        );
+      }
+      if (answer.httpStatus !== 200) refused(answer);
+      return after;
+    },
+  };
+}
+
+export type SandboxPayer = ReturnType<typeof createSandboxPayer>;

@@ -1,0 +1,354 @@
+import { createHash } from 'node:crypto';
+import {
+  B2B_TOKEN_PATH,
+  formatJakartaTimestamp,
+  HEADER,
+  hmacSha256Base64,
+  hmacSha512Base64,
+  rsaSha256SignBase64,
+  serviceStringToSign,
+  tokenStringToSign,
+} from '@snapgate/snap';
+import { Agent } from 'undici';
+import type { Clock } from '../clock.ts';
+
+export const DEFAULT_PATH_PREFIX = '/api/snap/v1.0';
+/** A SNAP answer is a small JSON object; anything past this is not one we want in memory. */
+export const ANSWER_LIMIT_BYTES = 64 * 1024;
+/** Take a new token this long before the current one expires, so it never lapses mid-call. */
+const REFRESH_AHEAD_MS = 30_000;
+const TOKEN_BODY = '{"grantType":"client_credentials"}';
+const EXTERNAL_ID = /^\d{1,36}$/;
+
+/** Another SNAP server and the credentials it issued to us. */
+export interface SnapTarget {
+  /** Names the target in the token cache (e.g. the provider id). */
+  id: string;
+  /** Origin only, e.g. `http://127.0.0.1:8081`; a trailing slash is tolerated. */
+  baseUrl: string;
+  clientKey: string;
+  clientSecret: string;
+  /** When set, the token request is signed SHA256withRSA instead of HMAC-SHA256 (src 2.1). */
+  privateKeyPem: string | null;
+  partnerId: string;
+  channelId: string;
+  /** Default `/api/snap/v1.0/access-token/b2b`. */
+  tokenPath?: string;
+  /** Default `/api/snap/v1.0`. */
+  pathPrefix?: string;
+}
+
+export interface SnapCall {
+  /** Default POST. */
+  method?: 'POST' | 'PUT' | 'DELETE';
+  /** Below the path prefix, e.g. `qr/qr-mpm-generate`. */
+  path: string;
+  /** A string is sent (and signed) byte for byte; anything else is JSON.stringify'd once. */
+  body: unknown;
+  /** X-EXTERNAL-ID: numeric; the caller keeps it and reuses it when it retries. */
+  externalId: string;
+}
+
+export interface SnapAnswer {
+  httpStatus: number;
+  body: Record<string, unknown>;
+  raw: string;
+}
+
+export interface SnapCallOptions {
+  /** Bounds the whole exchange, token included. Default: the client's `timeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** The exchange (token and call together) did not finish within its deadline. */
+export class SnapCallTimeout extends Error {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
+    super(`SNAP exchange exceeded ${timeoutMs} ms`);
+    this.name = 'SnapCallTimeout';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** A network failure, a refused token, or an answer that is not SNAP JSON. Never holds a secret. */
+export class SnapCallFailed extends Error {
+  readonly detail: string;
+  readonly httpStatus: number | undefined;
+  constructor(detail: string, options: { httpStatus?: number; cause?: unknown } = {}) {
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'SnapCallFailed';
+    this.detail = detail;
+    this.httpStatus = options.httpStatus;
+  }
+}
+
+export interface SnapClient {
+  /**
+   * Takes (or reuses) the token, then sends one signed call; no retry inside. A SNAP answer of
+   * any HTTP status is returned; a 401 answer also drops the cached token.
+   */
+  call(target: SnapTarget, op: SnapCall, options?: SnapCallOptions): Promise<SnapAnswer>;
+  /** Only the token step. */
+  token(target: SnapTarget, options?: SnapCallOptions): Promise<string>;
+  /** Drops the cached token(s) of this target id. */
+  forget(targetId: string): void;
+  close(): Promise<void>;
+}
+
+interface CachedToken {
+  targetId: string;
+  accessToken: string;
+  reuseUntilMs: number;
+}
+
+/** One token request shared by every concurrent caller of the same target. */
+interface PendingToken {
+  key: string;
+  targetId: string;
+  promise: Promise<string>;
+  controller: AbortController;
+  waiters: number;
+}
+
+function originOf(target: SnapTarget): string {
+  const url = new URL(target.baseUrl);
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    throw new TypeError(`SNAP target ${target.id}: baseUrl must be an origin, without a path`);
+  }
+  return url.origin;
+}
+
+const trimSlashes = (s: string) => s.replace(/^\/+|\/+$/g, '');
+
+function servicePath(target: SnapTarget, path: string): string {
+  const prefix = trimSlashes(target.pathPrefix ?? DEFAULT_PATH_PREFIX);
+  return `${prefix === '' ? '' : `/${prefix}`}/${path.replace(/^\/+/, '')}`;
+}
+
+/** A rotated secret or key must never be served the token taken with the old one. */
+function cacheKeyOf(target: SnapTarget, origin: string): string {
+  const credentials = createHash('sha256')
+    .update(`${target.clientKey}\0${target.clientSecret}\0${target.privateKeyPem ?? ''}`)
+    .digest('base64url');
+  return `${target.id}\0${origin}\0${credentials}`;
+}
+
+function isTimeout(e: unknown, signal: AbortSignal): boolean {
+  if (signal.aborted) return true;
+  const code = (e as { code?: unknown }).code;
+  return typeof code === 'string' && code.endsWith('_TIMEOUT');
+}
+
+function describe(e: unknown): string {
+  const err = e as { code?: unknown; message?: unknown };
+  const message = typeof err.message === 'string' ? err.message : String(e);
+  return typeof err.code === 'string' ? `${err.code}: ${message}` : message;
+}
+
+function parseExpiresInSec(value: unknown): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * The gateway's one outbound SNAP client: to an upstream acquirer, and from the sandbox bank
+ * and the CLI to a gateway. One undici Agent keeps connections alive per origin.
+ */
+export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): SnapClient {
+  const { clock } = deps;
+  const agent = new Agent({ connectTimeout: deps.timeoutMs });
+  const tokens = new Map<string, CachedToken>();
+  const inFlight = new Map<string, PendingToken>();
+
+  async function send(
+    origin: string,
+    request: { method: string; path: string; headers: Record<string, string>; body: string },
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<SnapAnswer> {
+    let raw: string;
+    let httpStatus: number;
+    try {
+      const res = await agent.request({ origin, ...request, signal });
+      httpStatus = res.statusCode;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > ANSWER_LIMIT_BYTES) {
+          // Destroying the body closes the connection instead of draining an unbounded answer.
+          res.body.destroy();
+          throw new SnapCallFailed(`answer larger than ${ANSWER_LIMIT_BYTES} bytes`, { httpStatus });
+        }
+        chunks.push(chunk as Buffer);
+      }
+      raw = Buffer.concat(chunks).toString('utf8');
+    } catch (e) {
+      if (e instanceof SnapCallFailed) throw e;
+      if (isTimeout(e, signal)) throw new SnapCallTimeout(timeoutMs);
+      throw new SnapCallFailed(`${request.method} ${request.path}: ${describe(e)}`, { cause: e });
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      parsed = undefined;
+    }
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      Array.isArray(parsed) ||
+      typeof (parsed as { responseCode?: unknown }).responseCode !== 'string'
+    ) {
+      throw new SnapCallFailed(`${request.method} ${request.path}: HTTP ${httpStatus} answer is not SNAP JSON`, {
+        httpStatus,
+      });
+    }
+    return { httpStatus, body: parsed as Record<string, unknown>, raw };
+  }
+
+  async function requestToken(
+    target: SnapTarget,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Omit<CachedToken, 'targetId'>> {
+    const origin = originOf(target);
+    const path = `/${trimSlashes(target.tokenPath ?? B2B_TOKEN_PATH)}`;
+    const startedAtMs = clock.now();
+    const timestamp = formatJakartaTimestamp(startedAtMs);
+    // src 2.1, 5.2: `<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent.
+    const data = tokenStringToSign(target.clientKey, timestamp);
+    let signature: string;
+    try {
+      signature = target.privateKeyPem
+        ? rsaSha256SignBase64(target.privateKeyPem, data)
+        : hmacSha256Base64(target.clientSecret, data);
+    } catch {
+      // The crypto error is dropped on purpose: it is about key material.
+      throw new SnapCallFailed(`SNAP target ${target.id}: the private key cannot sign the token request`);
+    }
+    const headers = {
+      [HEADER.contentType]: 'application/json',
+      [HEADER.clientKey]: target.clientKey,
+      [HEADER.timestamp]: timestamp,
+      [HEADER.signature]: signature,
+    };
+    const answer = await send(origin, { method: 'POST', path, headers, body: TOKEN_BODY }, signal, timeoutMs);
+    const { responseCode, responseMessage, accessToken, expiresIn } = answer.body;
+    const expiresInSec = parseExpiresInSec(expiresIn);
+    if (
+      answer.httpStatus !== 200 ||
+      typeof responseCode !== 'string' ||
+      !responseCode.startsWith('2007') ||
+      typeof accessToken !== 'string' ||
+      accessToken === '' ||
+      expiresInSec === undefined
+    ) {
+      const message = typeof responseMessage === 'string' ? ` ${responseMessage}` : '';
+      throw new SnapCallFailed(
+        `token refused by ${target.id}: HTTP ${answer.httpStatus} ${String(responseCode)}${message}`,
+        { httpStatus: answer.httpStatus },
+      );
+    }
+    // Lifetime counts from before the request left, so the cache never outlives the token.
+    return { accessToken, reuseUntilMs: startedAtMs + expiresInSec * 1000 - REFRESH_AHEAD_MS };
+  }
+
+  function takeToken(target: SnapTarget, key: string, signal: AbortSignal, timeoutMs: number): Promise<string> {
+    const cached = tokens.get(key);
+    if (cached && clock.now() < cached.reuseUntilMs) return Promise.resolve(cached.accessToken);
+    tokens.delete(key);
+    let pending = inFlight.get(key);
+    if (!pending) {
+      const controller = new AbortController();
+      const promise: Promise<string> = requestToken(target, controller.signal, timeoutMs).then(
+        (t) => {
+          // Only cache when forget() did not run meanwhile; a failure is never cached.
+          if (inFlight.get(key)?.promise === promise) {
+            inFlight.delete(key);
+            if (clock.now() < t.reuseUntilMs) tokens.set(key, { targetId: target.id, ...t });
+          }
+          return t.accessToken;
+        },
+        (e: unknown) => {
+          if (inFlight.get(key)?.promise === promise) inFlight.delete(key);
+          throw e;
+        },
+      );
+      pending = { key, targetId: target.id, promise, controller, waiters: 0 };
+      inFlight.set(key, pending);
+    }
+    return waitForToken(pending, signal, timeoutMs);
+  }
+
+  /**
+   * Each caller waits only until its own deadline; the shared request lives as long as someone
+   * still waits for it, so one impatient caller does not fail the others and no socket outlives
+   * every deadline.
+   */
+  function waitForToken(pending: PendingToken, signal: AbortSignal, timeoutMs: number): Promise<string> {
+    pending.waiters += 1;
+    return new Promise<string>((resolve, reject) => {
+      const giveUp = () => {
+        reject(new SnapCallTimeout(timeoutMs));
+        pending.waiters -= 1;
+        if (pending.waiters === 0) {
+          if (inFlight.get(pending.key) === pending) inFlight.delete(pending.key);
+          pending.controller.abort();
+        }
+      };
+      if (signal.aborted) return giveUp();
+      signal.addEventListener('abort', giveUp, { once: true });
+      pending.promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', giveUp));
+    });
+  }
+
+  return {
+    async call(target, op, options = {}) {
+      const timeoutMs = options.timeoutMs ?? deps.timeoutMs;
+      if (!EXTERNAL_ID.test(op.externalId)) {
+        throw new TypeError('SNAP call: externalId must be 1 to 36 digits');
+      }
+      const origin = originOf(target);
+      const signal = AbortSignal.timeout(timeoutMs);
+      const key = cacheKeyOf(target, origin);
+      const accessToken = await takeToken(target, key, signal, timeoutMs);
+      const method = op.method ?? 'POST';
+      const path = servicePath(target, op.path);
+      const body = typeof op.body === 'string' ? op.body : JSON.stringify(op.body);
+      const timestamp = formatJakartaTimestamp(clock.now());
+      // docs/upstream.md: the signature covers the path and the body bytes exactly as sent.
+      const signature = hmacSha512Base64(
+        target.clientSecret,
+        serviceStringToSign({ method, path, accessToken, rawBody: body, timestamp }),
+      );
+      const headers = {
+        [HEADER.contentType]: 'application/json',
+        [HEADER.authorization]: `Bearer ${accessToken}`,
+        [HEADER.timestamp]: timestamp,
+        [HEADER.partnerId]: target.partnerId,
+        [HEADER.externalId]: op.externalId,
+        [HEADER.channelId]: target.channelId,
+        [HEADER.signature]: signature,
+      };
+      const answer = await send(origin, { method, path, headers, body }, signal, timeoutMs);
+      // The server no longer accepts this token (expired early, revoked): the next call takes a new one.
+      if (answer.httpStatus === 401 && tokens.get(key)?.accessToken === accessToken) tokens.delete(key);
+      return answer;
+    },
+    async token(target, options = {}) {
+      const timeoutMs = options.timeoutMs ?? deps.timeoutMs;
+      const key = cacheKeyOf(target, originOf(target));
+      return takeToken(target, key, AbortSignal.timeout(timeoutMs), timeoutMs);
+    },
+    forget(targetId) {
+      for (const [key, t] of tokens) if (t.targetId === targetId) tokens.delete(key);
+      for (const [key, f] of inFlight) if (f.targetId === targetId) inFlight.delete(key);
+    },
+    async close() {
+      tokens.clear();
+      inFlight.clear();
+      await agent.close();
+    },
+  };
+}

@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { acquirerSuite } from './acquirer-suite.ts';
+
+acquirerSuite(SQLITE);

@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS callback_seen (external_id TEXT PRIMARY KEY, seen_at 
 CREATE TABLE IF NOT EXISTS callback_status (reference_no TEXT PRIMARY KEY, status TEXT NOT NULL);
 `;
 
-// What each src 3 action does to an order, and from which status (a final order stays final).
+// What each callback action does to an order, and from which status (a final order stays final).
 const TRANSITIONS: Partial<Record<CallbackAction, { from: OrderStatus; to: OrderStatus }>> = {
   PAID: { from: 'PENDING', to: 'PAID' },
   FAILED: { from: 'PENDING', to: 'FAILED' },

@@ -1,5 +1,5 @@
 // Callback delivery benchmark: raw undici POSTs against snapgate's delivery engine (status change
-// committed → merchant's 200 recorded in the database), side by side in one run (STACK: repeat
+// committed → merchant's 200 recorded in the database), side by side in one run (repeat
 // runs differ by 20–30 %, so only figures from the same run compare).
 //
 //   npm run bench:delivery                       # 10 s phases, embedded SQLite store

@@ -1,5 +1,5 @@
 // Token endpoint benchmark: bare Fastify, snapgate (HMAC and RSA), and oidc-provider's
-// client_credentials endpoint as the peer, measured side by side in one run (STACK: repeat
+// client_credentials endpoint as the peer, measured side by side in one run (repeat
 // runs differ by 20–30 %, so only figures from the same run compare).
 //
 //   npm run bench:token                   # 50 connections, 10 s per server

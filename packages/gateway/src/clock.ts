@@ -1,4 +1,4 @@
-/** The only source of time in the gateway (STYLE 8): injected everywhere, faked in tests. */
+/** The only source of time in the gateway: injected everywhere, faked in tests. */
 export interface Clock {
   /** Epoch milliseconds. */
   now(): number;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The only reader of process.env (STYLE). Every problem is reported at once.
+// The only reader of process.env. Every problem is reported at once.
 export type Mode = 'sandbox' | 'production';
 
 export interface Config {

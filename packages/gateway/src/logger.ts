@@ -2,7 +2,7 @@ import { type DestinationStream, type Logger, type LoggerOptions, pino } from 'p
 
 export type { Logger };
 
-// STYLE 13: never keys, secrets, tokens, signatures or full bodies. Call sites log only
+// Never keys, secrets, tokens, signatures or full bodies. Call sites log only
 // identifiers; redaction is the second line of defence for a careless call.
 const REDACT = [
   'clientSecret',

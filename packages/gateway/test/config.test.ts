@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ConfigError, loadConfig, parseRetrySchedule } from '../src/config.ts';
 
 describe('configuration', () => {
-  it('has SPEC §6 defaults', () => {
+  it('has the documented defaults', () => {
     const c = loadConfig({});
     assert.equal(c.port, 8080);
     assert.equal(c.host, '127.0.0.1');

@@ -4,7 +4,7 @@ import { type CallbackHandler, type CallbackResult, readRawBody, writeResult } f
 import type { CallbackRequest, HeadersLike } from './verify-callback.ts';
 
 /**
- * src 4.2: the suggested callback paths, QRIS then VA.
+ * The suggested callback paths, QRIS then VA.
  *
  * @example
  * for (const path of CALLBACK_PATHS) server.post(path, toExpress(handler));

@@ -16,7 +16,7 @@ import type { PaymentNotification } from './types.ts';
 import { type CallbackKey, type CallbackRequest, headerValue, verifyCallback } from './verify-callback.ts';
 
 /**
- * What the merchant should do with its order (src 3): `PAID` (00), `FAILED` (06), `WAIT` for the
+ * What the merchant should do with its order (docs/protocol.md#transaction-statuses): `PAID` (00), `FAILED` (06), `WAIT` for the
  * next notification (01, 03, and 02 Paying, which is still in progress), `CANCELED` (05: the
  * QRIS was canceled, nobody paid) and `REFUNDED` (04: the whole amount went back).
  *
@@ -50,7 +50,7 @@ export function actionOf(status: TransactionStatus): CallbackAction {
 }
 
 /**
- * True when `next` moves a transaction on from `previous`: an allowed change (SPEC §3.3) or a
+ * True when `next` moves a transaction on from `previous`: an allowed change (docs/protocol.md#transaction-statuses) or a
  * later stage (the gateway may skip superseded statuses, e.g. 01 → 04), but never away from a
  * final status, never back to a lower stage, and not the same status again.
  *
@@ -150,7 +150,7 @@ export interface CallbackHandler {
 }
 
 /**
- * src 2.6: the acknowledgement the gateway waits for.
+ * The acknowledgement the gateway waits for.
  *
  * @example
  * res.end(JSON.stringify(ACKNOWLEDGEMENT)); // {"responseCode":"2002600","responseMessage":"Success"}
@@ -197,7 +197,7 @@ export function writeResult(res: ServerResponse, result: Pick<CallbackResult, 'h
 }
 
 /**
- * A callback receiver (SPEC §4, src 2.4–2.6, 3, 6): verifies each callback ({@link verifyCallback};
+ * A callback receiver (docs/protocol.md#callbacks): verifies each callback ({@link verifyCallback};
  * a bad one gets its 4xx SNAP body, never 200), drops a duplicate X-EXTERNAL-ID with a 200
  * acknowledgement, and calls `onStatus` only for a status that moves the transaction on
  * ({@link isNewerStatus}: a late 03 never overwrites PAID). It answers 200

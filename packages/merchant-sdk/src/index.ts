@@ -1,4 +1,4 @@
-// @snapgate/merchant-sdk: what a merchant needs to talk to a SNAP gateway (SPEC §2–§4).
+// @snapgate/merchant-sdk: what a merchant needs to talk to a SNAP gateway (docs/protocol.md).
 
 // Re-exported so a merchant needs only this package.
 export { isSnapError, type Money, SnapError, type TransactionStatus } from '@snapgate/snap';

@@ -24,7 +24,7 @@ import type {
 } from './types.ts';
 
 /**
- * The payment API prefix (SPEC §3).
+ * The payment API prefix (docs/protocol.md#payment-calls).
  *
  * @example
  * `${API_PREFIX}/qr/qr-mpm-generate`; // '/api/snap/v1.0/qr/qr-mpm-generate'
@@ -75,7 +75,7 @@ export interface CallOptions {
 }
 
 /**
- * A typed method for every SPEC §3 operation; see {@link createSnapClient}.
+ * A typed method for every payment API operation (docs/protocol.md#payment-calls); see {@link createSnapClient}.
  *
  * @example
  * const snap: SnapClient = createSnapClient({ baseUrl, partnerId, clientSecret, tokenClient });
@@ -96,7 +96,7 @@ export interface SnapClient {
 const EXTERNAL_ID = /^\d{1,36}$/;
 
 /**
- * A numeric X-EXTERNAL-ID: epoch milliseconds and 9 random digits (22 digits; SPEC §3 allows 36).
+ * A numeric X-EXTERNAL-ID: epoch milliseconds and 9 random digits (22 digits; docs/protocol.md#payment-calls allows 36).
  *
  * @example
  * newExternalId(Date.now()); // '1704078000000482913771'
@@ -106,7 +106,7 @@ export function newExternalId(nowMs: number): string {
 }
 
 /**
- * A client for the SNAP payment API (SPEC §3). Every call is signed with
+ * A client for the SNAP payment API (docs/protocol.md#payment-calls). Every call is signed with
  * base64(HMAC-SHA512(clientSecret, `METHOD:path:accessToken:sha256hex(body):X-TIMESTAMP`)) over
  * exactly the bytes it sends, carries a fresh numeric X-EXTERNAL-ID, and resolves to the
  * gateway's typed answer. A non-2xx answer throws a {@link SnapApiError} with the gateway's
@@ -138,7 +138,8 @@ export function createSnapClient(options: SnapClientOptions): SnapClient {
   const makeExternalId = options.newExternalId ?? (() => newExternalId(clock.now()));
   const base = new URL(options.baseUrl);
   const origin = base.origin;
-  // SPEC §3 signs the request target exactly as sent: a base path is part of it.
+  // The signature covers the request target exactly as sent (docs/protocol.md#payment-calls):
+  // a base path is part of it.
   const prefix = `${base.pathname.replace(/\/+$/, '')}${API_PREFIX}`;
 
   async function attempt(

@@ -4,7 +4,7 @@ type MaybePromise<T> = T | Promise<T>;
 
 /**
  * Where the callback handler remembers the X-EXTERNAL-ID of every notification it acknowledged,
- * to drop a duplicate (SPEC §4: the same id on every attempt and replay). Use a shared, durable
+ * to drop a duplicate (docs/protocol.md#callbacks: the same id on every attempt and replay). Use a shared, durable
  * store when several processes receive callbacks.
  *
  * @example

@@ -11,18 +11,18 @@ import { type Clock, systemClock } from './clock.ts';
 import { errorFromAnswer, isSuccess, readAnswer } from './errors.ts';
 
 /**
- * The B2B token path (src 4.1).
+ * The B2B token path (docs/protocol.md#access-token).
  *
  * @example
  * `${baseUrl}${TOKEN_PATH}`; // 'http://127.0.0.1:8080/api/snap/v1.0/access-token/b2b'
  */
 export const TOKEN_PATH = B2B_TOKEN_PATH;
 
-/** src 4.1 rule 1 / SPEC §2: the lifetime when an answer does not say. */
+/** docs/protocol.md#access-token: the lifetime when an answer does not say. */
 const DEFAULT_EXPIRES_IN_SEC = 900;
 
 /**
- * How a token request is signed (SPEC §2): HMAC-SHA256 with the client secret, or SHA256withRSA
+ * How a token request is signed (docs/protocol.md#access-token): HMAC-SHA256 with the client secret, or SHA256withRSA
  * with the private key whose public key was registered at onboarding.
  *
  * @example
@@ -65,8 +65,8 @@ export interface TokenClient {
 }
 
 /**
- * A B2B access-token client (SPEC §2, src 2.1–2.2, 4.1). It reuses a token while it is valid
- * (src 4.1 rule 1), takes a new one `refreshAheadSec` before expiry, and lets concurrent callers
+ * A B2B access-token client (docs/protocol.md#access-token). It reuses a token while it is valid
+ * (docs/protocol.md#access-token), takes a new one `refreshAheadSec` before expiry, and lets concurrent callers
  * share one request. A refused request throws a {@link SnapApiError} with the gateway's
  * `responseCode` (`4017100` …); a network failure throws the `fetch` error. When an early
  * refresh fails while the cached token is still valid, that token is returned instead.
@@ -97,7 +97,7 @@ export function createTokenClient(options: TokenClientOptions): TokenClient {
   async function requestToken(): Promise<string> {
     const startedAt = clock.now();
     const timestamp = formatJakartaTimestamp(startedAt);
-    // src 2.1, 5.2: `<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent.
+    // docs/protocol.md#access-token: `<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent.
     const data = tokenStringToSign(clientKey, timestamp);
     const signature = privateKey ? rsaSha256SignBase64(privateKey, data) : hmacSha256Base64(secret as string, data);
     const res = await doFetch(url, {

@@ -1,6 +1,6 @@
 import type { Money, TransactionStatus } from '@snapgate/snap';
 
-// SPEC §3 request and response bodies, as a merchant sends and reads them.
+// Payment API request and response bodies (docs/protocol.md#payment-calls), as a merchant sends and reads them.
 
 /**
  * Every SNAP answer carries these two.
@@ -69,7 +69,7 @@ export interface QueryQrisRequest extends QrisReference {
 }
 
 /**
- * Payer fields of a paid transaction (src 2.4).
+ * Payer fields of a paid transaction (docs/protocol.md#callbacks).
  *
  * @example
  * const payer: PayerInfo = { payerName: 'SITI', payerIssuer: '93600014', payerRefId: '123456' };
@@ -310,7 +310,7 @@ export interface DeleteVaResponse extends SnapResponseBody {
 }
 
 /**
- * The payment notification body of src 2.4 / SPEC §4, as verified.
+ * The payment notification body of docs/protocol.md#callbacks, as verified.
  *
  * @example
  * const n: PaymentNotification = verifyCallback(request, { clientSecret, partnerId });

@@ -40,7 +40,7 @@ export interface CallbackRequest {
 }
 
 /**
- * How callbacks are verified (SPEC §4): `clientSecret` for `hmac-sha512` (the default; a list is
+ * How callbacks are verified (docs/protocol.md#callbacks): `clientSecret` for `hmac-sha512` (the default; a list is
  * accepted while a rotated secret overlaps), or the gateway's public key for `rsa-sha256`.
  *
  * @example
@@ -128,7 +128,7 @@ function parseNotification(rawBody: Uint8Array | string): PaymentNotification {
 }
 
 /**
- * Verifies a payment notification callback (SPEC §4, src 2.4–2.5) and returns its typed body.
+ * Verifies a payment notification callback (docs/protocol.md#callbacks) and returns its typed body.
  * Checks, in order: POST; X-TIMESTAMP, X-SIGNATURE, X-PARTNER-ID present (400 `4002602`);
  * X-TIMESTAMP an ISO 8601 date-time (400 `4002601`) within `toleranceSec` of now (401 `4012600`
  * [Timestamp Out Of Range]); X-PARTNER-ID equal to `partnerId` (401 [Unknown Partner]); the
@@ -166,7 +166,7 @@ export function verifyCallback(request: CallbackRequest, options: VerifyCallback
 
   const timestampMs = parseSnapTimestamp(timestamp);
   if (timestampMs === undefined) throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'X-TIMESTAMP' });
-  // Secure default (STYLE 7): too old and too new are both refused, so a captured callback
+  // Secure default: too old and too new are both refused, so a captured callback
   // cannot be replayed later.
   const toleranceMs = (options.toleranceSec ?? 300) * 1000;
   if (Math.abs((options.now ?? systemClock.now()) - timestampMs) > toleranceMs)

@@ -228,7 +228,7 @@ describe('createCallbackHandler', () => {
   });
 });
 
-describe('statuses and actions (src 3)', () => {
+describe('statuses and actions', () => {
   it('maps 00 → PAID, 06 → FAILED, 01/02/03 → WAIT, 04 → REFUNDED, 05 → CANCELED', () => {
     const all: TransactionStatus[] = ['00', '01', '02', '03', '04', '05', '06'];
     assert.deepEqual(all.map(actionOf), ['PAID', 'WAIT', 'WAIT', 'WAIT', 'REFUNDED', 'CANCELED', 'FAILED']);

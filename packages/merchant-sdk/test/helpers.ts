@@ -82,7 +82,7 @@ export function notificationBody(status: string, ref = 'REF-1', extra: Record<st
   });
 }
 
-/** Headers of a callback signed as the gateway signs it (SPEC §4, hmac-sha512). */
+/** Headers of a callback signed as the gateway signs it (docs/protocol.md#callbacks, hmac-sha512). */
 export function signedHeaders(
   body: string,
   o: {

@@ -25,7 +25,7 @@ function client(respond: Parameters<typeof fakeFetch>[0], extra: Partial<Paramet
 }
 
 describe('createSnapClient', () => {
-  it('signs the SPEC §3 test vector exactly', async () => {
+  it('signs the documented payment-call test vector exactly', async () => {
     const { snap, calls } = client(() => success('2004700', { referenceNo: 'R1' }));
     const r = await snap.generateQris({ partnerReferenceNo: 'REF1', amount: { value: '10000.00', currency: 'IDR' } });
     assert.equal(r.referenceNo, 'R1');

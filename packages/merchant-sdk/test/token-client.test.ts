@@ -33,7 +33,7 @@ function tokenClientOf(respond: Parameters<typeof fakeFetch>[0], extra: { refres
 }
 
 describe('createTokenClient', () => {
-  it('signs <clientKey>|<X-TIMESTAMP> with HMAC-SHA256 and posts the src 2.1 request', async () => {
+  it('signs <clientKey>|<X-TIMESTAMP> with HMAC-SHA256 and posts the documented request', async () => {
     const clock = manualClock(T0);
     const f = fakeFetch((_r, n) => ok(n));
     const tokens = createTokenClient({

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Lowercase hex SHA-256 of the raw body bytes (SPEC §3: an empty body hashes the empty string).
+ * Lowercase hex SHA-256 of the raw body bytes (docs/protocol.md#payment-calls: an empty body hashes the empty string).
  *
  * @example
  * bodyDigest(Buffer.from('')); // 'e3b0c442...b855'

@@ -1,4 +1,4 @@
-// SPEC §1: responseCode = HTTP status (3) + service code (2) + case code (2).
+// docs/protocol.md#conventions: responseCode = HTTP status (3) + service code (2) + case code (2).
 // One table; every SNAP error is built from it.
 export const SNAP_CASES = {
   BAD_REQUEST: { httpStatus: 400, caseCode: '00', message: 'Bad Request' },
@@ -22,7 +22,7 @@ export const SNAP_CASES = {
 
 export type SnapCase = keyof typeof SNAP_CASES;
 
-/** Two-digit SNAP service codes (SPEC §1). */
+/** Two-digit SNAP service codes (docs/protocol.md#conventions). */
 export const SERVICE = {
   token: '71',
   qrisGenerate: '47',

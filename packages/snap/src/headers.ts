@@ -7,7 +7,7 @@
  */
 export const B2B_TOKEN_PATH = '/api/snap/v1.0/access-token/b2b';
 
-/** SNAP header names, exactly as the standard spells them (src 2.1, 2.5). */
+/** SNAP header names, exactly as the standard spells them. */
 export const HEADER = {
   contentType: 'content-type',
   authorization: 'authorization',

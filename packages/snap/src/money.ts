@@ -1,4 +1,4 @@
-// SPEC §1: amounts are decimal strings with exactly two fraction digits and at most
+// docs/protocol.md#conventions: amounts are decimal strings with exactly two fraction digits and at most
 // 16 integer digits. Arithmetic is done in minor units (BigInt), never floats.
 const MONEY_VALUE = /^(0|[1-9]\d{0,15})\.\d{2}$/;
 

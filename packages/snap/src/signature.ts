@@ -14,7 +14,7 @@ function constantTimeEqual(expected: Buffer, provided: Buffer | undefined): bool
 }
 
 /**
- * base64(HMAC-SHA256(secret, data)): the token signature of the source document's clients.
+ * base64(HMAC-SHA256(secret, data)): the HMAC form of the token signature (docs/protocol.md#access-token).
  *
  * @example
  * hmacSha256Base64('secret', 'ck|2024-01-01T10:00:00+07:00');

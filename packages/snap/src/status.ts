@@ -1,4 +1,4 @@
-// SPEC §3.3 (src 3): transaction statuses and the changes allowed between them.
+// docs/protocol.md#transaction-statuses: transaction statuses and the changes allowed between them.
 export const TRANSACTION_STATUS = {
   '00': 'Success',
   '01': 'Initiated',
@@ -32,7 +32,7 @@ export function isTransactionStatus(value: unknown): value is TransactionStatus 
 }
 
 /**
- * True when a transaction may move from `from` to `to` (SPEC §3.3).
+ * True when a transaction may move from `from` to `to` (docs/protocol.md#transaction-statuses).
  *
  * @example
  * canChangeStatus('01', '00'); // true

@@ -1,7 +1,7 @@
 import { bodyDigest } from './digest.ts';
 
 /**
- * The B2B token string-to-sign: `<clientKey>|<timestamp>` (src 2.1, 5.2), with the
+ * The B2B token string-to-sign: `<clientKey>|<timestamp>` (docs/protocol.md#access-token), with the
  * timestamp exactly as sent, never re-formatted.
  *
  * @example
@@ -11,7 +11,7 @@ export function tokenStringToSign(clientKey: string, timestamp: string): string 
   return `${clientKey}|${timestamp}`;
 }
 
-/** The parts of a payment API request that its signature covers (SPEC §3). */
+/** The parts of a payment API request that its signature covers (docs/protocol.md#payment-calls). */
 export interface ServiceRequestParts {
   method: string;
   /** Request target exactly as sent: path and query. */
@@ -22,7 +22,7 @@ export interface ServiceRequestParts {
 }
 
 /**
- * The payment API string-to-sign (SPEC §3):
+ * The payment API string-to-sign (docs/protocol.md#payment-calls):
  * `METHOD:path:accessToken:lowerhex(sha256(rawBody)):timestamp`.
  *
  * @example
@@ -33,7 +33,7 @@ export function serviceStringToSign(parts: ServiceRequestParts): string {
   return `${parts.method.toUpperCase()}:${parts.path}:${parts.accessToken}:${bodyDigest(parts.rawBody)}:${parts.timestamp}`;
 }
 
-/** The parts of a callback that its signature covers (SPEC §4). */
+/** The parts of a callback that its signature covers (docs/protocol.md#callbacks). */
 export interface CallbackParts {
   /** Path of the callback URL, with its query. */
   path: string;

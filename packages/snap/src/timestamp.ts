@@ -1,4 +1,4 @@
-// SPEC §1: we accept any ISO 8601 date-time with seconds and a zone (Z, +07:00, +0700),
+// docs/protocol.md#conventions: we accept any ISO 8601 date-time with seconds and a zone (Z, +07:00, +0700),
 // fractional seconds allowed; we emit Asia/Jakarta time with a numeric offset.
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|([+-])(\d{2}):?(\d{2}))$/;
 

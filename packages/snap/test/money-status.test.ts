@@ -28,7 +28,7 @@ describe('money', () => {
   });
 });
 
-describe('status machine (SPEC §3.3)', () => {
+describe('status machine (docs/protocol.md#transaction-statuses)', () => {
   const allowed: Record<TransactionStatus, TransactionStatus[]> = {
     '01': ['02', '03', '00', '05', '06'],
     '02': ['02', '03', '00', '06'],

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CallbackEvent, type MerchantServer, startMerchantServer } from '@snapgate/example-merchant-server';
+import type { CallbackEvent, MerchantServer } from '@snapgate/example-merchant-server';
 import { assembleGateway, type Gateway, listenOn } from '../app.ts';
 import type { BootstrapResult } from '../bootstrap.ts';
 import { systemClock } from '../clock.ts';
@@ -29,6 +29,20 @@ async function waitFor<T>(what: string, check: () => T | undefined | Promise<T |
 }
 
 const short = (s: string, n = 24) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+/**
+ * The example merchant is a development dependency: it lives in the repository, next to the
+ * gateway, and is installed by `npm install` at the root. A gateway installed without it says so.
+ */
+async function loadExampleMerchant(): Promise<typeof import('@snapgate/example-merchant-server')> {
+  try {
+    return await import('@snapgate/example-merchant-server');
+  } catch (err) {
+    throw new Error(
+      `snapgate demo needs the example merchant (examples/merchant-server), installed by \`npm install\` in a checkout of the repository: ${(err as Error).message}`,
+    );
+  }
+}
 
 /**
  * `snapgate demo`: a sandbox gateway on a temporary database and the example merchant, both on
@@ -89,6 +103,7 @@ export async function runDemo(io: DemoIo): Promise<number> {
       return JSON.parse(text) as Record<string, unknown>;
     };
 
+    const { startMerchantServer } = await loadExampleMerchant();
     merchant = await startMerchantServer({
       port: 0,
       gatewayUrl,

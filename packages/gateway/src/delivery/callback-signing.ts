@@ -11,7 +11,7 @@ import {
 import type { MerchantRecord } from '../store/store.ts';
 
 /**
- * The headers of one callback attempt (SPEC §4): a fresh X-TIMESTAMP and signature each time,
+ * The headers of one callback attempt (docs/protocol.md#callbacks): a fresh X-TIMESTAMP and signature each time,
  * over the stored body bytes; X-EXTERNAL-ID is the notification's id on every attempt and replay.
  */
 export function callbackHeaders(input: {

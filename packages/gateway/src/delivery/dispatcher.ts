@@ -48,7 +48,7 @@ export interface Dispatcher {
 /**
  * The delivery loop: claim due notifications under a lease, POST them, and record every
  * attempt. Results are written in batches (better-sqlite3 blocks the event loop per
- * transaction, STACK.md); the due time in the database is the truth, timers only wake the loop.
+ * transaction, docs/benchmarks.md); the due time in the database is the truth, timers only wake the loop.
  */
 export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;

@@ -1,5 +1,5 @@
-// Retries are data plus a pure function (STYLE 10): the schedule is the delay before each
-// attempt (SPEC §4, SNAPGATE_RETRY_SCHEDULE), with ±10 % jitter.
+// Retries are data plus a pure function: the schedule is the delay before each
+// attempt (docs/protocol.md#callbacks, SNAPGATE_RETRY_SCHEDULE), with ±10 % jitter.
 export interface RetryInput {
   /** Delay before each attempt, ms: `schedule[0]` before the first. */
   scheduleMs: readonly number[];

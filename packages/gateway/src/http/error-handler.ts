@@ -4,7 +4,7 @@ import { DomainError } from '../domain-error.ts';
 import type { Logger } from '../logger.ts';
 import { ProblemError } from './problem.ts';
 
-// The only writer of error bodies (STYLE 6). SNAP routes answer {responseCode, responseMessage};
+// The only writer of error bodies. SNAP routes answer {responseCode, responseMessage};
 // admin routes answer problem+json. Nothing answers with a stack.
 function isAdmin(request: FastifyRequest): boolean {
   return request.routeOptions.config?.api === 'admin' || request.url.startsWith('/admin/');
@@ -62,7 +62,7 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
     }
     const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      // Framework refusals (body over 64 KiB, malformed framing): SPEC §1 wants 400 xx00, never 413.
+      // Framework refusals (body over 64 KiB, malformed framing): docs/protocol.md#conventions wants 400 xx00, never 413.
       const e = snapError('BAD_REQUEST', serviceCode, { detail: (error as FastifyError).code });
       logger.info({ responseCode: e.responseCode, code: (error as FastifyError).code }, 'snap request refused');
       return reply.code(400).type('application/json').send(JSON.stringify(e.toBody()));

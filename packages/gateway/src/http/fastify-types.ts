@@ -4,7 +4,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Which error vocabulary the route speaks. */
     api?: 'snap' | 'admin';
-    /** SNAP service code of the operation (SPEC §1), used in every error it answers. */
+    /** SNAP service code of the operation (docs/protocol.md#conventions), used in every error it answers. */
     serviceCode?: string;
     /** Name of the operation in metrics. */
     operation?: string;

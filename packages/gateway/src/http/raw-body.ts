@@ -2,14 +2,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-// Signatures cover the raw bytes received (SPEC §3), and a bad Content-Type or body must
+// Signatures cover the raw bytes received (docs/protocol.md#payment-calls), and a bad Content-Type or body must
 // get its SNAP error at its place in the check order: keep every body as a Buffer and
 // let the route decide.
 const ORIGINAL_CONTENT_TYPE = Symbol('snapgate.contentType');
 type WithContentType = FastifyRequest & { [ORIGINAL_CONTENT_TYPE]?: string | undefined };
 
 export function registerRawBody(app: FastifyInstance): void {
-  // Fastify refuses an empty or malformed Content-Type before any route runs; SPEC §2 wants
+  // Fastify refuses an empty or malformed Content-Type before any route runs; docs/protocol.md#access-token wants
   // those answered as 4007102 / 4007101 in their place. Keep the header as sent and let
   // every body through as bytes.
   app.addHook('onRequest', (request, _reply, done) => {

@@ -179,7 +179,7 @@ export function snapGuard(deps: { tokens: TokenService; clock: Clock; audience?:
     }
     const raw = rawBodyOf(request);
     const now = clock.now();
-    // SPEC §3: the target exactly as sent and the raw bytes received, never a re-serialisation.
+    // docs/protocol.md#payment-calls: the target exactly as sent and the raw bytes received, never a re-serialisation.
     const data = serviceStringToSign({
       method: request.method,
       path: request.url,

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Mode } from '../config.ts';
 
-// SPEC §4: in production, callback URLs must be https and must not point at loopback,
+// docs/protocol.md#callbacks: in production, callback URLs must be https and must not point at loopback,
 // private, link-local or metadata addresses. Names are resolved again at send time.
 function isForbiddenV4(ip: string): boolean {
   const [a, b] = ip.split('.').map(Number) as [number, number];

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 
-// STACK: parsing a PEM per call costs 139 µs against 31 µs with a cached KeyObject.
+// Measured: parsing a PEM per call costs 139 µs against 31 µs with a cached KeyObject.
 const cache = new Map<string, KeyObject>();
 const MAX_CACHED = 10_000;
 

@@ -11,7 +11,7 @@ const isUpstream = (txn: TransactionRecord) => txn.details.upstream !== undefine
 export const isDue = (txn: TransactionRecord, nowMs: number) =>
   OPEN.has(txn.status) && txn.expiresAt !== null && txn.expiresAt <= nowMs && !isUpstream(txn);
 
-/** SPEC §3.3: an unpaid QRIS past its validityPeriod (or VA past expiredDate) becomes 06 Expired. */
+/** docs/protocol.md#transaction-statuses: an unpaid QRIS past its validityPeriod (or VA past expiredDate) becomes 06 Expired. */
 export async function expireIfDue(
   changer: StatusChanger,
   txn: TransactionRecord,

@@ -1,6 +1,6 @@
 import { isMoneyValue, type Money, parseSnapTimestamp, snapError, toMinorUnits } from '@snapgate/snap';
 
-// SPEC §3 field rules: a missing mandatory field → 400 xx02 {field}; a present field of the
+// docs/protocol.md#payment-calls field rules: a missing mandatory field → 400 xx02 {field}; a present field of the
 // wrong type, length or format → 400 xx01 {field}. Empty strings count as absent, so optional
 // fields may be sent as "" (real clients do).
 export interface StrRule {

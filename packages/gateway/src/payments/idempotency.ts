@@ -9,7 +9,7 @@ export interface SnapResponse {
 }
 
 /**
- * Runs a SNAP operation under X-EXTERNAL-ID idempotency (SPEC §3). A write operation stores
+ * Runs a SNAP operation under X-EXTERNAL-ID idempotency (docs/protocol.md#payment-calls). A write operation stores
  * the record through `recordFor` in its own database transaction; a read is recorded after.
  * The database key decides between concurrent duplicates: the loser replays the winner.
  * Only successful answers are kept, so a refused request can be corrected and retried.

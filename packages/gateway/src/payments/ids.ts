@@ -15,5 +15,5 @@ export function newNotificationId(nowMs: number): string {
 /** A refund number: `RF` + 16 digits. */
 export const newRefundNo = (nowMs: number) => `RF${String(nowMs).slice(-8)}${digits(8)}`;
 
-/** A bill number, sent as a JSON integer (src 2.4): 12 digits, inside the safe-integer range. */
+/** A bill number, sent as a JSON integer (docs/protocol.md#callbacks): 12 digits, inside the safe-integer range. */
 export const newBillNumber = () => 100_000_000_000 + randomInt(900_000_000_000);

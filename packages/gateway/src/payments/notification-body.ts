@@ -15,7 +15,7 @@ export function payerOf(txn: TransactionRecord): Payer {
 }
 
 /**
- * The notification body of src 2.4 / SPEC §4, serialised once and compactly, in the
+ * The notification body of docs/protocol.md#callbacks, serialised once and compactly, in the
  * document's field order. These bytes are stored, signed and sent on every attempt.
  */
 export function notificationBody(txn: TransactionRecord, atMs: number, format: CallbackJson = 'standard'): string {

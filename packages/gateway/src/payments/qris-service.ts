@@ -112,7 +112,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
     }
   }
 
-  /** The merchant's QRIS by either reference; another merchant's is not found (SPEC §3.1). */
+  /** The merchant's QRIS by either reference; another merchant's is not found (docs/protocol.md#qris). */
   async function findOwn(ctx: MerchantRequest, svc: string): Promise<TransactionRecord> {
     const f = createFieldReader(ctx.body, svc);
     const referenceNo = f.str('originalReferenceNo', { max: 64 });
@@ -257,7 +257,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx, svc);
       const reason = f.str('reason', { max: 256 });
-      // SPEC §3.3: only an Initiated QRIS can be canceled (01 → 05).
+      // docs/protocol.md#transaction-statuses: only an Initiated QRIS can be canceled (01 → 05).
       if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
       const acquirer = await acquirerOf(txn);
       if (acquirer) await upstream.cancel(acquirer, txn, svc, reason);

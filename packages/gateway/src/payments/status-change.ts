@@ -23,7 +23,7 @@ export class IllegalStatusChange extends Error {
   }
 }
 
-/** SPEC §3.3: every QRIS status change is notified; for a VA, its payment. */
+/** docs/protocol.md#transaction-statuses: every QRIS status change is notified; for a VA, its payment. */
 export function isNotified(txn: Pick<TransactionRecord, 'kind'>, to: TransactionStatus): boolean {
   return txn.kind === 'qris' || to === '00';
 }

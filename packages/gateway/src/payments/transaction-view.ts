@@ -30,7 +30,7 @@ export function historyView(h: StatusHistoryEntry) {
   return { seq: h.seq, status: h.status, statusDesc: h.statusDesc, reason: h.reason, changedAt: iso(h.changedAt) };
 }
 
-/** A notification as the admin API lists it (SPEC §5). */
+/** A notification as the admin API lists it (docs/protocol.md#admin-api). */
 export function notificationView(n: NotificationRecord) {
   return {
     id: n.id,

@@ -28,7 +28,7 @@ export interface SnapTarget {
   baseUrl: string;
   clientKey: string;
   clientSecret: string;
-  /** When set, the token request is signed SHA256withRSA instead of HMAC-SHA256 (src 2.1). */
+  /** When set, the token request is signed SHA256withRSA instead of HMAC-SHA256 (docs/protocol.md#access-token). */
   privateKeyPem: string | null;
   partnerId: string;
   channelId: string;
@@ -216,7 +216,7 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): Sna
     const path = `/${trimSlashes(target.tokenPath ?? B2B_TOKEN_PATH)}`;
     const startedAtMs = clock.now();
     const timestamp = formatJakartaTimestamp(startedAtMs);
-    // src 2.1, 5.2: `<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent.
+    // docs/protocol.md#access-token: `<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent.
     const data = tokenStringToSign(target.clientKey, timestamp);
     let signature: string;
     try {

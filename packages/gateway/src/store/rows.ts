@@ -378,7 +378,7 @@ export function idempotencyFromRow(r: Row): IdempotencyRecord {
   };
 }
 
-/** `(bankCode + 4-digit merchant code)` left-padded with spaces to 8 characters (SPEC §3.2). */
+/** `(bankCode + 4-digit merchant code)` left-padded with spaces to 8 characters (docs/protocol.md#virtual-account). */
 export function partnerServiceIdFor(bankCode: string, merchantCode: number): string {
   return `${bankCode}${String(merchantCode).padStart(4, '0')}`.padStart(8, ' ');
 }

@@ -1,4 +1,4 @@
-// The Store speaks domain verbs (STYLE 9). Every verb is one database transaction.
+// The Store speaks domain verbs. Every verb is one database transaction.
 // `http/` and the services talk to this interface only; main.ts and cli/ pick the implementation.
 
 export type TokenSignature = 'any' | 'hmac-sha256' | 'rsa-sha256';

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-// Hand-written HS256 (STACK: 5.2 µs to sign against ~160 µs for jose's async SignJWT).
+// Hand-written HS256 (measured: 5.2 µs to sign against ~160 µs for jose's async SignJWT).
 // The gateway both issues and checks these tokens, so a shared symmetric key is enough.
 export interface AccessTokenClaims {
   /** The client key (a merchant's or a provider's). */

@@ -41,7 +41,7 @@ export interface TokenResponse {
 }
 
 export interface TokenService {
-  /** SPEC §2, every check in the table's order; throws the first SnapError. */
+  /** docs/protocol.md#access-token, every check in the table's order; throws the first SnapError. */
   issueB2bToken(header: (name: string) => string | undefined, rawBody: Buffer): Promise<TokenResponse>;
   /** The active merchant a bearer token belongs to, or `undefined` when it must be refused. */
   merchantOfToken(accessToken: string): Promise<MerchantRecord | undefined>;
@@ -146,7 +146,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
           detail: { ...who, skewMs: now - timestampMs },
         });
       }
-      // src 2.1: signed over the timestamp exactly as sent.
+      // docs/protocol.md#access-token: signed over the timestamp exactly as sent.
       const allow = merchant ? merchantAllows(merchant) : providerAllows(provider as ProviderRecord, mode);
       if (!verifyTokenSignature(client, allow, tokenStringToSign(clientKey, timestamp), signature, now)) {
         throw snapError('UNAUTHORIZED', SVC, { reason: 'Invalid Signature', detail: who });

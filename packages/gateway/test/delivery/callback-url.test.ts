@@ -6,7 +6,7 @@ import type { MerchantRecord } from '../../src/store/store.ts';
 const m = (over: Partial<MerchantRecord>) =>
   ({ callbackBaseUrl: null, qrisCallbackUrl: null, vaCallbackUrl: null, ...over }) as MerchantRecord;
 
-describe('where a callback goes (SPEC §4)', () => {
+describe('where a callback goes (docs/protocol.md#callbacks)', () => {
   it('joins the webhook path to the base URL, with or without a trailing slash', () => {
     assert.equal(
       callbackUrlOf(m({ callbackBaseUrl: 'https://m.example' }), 'qris'),

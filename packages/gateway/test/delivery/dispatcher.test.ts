@@ -34,7 +34,7 @@ const pay = (gw: TestGateway, referenceNo: string, body: Record<string, unknown>
 const stateOf = async (gw: TestGateway, referenceNo: string) =>
   (await gw.store.notificationsOf(referenceNo)).map((n) => [n.latestStatus, n.state]);
 
-describe('callback delivery (SPEC §4)', () => {
+describe('callback delivery (docs/protocol.md#callbacks)', () => {
   let receiver: Receiver;
   let gw: TestGateway;
   let m: TestMerchant;
@@ -49,7 +49,7 @@ describe('callback delivery (SPEC §4)', () => {
     await receiver.close();
   });
 
-  it('POSTs the exact body with the SPEC headers and an HMAC-SHA512 signature the merchant can verify', async () => {
+  it('POSTs the exact body with the documented headers and an HMAC-SHA512 signature the merchant can verify', async () => {
     receiver.set(ack);
     const q = await newQris(gw, c, '15000.00');
     await pay(gw, q.referenceNo, { payerName: 'SITI', payerIssuer: '93600014', payerRefId: '123456' });

@@ -94,7 +94,7 @@ export async function authenticate(
   };
 }
 
-/** A correctly signed payment API call (SPEC §3), overridable piece by piece. */
+/** A correctly signed payment API call (docs/protocol.md#payment-calls), overridable piece by piece. */
 export async function snapCall(
   baseUrl: string,
   caller: SnapCaller,

@@ -37,7 +37,7 @@ async function newQris(snap: SnapClient, value = '10000.00') {
   return snap.generateQris({ partnerReferenceNo: ref(), amount: { value, currency: 'IDR' } });
 }
 
-/** Signs a body exactly as the gateway signs an hmac-sha512 callback (SPEC §4). */
+/** Signs a body exactly as the gateway signs an hmac-sha512 callback (docs/protocol.md#callbacks). */
 function signAsGateway(m: TestMerchant, body: string, externalId: string, path = QR_PATH) {
   const timestamp = formatJakartaTimestamp(Date.now());
   return {
@@ -57,7 +57,7 @@ async function postTo(receiver: SdkReceiver, body: string, headers: Record<strin
   return { status: res.status, body: (await res.json()) as unknown };
 }
 
-describe('callbacks into an SDK receiver (SPEC §4, src 2.4–2.6, 3)', () => {
+describe('callbacks into an SDK receiver (docs/protocol.md#callbacks)', () => {
   let gw: TestGateway;
   const receivers: SdkReceiver[] = [];
   before(async () => {

@@ -7,7 +7,7 @@ let refs = 0;
 const ref = (p: string) => `${p}-${Date.now()}-${++refs}`;
 const idr = (value: string) => ({ value, currency: 'IDR' });
 
-describe('merchant-sdk payment client against a real gateway (SPEC §3)', () => {
+describe('merchant-sdk payment client against a real gateway (docs/protocol.md#payment-calls)', () => {
   let gw: TestGateway;
   let m: TestMerchant;
   let snap: SnapClient;

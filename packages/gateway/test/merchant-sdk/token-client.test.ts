@@ -15,7 +15,7 @@ function countingFetch() {
   return { fetch: f, counter };
 }
 
-describe('merchant-sdk token client against a real gateway (SPEC §2)', () => {
+describe('merchant-sdk token client against a real gateway (docs/protocol.md#access-token)', () => {
   let gw: TestGateway;
   let m: TestMerchant;
   // One clock for the gateway and the SDK: time moves for both, and only when told.

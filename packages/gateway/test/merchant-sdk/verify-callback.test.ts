@@ -9,7 +9,7 @@ import { authenticate, snapCall } from '../helpers/snap.ts';
 let refs = 0;
 const ref = () => `VC-${Date.now()}-${++refs}`;
 
-describe('verifyCallback against signatures the gateway produced (SPEC §4)', () => {
+describe('verifyCallback against signatures the gateway produced (docs/protocol.md#callbacks)', () => {
   let gw: TestGateway;
   let receiver: Receiver;
   before(async () => {

@@ -44,7 +44,7 @@ function crc(s: string): string {
   return c.toString(16).toUpperCase().padStart(4, '0');
 }
 
-describe('QRIS (SPEC §3.1)', () => {
+describe('QRIS (docs/protocol.md#qris)', () => {
   let gw: TestGateway;
   let c: SnapCaller;
   let other: SnapCaller;
@@ -392,7 +392,7 @@ describe('QRIS (SPEC §3.1)', () => {
     assert.match(r.body.detail, /06 \(Failed\) cannot change to 00 \(Success\)/);
   });
 
-  it('writes one notification per QRIS status change, with the src 2.4 body', async () => {
+  it('writes one notification per QRIS status change, with the documented notification body', async () => {
     const g = await generate({}, '12345.67');
     await gw.admin('POST', `/sandbox/qris/${g.referenceNo}/pay`, { status: '03' });
     await gw.admin('POST', `/sandbox/qris/${g.referenceNo}/pay`, {

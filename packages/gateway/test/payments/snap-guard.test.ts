@@ -11,7 +11,7 @@ const order = (ref: string, value = '10000.00') => ({ partnerReferenceNo: ref, a
 let refs = 0;
 const ref = () => `ORD-${Date.now()}-${++refs}`;
 
-describe('the SNAP guard (SPEC §3 check order)', () => {
+describe('the SNAP guard (check order, docs/protocol.md#payment-calls)', () => {
   let gw: TestGateway;
   let m: TestMerchant;
   let c: SnapCaller;

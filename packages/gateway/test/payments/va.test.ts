@@ -10,7 +10,7 @@ let n = 0;
 const trx = () => `INV-${Date.now()}-${++n}`;
 const idr = (value: string) => ({ value, currency: 'IDR' });
 
-describe('Virtual Account (SPEC §3.2)', () => {
+describe('Virtual Account (docs/protocol.md#virtual-account)', () => {
   let gw: TestGateway;
   let c: SnapCaller;
   let other: SnapCaller;

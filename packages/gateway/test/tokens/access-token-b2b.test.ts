@@ -105,7 +105,7 @@ describe('POST /api/snap/v1.0/access-token/b2b', () => {
     assert.deepEqual(r.body, snap('4017100', 'Unauthorized. [Invalid Signature]'));
   });
 
-  describe('error table, one bad input per row (SPEC §2)', () => {
+  describe('error table, one bad input per row (docs/protocol.md#access-token)', () => {
     const cases: Array<[string, () => Parameters<typeof postToken>[1], number, ReturnType<typeof snap>]> = [
       [
         'Content-Type missing',

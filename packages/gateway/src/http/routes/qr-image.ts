@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { renderQrPng, renderQrSvg } from '../../payments/qr-image.ts';
 import type { Store } from '../../store/store.ts';
 
-/** `qrUrl` (SPEC §3.1): the QR of a QRIS as an image. Public: the content is what a payer scans. */
+/** `qrUrl` (docs/protocol.md#qris): the QR of a QRIS as an image. Public: the content is what a payer scans. */
 export function qrImageRoutes(app: FastifyInstance, deps: { store: Store }) {
   app.get<{ Params: { file: string } }>('/qr/:file', { config: { api: 'admin' } }, async (request, reply) => {
     const m = /^([A-Za-z0-9]{1,64})\.(png|svg)$/.exec(request.params.file);

@@ -569,7 +569,7 @@ export class PostgresStore implements Store {
     n: NewNotification,
     at: number,
   ): Promise<void> {
-    // Latest wins (SPEC §4): an undelivered older notification of this transaction is superseded.
+    // Latest wins (docs/protocol.md#callbacks): an undelivered older notification of this transaction is superseded.
     await c.query(
       `UPDATE notifications SET state = 'superseded', next_attempt_at = NULL, updated_at = $1
        WHERE reference_no = $2 AND state IN ('pending', 'retrying')`,

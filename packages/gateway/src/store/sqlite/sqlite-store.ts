@@ -96,7 +96,7 @@ export class SqliteStore implements Store {
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
     this.db = new Database(options.file);
     this.db.pragma('journal_mode = WAL');
-    // STACK: reopening a WAL database resets synchronous to its default.
+    // Measured: reopening a WAL database resets synchronous to its default.
     this.db.pragma('synchronous = FULL');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
@@ -560,7 +560,7 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Group commit (STACK: one FULL-sync commit per change caps changes near 3–5k/s): the changes
+   * Group commit (measured: one FULL-sync commit per change caps changes near 3–5k/s): the changes
    * asked for in one event-loop turn commit in one IMMEDIATE transaction, each in its own
    * savepoint, so one change's failure undoes only that change. Every caller is answered after
    * the COMMIT, so an answer never gets ahead of durability; a failed COMMIT fails them all.
@@ -623,7 +623,7 @@ export class SqliteStore implements Store {
   }
 
   private addNotification(txn: TransactionRecord, n: NewNotification, at: number): void {
-    // Latest wins (SPEC §4): an undelivered older notification of this transaction is superseded.
+    // Latest wins (docs/protocol.md#callbacks): an undelivered older notification of this transaction is superseded.
     this.s('supersede').run(at, txn.referenceNo);
     this.s('insertNotification').run({
       id: n.id,
@@ -696,7 +696,7 @@ export class SqliteStore implements Store {
   }
 
   async recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]> {
-    // One transaction for the whole batch: group commit (STACK: 31k rows/s against 5.1k one by one).
+    // One transaction for the whole batch: group commit (measured: 31k rows/s against 5.1k one by one).
     return this.db
       .transaction(() => {
         const moved: NotificationRecord[] = [];

@@ -46,7 +46,7 @@ CREATE TABLE refunds (
   UNIQUE (merchant_id, partner_refund_no)
 ) STRICT;
 
--- The outbox: a status change and its notification commit together (SPEC §4).
+-- The outbox: a status change and its notification commit together (docs/protocol.md#callbacks).
 CREATE TABLE notifications (
   id              TEXT PRIMARY KEY,
   reference_no    TEXT NOT NULL REFERENCES transactions (reference_no),
@@ -70,7 +70,7 @@ CREATE INDEX notifications_by_txn ON notifications (reference_no, txn_seq);
 CREATE INDEX notifications_by_merchant ON notifications (merchant_id, created_at, id);
 CREATE INDEX notifications_by_time ON notifications (created_at, id);
 
--- X-EXTERNAL-ID idempotency (SPEC §3): the key is the constraint, not a read-then-write.
+-- X-EXTERNAL-ID idempotency (docs/protocol.md#payment-calls): the key is the constraint, not a read-then-write.
 CREATE TABLE idempotency_keys (
   merchant_id   TEXT NOT NULL,
   day           TEXT NOT NULL,

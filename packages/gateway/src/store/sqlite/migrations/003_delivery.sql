@@ -1,4 +1,4 @@
--- Every callback attempt, for operators and merchants asking what happened (SPEC §4).
+-- Every callback attempt, for operators and merchants asking what happened (docs/protocol.md#callbacks).
 CREATE TABLE notification_attempts (
   id              INTEGER PRIMARY KEY AUTOINCREMENT,
   notification_id TEXT NOT NULL REFERENCES notifications (id),

@@ -40,6 +40,72 @@ export class SnapApiError extends Error {
   }
 }
 
+/**
+ * No answer from the gateway: the connection was refused or reset, the name did not resolve, or
+ * the answer did not arrive within `timeoutMs`. The request may or may not have been processed:
+ * repeat a payment call with the same X-EXTERNAL-ID (the SDK does, `retries` times) and it is
+ * answered once. `cause` is the underlying error (undici's `TypeError: fetch failed` and its own
+ * cause, or the timeout's `TimeoutError`).
+ *
+ * @example
+ * try {
+ *   await snap.generateQris({ partnerReferenceNo: 'ORDER-1', amount: idr('10000.00') });
+ * } catch (e) {
+ *   if (e instanceof SnapNetworkError) console.log(e.timedOut ? 'gateway too slow' : 'gateway unreachable');
+ * }
+ */
+export class SnapNetworkError extends Error {
+  /** The URL called (no credentials are ever part of it). */
+  readonly url: string;
+  readonly method: string;
+  /** True when no answer arrived within the client's `timeoutMs`. */
+  readonly timedOut: boolean;
+  /** The system error code when there is one: `ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`, … */
+  readonly code: string | undefined;
+
+  constructor(init: { url: string; method: string; timedOut: boolean; code?: string }, options?: { cause?: unknown }) {
+    const what = init.timedOut ? 'no answer in time' : `no answer${init.code ? ` (${init.code})` : ''}`;
+    super(`${init.method} ${init.url}: ${what}`, options);
+    this.name = 'SnapNetworkError';
+    this.url = init.url;
+    this.method = init.method;
+    this.timedOut = init.timedOut;
+    this.code = init.code;
+  }
+}
+
+/** The system error code somewhere in a fetch failure's chain of causes. */
+function systemCode(e: unknown): string | undefined {
+  for (let c: unknown = e, depth = 0; c && typeof c === 'object' && depth < 5; depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    c = (c as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * One HTTP exchange with the gateway, read to the end. A failure to get an answer (or to read
+ * all of it) becomes a {@link SnapNetworkError}, never a bare `TypeError: fetch failed`.
+ */
+export async function exchange(
+  doFetch: typeof fetch,
+  url: string,
+  init: RequestInit & { method: string },
+  timeoutMs: number,
+): Promise<SnapAnswer> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    return await readAnswer(await doFetch(url, { ...init, redirect: 'manual', signal }));
+  } catch (e) {
+    const timedOut = signal.aborted;
+    throw new SnapNetworkError(
+      { url, method: init.method, timedOut, ...(timedOut ? {} : { code: systemCode(e) }) },
+      { cause: e },
+    );
+  }
+}
+
 const RESPONSE_CODE = /^\d{7}$/;
 
 /** A parsed answer: its status, raw text and JSON (undefined when the text is not JSON). */

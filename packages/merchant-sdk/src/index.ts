@@ -1,7 +1,17 @@
 // @snapgate/merchant-sdk: what a merchant needs to talk to a SNAP gateway (docs/protocol.md).
 
 // Re-exported so a merchant needs only this package.
-export { isSnapError, type Money, SnapError, type TransactionStatus } from '@snapgate/snap';
+export {
+  compareMoney,
+  fromMinorUnits,
+  idr,
+  isMoneyValue,
+  isSnapError,
+  type Money,
+  SnapError,
+  type TransactionStatus,
+  toMinorUnits,
+} from '@snapgate/snap';
 export {
   CALLBACK_PATHS,
   type ExpressMiddleware,
@@ -28,7 +38,7 @@ export {
   writeResult,
 } from './callback-handler.ts';
 export { type Clock, systemClock } from './clock.ts';
-export { SnapApiError } from './errors.ts';
+export { SnapApiError, SnapNetworkError } from './errors.ts';
 export { createSnapB2bTokenIssuer, type SnapB2bIssuerOptions, type SnapB2bTokenIssuer } from './snap-b2b-issuer.ts';
 export {
   API_PREFIX,

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { formatJakartaTimestamp, hmacSha512Base64, SERVICE, serviceStringToSign } from '@snapgate/snap';
 import { type Clock, systemClock } from './clock.ts';
-import { errorFromAnswer, isSuccess, readAnswer, SnapApiError } from './errors.ts';
+import { errorFromAnswer, exchange, isSuccess, SnapApiError, SnapNetworkError } from './errors.ts';
 import type {
   CancelQrisRequest,
   CancelQrisResponse,
@@ -155,22 +155,24 @@ export function createSnapClient(options: SnapClientOptions): SnapClient {
       clientSecret,
       serviceStringToSign({ method, path, accessToken, rawBody: raw, timestamp }),
     );
-    const res = await doFetch(`${origin}${path}`, {
-      method,
-      headers: {
-        'content-type': 'application/json',
-        authorization: `Bearer ${accessToken}`,
-        'x-timestamp': timestamp,
-        'x-signature': signature,
-        'x-partner-id': partnerId,
-        'x-external-id': externalId,
-        'channel-id': channelId,
+    const answer = await exchange(
+      doFetch,
+      `${origin}${path}`,
+      {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${accessToken}`,
+          'x-timestamp': timestamp,
+          'x-signature': signature,
+          'x-partner-id': partnerId,
+          'x-external-id': externalId,
+          'channel-id': channelId,
+        },
+        body: raw,
       },
-      body: raw,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const answer = await readAnswer(res);
+      timeoutMs,
+    );
     if (!isSuccess(answer)) throw errorFromAnswer(answer, serviceCode);
     return answer.json;
   }
@@ -202,7 +204,7 @@ export function createSnapClient(options: SnapClientOptions): SnapClient {
           continue;
         }
         // No answer: the gateway may or may not have run it. The same id and bytes make it safe.
-        if (networkFailures >= retries) throw e;
+        if (!(e instanceof SnapNetworkError) || networkFailures >= retries) throw e;
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs * 2 ** networkFailures));
         networkFailures++;
       }

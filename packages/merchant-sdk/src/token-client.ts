@@ -8,7 +8,7 @@ import {
   tokenStringToSign,
 } from '@snapgate/snap';
 import { type Clock, systemClock } from './clock.ts';
-import { errorFromAnswer, isSuccess, readAnswer } from './errors.ts';
+import { errorFromAnswer, exchange, isSuccess } from './errors.ts';
 
 /**
  * The B2B token path (docs/protocol.md#access-token).
@@ -68,7 +68,7 @@ export interface TokenClient {
  * A B2B access-token client (docs/protocol.md#access-token). It reuses a token while it is valid
  * (docs/protocol.md#access-token), takes a new one `refreshAheadSec` before expiry, and lets concurrent callers
  * share one request. A refused request throws a {@link SnapApiError} with the gateway's
- * `responseCode` (`4017100` …); a network failure throws the `fetch` error. When an early
+ * `responseCode` (`4017100` …); no answer throws a {@link SnapNetworkError}. When an early
  * refresh fails while the cached token is still valid, that token is returned instead.
  *
  * @example
@@ -100,19 +100,21 @@ export function createTokenClient(options: TokenClientOptions): TokenClient {
     // docs/protocol.md#access-token: `<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent.
     const data = tokenStringToSign(clientKey, timestamp);
     const signature = privateKey ? rsaSha256SignBase64(privateKey, data) : hmacSha256Base64(secret as string, data);
-    const res = await doFetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-client-key': clientKey,
-        'x-timestamp': timestamp,
-        'x-signature': signature,
+    const answer = await exchange(
+      doFetch,
+      url,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-client-key': clientKey,
+          'x-timestamp': timestamp,
+          'x-signature': signature,
+        },
+        body: '{"grantType":"client_credentials"}',
       },
-      body: '{"grantType":"client_credentials"}',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const answer = await readAnswer(res);
+      timeoutMs,
+    );
     const body = answer.json as { accessToken?: unknown; expiresIn?: unknown } | undefined;
     if (!isSuccess(answer) || typeof body?.accessToken !== 'string' || body.accessToken === '') {
       throw errorFromAnswer(answer, SERVICE.token);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bodyDigest, hmacSha512Base64, isSnapError } from '@snapgate/snap';
+import { SnapNetworkError } from '../src/errors.ts';
 import { createSnapClient, newExternalId } from '../src/snap-client.ts';
 import { fakeFetch, json, manualClock } from './helpers.ts';
 
@@ -115,7 +116,13 @@ describe('createSnapClient', () => {
       },
       { retries: 1 },
     );
-    await assert.rejects(snap.queryQris({ originalReferenceNo: 'R' }), /fetch failed/);
+    await assert.rejects(snap.queryQris({ originalReferenceNo: 'R' }), (e: unknown) => {
+      assert.ok(e instanceof SnapNetworkError);
+      assert.equal(e.timedOut, false);
+      assert.match(e.message, /^POST http:\/\/gw\.test\/api\/snap\/v1\.0\/qr\/qr-mpm-query: no answer$/);
+      assert.match(String((e.cause as Error).message), /fetch failed/);
+      return true;
+    });
     assert.equal(calls.length, 2);
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { hmacSha256Base64, isSnapError, parseSnapTimestamp, verifyRsaSha256 } from '@snapgate/snap';
-import { SnapApiError } from '../src/errors.ts';
+import { SnapApiError, SnapNetworkError } from '../src/errors.ts';
 import { createTokenClient, TOKEN_PATH } from '../src/token-client.ts';
 import { fakeFetch, json, manualClock } from './helpers.ts';
 
@@ -138,7 +138,7 @@ describe('createTokenClient', () => {
     down = true;
     assert.equal(await tokens.getToken(), 'tok-1');
     clock.advance(40_000);
-    await assert.rejects(tokens.getToken(), /fetch failed/, 'expired: the failure shows');
+    await assert.rejects(tokens.getToken(), SnapNetworkError, 'expired: the failure shows');
     down = false;
     assert.equal(await tokens.getToken(), 'tok-4');
   });

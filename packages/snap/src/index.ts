@@ -13,7 +13,7 @@ export {
 } from './errors.ts';
 export { B2B_TOKEN_PATH, HEADER, HEADER_DISPLAY } from './headers.ts';
 export { isJsonObject, mediaType, parseJsonBody } from './json-body.ts';
-export { compareMoney, fromMinorUnits, isMoneyValue, type Money, toMinorUnits } from './money.ts';
+export { compareMoney, fromMinorUnits, idr, isMoneyValue, type Money, toMinorUnits } from './money.ts';
 export { phpJsonEncode } from './php-json.ts';
 export {
   hmacSha256Base64,

@@ -20,6 +20,19 @@ export function isMoneyValue(value: unknown): value is string {
 }
 
 /**
+ * A rupiah amount object, checked: `idr('10000.00')` is `{ value: '10000.00', currency: 'IDR' }`.
+ * A number is refused: write amounts as strings, or convert minor units with `fromMinorUnits`.
+ *
+ * @example
+ * idr('10000.00');                 // { value: '10000.00', currency: 'IDR' }
+ * idr(fromMinorUnits(1500000n));   // { value: '15000.00', currency: 'IDR' }
+ */
+export function idr(value: string): Money {
+  if (!isMoneyValue(value)) throw new TypeError(`not a money value: ${JSON.stringify(value)} (write "10000.00")`);
+  return { value, currency: 'IDR' };
+}
+
+/**
  * Converts a money string to minor units (cents) as a BigInt.
  *
  * @example

@@ -4,6 +4,7 @@ import {
   canChangeStatus,
   compareMoney,
   fromMinorUnits,
+  idr,
   isFinalStatus,
   isMoneyValue,
   TRANSACTION_STATUS,
@@ -25,6 +26,12 @@ describe('money', () => {
     assert.equal(fromMinorUnits(toMinorUnits('0.10') + toMinorUnits('0.20')), '0.30');
     assert.equal(compareMoney('10.00', '9.99'), 1);
     assert.equal(compareMoney('10.00', '10.00'), 0);
+  });
+  it('builds a checked IDR amount, refusing a number or a malformed string', () => {
+    assert.deepEqual(idr('10000.00'), { value: '10000.00', currency: 'IDR' });
+    assert.deepEqual(idr(fromMinorUnits(1500000n)), { value: '15000.00', currency: 'IDR' });
+    assert.throws(() => idr('10000'), /not a money value: "10000"/);
+    assert.throws(() => idr(10000 as unknown as string), TypeError);
   });
 });
 

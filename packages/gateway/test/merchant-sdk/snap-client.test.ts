@@ -212,7 +212,11 @@ describe('merchant-sdk payment client against a real gateway (docs/protocol.md#p
         cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
       });
     };
-    await assert.rejects(clientFor({ fetch: down, retries: 2 }).queryQris({ originalReferenceNo: 'x' }), TypeError);
+    await assert.rejects(clientFor({ fetch: down, retries: 2 }).queryQris({ originalReferenceNo: 'x' }), {
+      name: 'SnapNetworkError',
+      code: 'ECONNREFUSED',
+      timedOut: false,
+    });
     // The token request is the first to fail; every attempt tries it again.
     assert.equal(calls, 3);
   });

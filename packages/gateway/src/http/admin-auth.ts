@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bearerToken } from './bearer.ts';
 import { ProblemError } from './problem.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
@@ -8,8 +9,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest();
 export function adminAuth(adminTokenSha256Hex: string) {
   const expected = Buffer.from(adminTokenSha256Hex, 'hex');
   return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const h = request.headers.authorization;
-    const token = typeof h === 'string' && h.startsWith('Bearer ') ? h.slice(7) : '';
+    const token = bearerToken(request.headers.authorization);
     if (!token || !timingSafeEqual(sha256(token), expected)) {
       throw new ProblemError(401, 'Unauthorized', 'a valid admin bearer token is required');
     }

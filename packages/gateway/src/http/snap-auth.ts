@@ -21,6 +21,7 @@ import { rsaPublicKey } from '../merchants/public-key.ts';
 import type { MerchantRequest, ProviderRequest, SnapRequestBase } from '../payments/snap-request.ts';
 import type { MerchantRecord, ProviderRecord, Store } from '../store/store.ts';
 import { activeSecrets, type TokenService } from '../tokens/token-service.ts';
+import { bearerToken } from './bearer.ts';
 import { headerValue, rawBodyOf } from './raw-body.ts';
 
 /** Who may call a route: merchants (the payment API) or upstream providers (never both). */
@@ -155,7 +156,7 @@ export function snapGuard(deps: { tokens: TokenService; clock: Clock; audience?:
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const svc = request.routeOptions.config?.serviceCode ?? '00';
     const auth = headerValue(request, HEADER.authorization);
-    const accessToken = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : undefined;
+    const accessToken = bearerToken(auth);
     let merchant: MerchantRecord | undefined;
     let provider: ProviderRecord | undefined;
     if (accessToken && audience === 'merchant') merchant = await tokens.merchantOfToken(accessToken);

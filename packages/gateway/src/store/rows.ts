@@ -39,6 +39,7 @@ export function merchantFromRow(r: Row): MerchantRecord {
     previousSecret: strOrNull(r.previous_secret),
     previousValidUntil: numOrNull(r.previous_valid_until),
     secretVersion: num(r.secret_version),
+    tokensNotBefore: numOrNull(r.tokens_not_before),
     partnerId: String(r.partner_id),
     publicKeyPem: strOrNull(r.public_key_pem),
     tokenSignature: r.token_signature as TokenSignature,
@@ -89,8 +90,28 @@ function callbackSignatureColumns(s: CallbackSignature): Row {
     : { callback_signature: s, callback_b2b: 0 };
 }
 
-/** The columns a merchant patch sets, for both stores' update verb. */
-export function merchantPatchColumns(patch: Record<string, unknown>): Array<[string, unknown]> {
+/**
+ * The columns an update of a merchant or provider sets, `updated_at` included. Disabling one also
+ * retires every token issued until then (`tokens_not_before`): enabling it again must not revive
+ * them.
+ */
+function withUpdateColumns(
+  sets: Array<[string, unknown]>,
+  patch: Record<string, unknown>,
+  updatedAt: number,
+): Array<[string, unknown]> {
+  if (patch.status === 'disabled') sets.push(['tokens_not_before', updatedAt]);
+  sets.push(['updated_at', updatedAt]);
+  return sets;
+}
+
+/** The columns a merchant update sets, for both stores' update verb. */
+export function merchantUpdateColumns(patch: Record<string, unknown>, updatedAt: number): Array<[string, unknown]> {
+  return withUpdateColumns(merchantPatchColumns(patch), patch, updatedAt);
+}
+
+/** The columns a merchant patch sets. */
+function merchantPatchColumns(patch: Record<string, unknown>): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
   for (const [field, value] of Object.entries(patch)) {
     if (value === undefined) continue;
@@ -146,6 +167,7 @@ export function providerFromRow(r: Row): ProviderRecord {
     previousSecret: strOrNull(r.previous_secret),
     previousValidUntil: numOrNull(r.previous_valid_until),
     secretVersion: num(r.secret_version),
+    tokensNotBefore: numOrNull(r.tokens_not_before),
     publicKeyPem: strOrNull(r.public_key_pem),
     outbound: r.outbound === null || r.outbound === undefined ? null : (jsonOf(r.outbound) as ProviderOutbound),
     isSandbox: r.is_sandbox === true || r.is_sandbox === 1,
@@ -164,8 +186,13 @@ export const PROVIDER_COLUMNS: Record<string, string> = {
   status: 'status',
 };
 
-/** Column values of a provider patch, ready to bind (both stores). */
-export function providerPatchColumns(patch: Record<string, unknown>): Array<[string, unknown]> {
+/** The columns a provider update sets, ready to bind (both stores). */
+export function providerUpdateColumns(patch: Record<string, unknown>, updatedAt: number): Array<[string, unknown]> {
+  return withUpdateColumns(providerPatchColumns(patch), patch, updatedAt);
+}
+
+/** Column values of a provider patch. */
+function providerPatchColumns(patch: Record<string, unknown>): Array<[string, unknown]> {
   const sets: Array<[string, unknown]> = [];
   for (const [field, value] of Object.entries(patch)) {
     const column = PROVIDER_COLUMNS[field];

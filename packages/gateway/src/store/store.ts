@@ -22,6 +22,8 @@ export interface MerchantRecord {
   previousValidUntil: number | null;
   /** Bumped on every rotation; tokens carry it so a rotation can retire them. */
   secretVersion: number;
+  /** Set when the merchant is disabled: tokens issued until then stay dead after re-enabling. */
+  tokensNotBefore?: number | null;
   partnerId: string;
   publicKeyPem: string | null;
   tokenSignature: TokenSignature;
@@ -92,6 +94,8 @@ export interface ProviderRecord {
   previousSecret: string | null;
   previousValidUntil: number | null;
   secretVersion: number;
+  /** Set when the provider is disabled: tokens issued until then stay dead after re-enabling. */
+  tokensNotBefore?: number | null;
   /** Verifies its token requests (SHA256withRSA). */
   publicKeyPem: string | null;
   outbound: ProviderOutbound | null;

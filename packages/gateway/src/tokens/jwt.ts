@@ -29,8 +29,10 @@ export function verifyJwt(token: string, key: Buffer): AccessTokenClaims | undef
   if (first <= 0 || last === first || token.indexOf('.', first + 1) !== last) return undefined;
   if (token.slice(0, first) !== HEADER_B64) return undefined;
   const data = token.slice(0, last);
-  const expected = createHmac('sha256', key).update(data).digest();
-  const given = Buffer.from(token.slice(last + 1), 'base64url');
+  // Exactly the spelling signJwt writes: unpadded base64url. Comparing the text, not decoded
+  // bytes, refuses padded, standard-base64 and other spellings of the same signature.
+  const expected = Buffer.from(createHmac('sha256', key).update(data).digest('base64url'));
+  const given = Buffer.from(token.slice(last + 1));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
     const c: unknown = JSON.parse(Buffer.from(token.slice(first + 1, last), 'base64url').toString('utf8'));

@@ -56,7 +56,14 @@ export interface TokenService {
 /** What a merchant and a provider share as SNAP clients: keys, secrets and their rotation. */
 export type ClientCredentials = Pick<
   MerchantRecord,
-  'clientKey' | 'clientSecret' | 'previousSecret' | 'previousValidUntil' | 'secretVersion' | 'publicKeyPem' | 'status'
+  | 'clientKey'
+  | 'clientSecret'
+  | 'previousSecret'
+  | 'previousValidUntil'
+  | 'secretVersion'
+  | 'tokensNotBefore'
+  | 'publicKeyPem'
+  | 'status'
 >;
 
 /** The secrets a client's signatures may be made with right now: current, then previous in its overlap. */
@@ -92,10 +99,15 @@ const providerAllows = (p: ProviderRecord, mode: Mode) => ({
 });
 
 /** Whether a token issued under secret version `sv` is still good for this client. */
-function isCurrentVersion(client: ClientCredentials, sv: number, nowMs: number): boolean {
+function isLiveToken(client: ClientCredentials, claims: AccessTokenClaims, nowMs: number): boolean {
+  // Disabling the client killed every token issued until then, for good (iat has second
+  // precision: a token of that very second is refused too).
+  if (client.tokensNotBefore != null && claims.iat * 1000 <= client.tokensNotBefore) return false;
   // A token dies with the secret it was issued under once the overlap ends.
-  if (sv === client.secretVersion) return true;
-  return sv === client.secretVersion - 1 && client.previousValidUntil !== null && nowMs < client.previousValidUntil;
+  if (claims.sv === client.secretVersion) return true;
+  return (
+    claims.sv === client.secretVersion - 1 && client.previousValidUntil !== null && nowMs < client.previousValidUntil
+  );
 }
 
 export function createTokenService(deps: TokenServiceDeps): TokenService {
@@ -177,7 +189,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       if (!claims || claims.aud !== undefined || claims.exp * 1000 <= now) return undefined;
       const merchant = await store.findMerchantByClientKey(claims.sub);
       if (merchant?.status !== 'active') return undefined;
-      return isCurrentVersion(merchant, claims.sv, now) ? merchant : undefined;
+      return isLiveToken(merchant, claims, now) ? merchant : undefined;
     },
 
     async providerOfToken(accessToken) {
@@ -186,7 +198,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       if (claims?.aud !== 'p' || claims.exp * 1000 <= now) return undefined;
       const provider = await store.findProviderByClientKey(claims.sub);
       if (provider?.status !== 'active' || (provider.isSandbox && mode === 'production')) return undefined;
-      return isCurrentVersion(provider, claims.sv, now) ? provider : undefined;
+      return isLiveToken(provider, claims, now) ? provider : undefined;
     },
   };
 }

@@ -30,6 +30,7 @@ function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
     previousSecret: null,
     previousValidUntil: null,
     secretVersion: 1,
+    tokensNotBefore: null,
     partnerId: uid('p'),
     publicKeyPem: null,
     tokenSignature: 'any',
@@ -74,6 +75,7 @@ function provider(over: Partial<ProviderRecord> = {}): ProviderRecord {
     previousSecret: null,
     previousValidUntil: null,
     secretVersion: 1,
+    tokensNotBefore: null,
     publicKeyPem: null,
     outbound: null,
     isSandbox: false,
@@ -173,6 +175,9 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(u?.status, 'disabled');
       assert.equal(u?.qrisCallbackUrl, 'https://x');
       assert.equal(u?.updatedAt, T0 + 1);
+      assert.equal(u?.tokensNotBefore, T0 + 1, 'disabling retires the tokens issued until then');
+      const enabled = await store.updateMerchant(m.id, { status: 'active' }, T0 + 2);
+      assert.deepEqual([enabled?.status, enabled?.tokensNotBefore], ['active', T0 + 1]);
       const r = await store.rotateMerchantSecret(m.id, {
         clientSecret: 's2',
         previousValidUntil: T0 + 5,
@@ -416,7 +421,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(await store.findProviderByClientKey(p.clientKey), p);
       assert.equal(await store.findProviderByClientKey('nope'), undefined);
       const u = await store.updateProvider(p.id, { status: 'disabled', outbound: null, bankCode: '123' }, T0 + 3);
-      assert.deepEqual([u?.status, u?.outbound, u?.bankCode, u?.updatedAt], ['disabled', null, '123', T0 + 3]);
+      assert.deepEqual(
+        [u?.status, u?.outbound, u?.bankCode, u?.updatedAt, u?.tokensNotBefore],
+        ['disabled', null, '123', T0 + 3, T0 + 3],
+      );
       const back = await store.updateProvider(p.id, { outbound: OUTBOUND }, T0 + 4);
       assert.deepEqual(back?.outbound, OUTBOUND);
       const r = await store.rotateProviderSecret(p.id, {

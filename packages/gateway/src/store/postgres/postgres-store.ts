@@ -8,13 +8,13 @@ import {
   idempotencyFromRow,
   inboundFromRow,
   merchantFromRow,
-  merchantPatchColumns,
   merchantToRow,
+  merchantUpdateColumns,
   notificationFromRow,
   partnerServiceIdFor,
   providerFromRow,
-  providerPatchColumns,
   providerToRow,
+  providerUpdateColumns,
   type Row,
   refundFromRow,
   statusChangeColumns,
@@ -273,7 +273,7 @@ export class PostgresStore implements Store {
   }
 
   async updateMerchant(id: string, patch: MerchantPatch, updatedAt: number): Promise<MerchantRecord | undefined> {
-    const sets = [...merchantPatchColumns(patch), ['updated_at', updatedAt] as [string, unknown]];
+    const sets = merchantUpdateColumns(patch, updatedAt);
     const values = [...sets.map(([, v]) => v), id];
     const r = await this.rows(
       this.pool,
@@ -345,7 +345,7 @@ export class PostgresStore implements Store {
   }
 
   async updateProvider(id: string, patch: ProviderPatch, updatedAt: number): Promise<ProviderRecord | undefined> {
-    const sets = [...providerPatchColumns(patch), ['updated_at', updatedAt] as [string, unknown]];
+    const sets = providerUpdateColumns(patch, updatedAt);
     const values = [...sets.map(([, v]) => v), id];
     const r = await this.rows(
       this.pool,

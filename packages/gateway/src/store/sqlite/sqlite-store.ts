@@ -10,13 +10,13 @@ import {
   idempotencyFromRow,
   inboundFromRow,
   merchantFromRow,
-  merchantPatchColumns,
   merchantToRow,
+  merchantUpdateColumns,
   notificationFromRow,
   partnerServiceIdFor,
   providerFromRow,
-  providerPatchColumns,
   providerToRow,
+  providerUpdateColumns,
   type Row,
   refundFromRow,
   statusChangeColumns,
@@ -376,7 +376,7 @@ export class SqliteStore implements Store {
   }
 
   async updateMerchant(id: string, patch: MerchantPatch, updatedAt: number): Promise<MerchantRecord | undefined> {
-    const sets = [...merchantPatchColumns(patch), ['updated_at', updatedAt] as [string, unknown]];
+    const sets = merchantUpdateColumns(patch, updatedAt);
     this.forgetMerchants();
     try {
       this.db
@@ -448,7 +448,7 @@ export class SqliteStore implements Store {
 
   async updateProvider(id: string, patch: ProviderPatch, updatedAt: number): Promise<ProviderRecord | undefined> {
     this.forgetProviders();
-    const sets = [...providerPatchColumns(patch), ['updated_at', updatedAt] as [string, unknown]];
+    const sets = providerUpdateColumns(patch, updatedAt);
     const r = this.guardUnique(() =>
       this.db
         .prepare(`UPDATE providers SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ? RETURNING *`)

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { decodeCursor, toPage } from '../cursor.ts';
@@ -77,6 +77,17 @@ export interface SqliteStoreOptions {
   faults?: { afterStatusUpdate?: () => void };
 }
 
+/**
+ * The database holds every merchant's keys: only the gateway's user may read it. A folder the
+ * gateway creates is 0700; the database file is created 0600 (SQLite gives its -wal and -shm files
+ * the database file's mode), and an existing one readable by others is tightened to 0600.
+ */
+function privateDatabaseFiles(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
+}
+
 /** The embedded default store: better-sqlite3, WAL, synchronous=FULL on every open. */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
@@ -93,7 +104,7 @@ export class SqliteStore implements Store {
 
   constructor(options: SqliteStoreOptions) {
     this.faults = options.faults;
-    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
+    if (options.file !== ':memory:') privateDatabaseFiles(options.file);
     this.db = new Database(options.file);
     this.db.pragma('journal_mode = WAL');
     // Measured: reopening a WAL database resets synchronous to its default.

@@ -107,22 +107,36 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
           body,
           signal: AbortSignal.timeout(options.timeoutMs),
         });
-        // Read what can be judged and shown; drain the rest so the connection is reused.
+        // An acknowledgement is a few dozen bytes: read at most PARSE_LIMIT, and past it stop
+        // reading and close the connection, so a hostile answer costs neither time nor CPU.
         const chunks: Buffer[] = [];
         let size = 0;
-        for await (const chunk of res.body) {
-          if (size < PARSE_LIMIT) chunks.push(chunk as Buffer);
-          size += (chunk as Buffer).length;
+        const declared = Number(res.headers['content-length']);
+        let overLimit = Number.isFinite(declared) && declared > PARSE_LIMIT;
+        if (!overLimit) {
+          for await (const chunk of res.body) {
+            size += (chunk as Buffer).length;
+            if (size > PARSE_LIMIT) {
+              overLimit = true;
+              break;
+            }
+            chunks.push(chunk as Buffer);
+          }
         }
+        if (overLimit) res.body.destroy();
         const text = Buffer.concat(chunks).toString('utf8');
         const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
-        const acknowledged = isAcknowledgement(res.statusCode, text);
+        const acknowledged = !overLimit && isAcknowledgement(res.statusCode, text);
         return done({
           outcome: acknowledged ? 'acknowledged' : 'rejected',
           status: res.statusCode,
           responseBody: text.slice(0, RESPONSE_BODY_LIMIT),
           retryAfter,
-          error: acknowledged ? null : `not acknowledged: HTTP ${res.statusCode}`,
+          error: acknowledged
+            ? null
+            : overLimit
+              ? `not acknowledged: HTTP ${res.statusCode}, answer over ${PARSE_LIMIT} bytes (not read further)`
+              : `not acknowledged: HTTP ${res.statusCode}`,
         });
       } catch (e) {
         const timedOut = (e as Error).name === 'TimeoutError' || (e as { code?: string }).code?.includes('TIMEOUT');

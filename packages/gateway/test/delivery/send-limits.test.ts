@@ -1,0 +1,84 @@
+// A merchant's answer is read up to 64 KiB, never to the end: past it the gateway stops reading and
+// closes the connection (review finding: one hostile merchant made the gateway read 12.6 GiB).
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { createSender } from '../../src/delivery/send.ts';
+
+async function listen(server: Server): Promise<URL> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook/payment-qr-notification`);
+}
+
+describe('reading a merchant’s answer', () => {
+  const sender = createSender({ timeoutMs: 10_000, production: false });
+  const servers: Server[] = [];
+  after(async () => {
+    await sender.close();
+    for (const s of servers) {
+      s.closeAllConnections();
+      s.close();
+    }
+  });
+
+  it('stops at 64 KiB of an endless answer and closes the connection, long before the timeout', async () => {
+    let written = 0;
+    let closed = false;
+    const endless = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(16 * 1024, 'a');
+      const pump = () => {
+        while (!closed && res.write(chunk)) written += chunk.length;
+        if (!closed) res.once('drain', pump);
+      };
+      res.on('close', () => {
+        closed = true;
+      });
+      pump();
+    });
+    servers.push(endless);
+    const url = await listen(endless);
+    const started = Date.now();
+    const r = await sender.post(url, { 'content-type': 'application/json' }, '{}');
+    assert.equal(r.outcome, 'rejected');
+    assert.equal(r.status, 200);
+    assert.match(r.error ?? '', /answer over 65536 bytes \(not read further\)/);
+    assert.ok(Date.now() - started < 5_000, 'judged without waiting for the timeout');
+    const deadline = Date.now() + 5_000;
+    while (!closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.ok(closed, 'the connection was closed');
+    const at = written;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(written, at, 'nothing more is read');
+    assert.ok(written < 16 * 1024 * 1024, `the merchant could push only socket buffers' worth (${written} bytes)`);
+  });
+
+  it('does not read an answer that declares more than 64 KiB', async () => {
+    let bodyRequested = false;
+    const big = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) });
+      res.write('{"responseCode":"2002600"', () => {
+        bodyRequested = true;
+      });
+    });
+    servers.push(big);
+    const r = await sender.post(await listen(big), { 'content-type': 'application/json' }, '{}');
+    assert.equal(r.outcome, 'rejected');
+    assert.match(r.error ?? '', /answer over 65536 bytes/);
+    assert.ok(bodyRequested);
+  });
+
+  it('still acknowledges a normal answer', async () => {
+    const ok = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"responseCode":"2002600","responseMessage":"Success"}');
+    });
+    servers.push(ok);
+    const url = await listen(ok);
+    for (let i = 0; i < 3; i++) {
+      const r = await sender.post(url, { 'content-type': 'application/json' }, '{}');
+      assert.equal(r.outcome, 'acknowledged');
+    }
+  });
+});

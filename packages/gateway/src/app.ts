@@ -148,7 +148,7 @@ export function buildApp(deps: AppDeps): Gateway {
   accessTokenB2bRoute(app, { tokens });
   paymentRoutes(app, { store, tokens, clock, qris, va });
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode });
-  qrImageRoutes(app, { store });
+  qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   app.register(
     async (admin) => {
       admin.addHook('onRequest', adminAuth(deps.keys.adminTokenSha256));

@@ -11,6 +11,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Requests per client key per minute; `undefined` = off. */
   rateLimitPerMin: number | undefined;
+  /** QR image requests per client address per minute; undefined: off. */
+  qrRateLimitPerMin: number | undefined;
   sqlitePath: string;
   databaseUrl: string | undefined;
   adminToken: string | undefined;
@@ -60,6 +62,10 @@ const schema = z.object({
     .union([z.literal('off'), int(1, 10_000_000)])
     .default(600)
     .transform((v) => (v === 'off' ? undefined : v)),
+  SNAPGATE_QR_RATE_LIMIT: z
+    .union([z.literal('off'), int(1, 10_000_000)])
+    .default(120)
+    .transform((v) => (v === 'off' ? undefined : v)),
   SNAPGATE_DB: z.string().min(1).default('./data/snapgate.db'),
   SNAPGATE_DATABASE_URL: z
     .string()
@@ -102,6 +108,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (c.SNAPGATE_PUBLIC_URL ?? `http://${hostForUrl}:${c.SNAPGATE_PORT}`).replace(/\/+$/, ''),
     logLevel: c.SNAPGATE_LOG_LEVEL,
     rateLimitPerMin: c.SNAPGATE_RATE_LIMIT,
+    qrRateLimitPerMin: c.SNAPGATE_QR_RATE_LIMIT,
     sqlitePath: c.SNAPGATE_DB,
     databaseUrl: c.SNAPGATE_DATABASE_URL,
     adminToken: c.SNAPGATE_ADMIN_TOKEN,

@@ -1,21 +1,60 @@
 import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../../clock.ts';
 import { renderQrPng, renderQrSvg } from '../../payments/qr-image.ts';
 import type { Store } from '../../store/store.ts';
+import type { RateLimiter } from '../../tokens/rate-limit.ts';
 
-/** `qrUrl` (docs/protocol.md#qris): the QR of a QRIS as an image. Public: the content is what a payer scans. */
-export function qrImageRoutes(app: FastifyInstance, deps: { store: Store }) {
-  app.get<{ Params: { file: string } }>('/qr/:file', { config: { api: 'admin' } }, async (request, reply) => {
-    const m = /^([A-Za-z0-9]{1,64})\.(png|svg)$/.exec(request.params.file);
-    const txn = m ? await deps.store.findTransaction(m[1] as string) : undefined;
-    const content = txn?.kind === 'qris' ? (txn.details.qrContent as string | undefined) : undefined;
-    if (!m || !content) {
-      return reply
-        .code(404)
-        .type('application/problem+json')
-        .send(JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404 }));
+/** Rendered images kept in memory: a QR's content never changes, so each is rendered once. */
+const CACHE_ENTRIES = 2048;
+
+const notFound = JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404 });
+
+/**
+ * `qrUrl` (docs/protocol.md#qris): the QR of a QRIS as an image. Public: the content is what a
+ * payer scans. Rendering costs milliseconds of CPU, so each image is rendered once (concurrent
+ * requests share the rendering), served with caching headers and an ETag, and every client
+ * address is held to `SNAPGATE_QR_RATE_LIMIT` requests a minute.
+ */
+export function qrImageRoutes(app: FastifyInstance, deps: { store: Store; clock: Clock; limiter: RateLimiter }) {
+  const rendered = new Map<string, Promise<Buffer | string>>();
+  const render = (key: string, kind: 'png' | 'svg', content: string) => {
+    const hit = rendered.get(key);
+    if (hit) {
+      // Least recently used goes first: a hit moves to the end.
+      rendered.delete(key);
+      rendered.set(key, hit);
+      return hit;
     }
-    reply.header('cache-control', 'public, max-age=86400, immutable');
-    if (m[2] === 'svg') return reply.type('image/svg+xml').send(await renderQrSvg(content));
-    return reply.type('image/png').send(await renderQrPng(content));
+    const image = kind === 'svg' ? renderQrSvg(content) : renderQrPng(content);
+    rendered.set(key, image);
+    image.catch(() => rendered.delete(key));
+    if (rendered.size > CACHE_ENTRIES) rendered.delete(rendered.keys().next().value as string);
+    return image;
+  };
+
+  app.get<{ Params: { file: string } }>('/qr/:file', { config: { api: 'admin' } }, async (request, reply) => {
+    if (!deps.limiter.take(request.ip, deps.clock.now())) {
+      const now = deps.clock.now();
+      return reply
+        .code(429)
+        .header('retry-after', String(Math.ceil((60_000 - (now % 60_000)) / 1000)))
+        .type('application/problem+json')
+        .send(JSON.stringify({ type: 'about:blank', title: 'Too Many Requests', status: 429 }));
+    }
+    const m = /^([A-Za-z0-9]{1,64})\.(png|svg)$/.exec(request.params.file);
+    const key = m ? `${m[1]}.${m[2]}` : '';
+    const etag = `"${key}"`;
+    if (m && request.headers['if-none-match'] === etag && rendered.has(key)) {
+      return reply.code(304).header('etag', etag).header('cache-control', 'public, max-age=86400, immutable').send();
+    }
+    let image = m ? rendered.get(key) : undefined;
+    if (m && !image) {
+      const txn = await deps.store.findTransaction(m[1] as string);
+      const content = txn?.kind === 'qris' ? (txn.details.qrContent as string | undefined) : undefined;
+      if (content) image = render(key, m[2] as 'png' | 'svg', content);
+    }
+    if (!m || !image) return reply.code(404).type('application/problem+json').send(notFound);
+    reply.header('cache-control', 'public, max-age=86400, immutable').header('etag', etag);
+    return reply.type(m[2] === 'svg' ? 'image/svg+xml' : 'image/png').send(await image);
   });
 }

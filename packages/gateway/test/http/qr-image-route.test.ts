@@ -1,0 +1,76 @@
+// The public QR image (review finding: rendered on every request, no cache, no limit, so a flood
+// of one image starved other merchants' API calls).
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { authenticate, snapCall } from '../helpers/snap.ts';
+
+describe('GET /qr/<referenceNo>.png', () => {
+  let gw: TestGateway;
+  let lookups = 0;
+  let referenceNo: string;
+  before(async () => {
+    // The real store, with its transaction lookups counted.
+    const real = new SqliteStore({ file: join(mkdtempSync(join(tmpdir(), 'snapgate-qr-')), 'gw.db') });
+    const store = new Proxy(real, {
+      get(target, prop, receiver) {
+        if (prop === 'findTransaction') {
+          return (ref: string) => {
+            lookups++;
+            return target.findTransaction(ref);
+          };
+        }
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    }) as Store;
+    gw = await startGateway({ store, env: { SNAPGATE_QR_RATE_LIMIT: '40' } });
+    const m = await gw.createMerchant();
+    const c = await authenticate(gw.url, m);
+    const qr = await snapCall(gw.url, c, '/api/snap/v1.0/qr/qr-mpm-generate', {
+      partnerReferenceNo: 'QR-IMG-1',
+      amount: { value: '1000.00', currency: 'IDR' },
+    });
+    referenceNo = qr.body.referenceNo;
+  });
+  after(() => gw.close());
+
+  it('renders once: concurrent and later requests get the same bytes, with caching headers and an ETag', async () => {
+    lookups = 0;
+    const url = `${gw.url}/qr/${referenceNo}.png`;
+    const first = await Promise.all(Array.from({ length: 10 }, () => fetch(url)));
+    const bodies = await Promise.all(first.map(async (r) => Buffer.from(await r.arrayBuffer())));
+    for (const r of first) assert.equal(r.status, 200);
+    assert.equal(new Set(bodies.map((b) => b.toString('base64'))).size, 1);
+    const r = first[0] as Response;
+    assert.equal(r.headers.get('content-type'), 'image/png');
+    assert.equal(r.headers.get('cache-control'), 'public, max-age=86400, immutable');
+    const etag = r.headers.get('etag');
+    assert.equal(etag, `"${referenceNo}.png"`);
+    const before = lookups;
+    for (let i = 0; i < 10; i++) assert.equal((await fetch(url)).status, 200);
+    assert.equal(lookups, before, 'a rendered image is served from memory: no lookup, no rendering');
+    const revalidated = await fetch(url, { headers: { 'if-none-match': etag as string } });
+    assert.equal(revalidated.status, 304);
+    assert.equal((await revalidated.arrayBuffer()).byteLength, 0);
+  });
+
+  it('answers 404 for an unknown reference or file name, and 429 past the per-address limit', async () => {
+    assert.equal((await fetch(`${gw.url}/qr/NOPE.png`)).status, 404);
+    assert.equal((await fetch(`${gw.url}/qr/${referenceNo}.gif`)).status, 404);
+    let limited: Response | undefined;
+    for (let i = 0; i < 60 && !limited; i++) {
+      const r = await fetch(`${gw.url}/qr/${referenceNo}.svg`);
+      if (r.status === 429) limited = r;
+      else assert.equal(r.status, 200);
+    }
+    assert.ok(limited, 'limited within the minute');
+    assert.match(limited.headers.get('retry-after') ?? '', /^\d+$/);
+    assert.equal((await limited.json()).status, 429);
+  });
+});

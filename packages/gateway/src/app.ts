@@ -10,6 +10,7 @@ import { adminAuth } from './http/admin-auth.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
+import { limitServer } from './http/server-limits.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
@@ -70,14 +71,17 @@ export function buildApp(deps: AppDeps): Gateway {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    // No request may hang a connection: slow senders are cut off.
-    requestTimeout: 30_000,
-    connectionTimeout: 60_000,
+    // No request may hang a connection: slow senders are cut off (see limitServer). The socket
+    // idle timeout is only a backstop: it must outlast the slowest handler (an upstream call).
+    requestTimeout: config.server.requestTimeoutMs,
+    keepAliveTimeout: config.server.keepAliveTimeoutMs,
+    connectionTimeout: 2 * config.upstreamTimeoutMs + 30_000,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
+  limitServer(app.server, config.server);
   registerRawBody(app);
   registerErrorHandler(app, logger);
 

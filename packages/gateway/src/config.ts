@@ -23,6 +23,21 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** Delay before each attempt, in milliseconds. */
   retryScheduleMs: number[];
+  /** Limits of the HTTP server: see src/http/server-limits.ts. */
+  server: ServerLimits;
+}
+
+export interface ServerLimits {
+  /** Open connections at once; more are closed as they arrive. */
+  maxConnections: number;
+  /** Open connections from one client address at once. */
+  maxConnectionsPerAddress: number;
+  /** A request's headers must arrive within this, from the connection's start or the last answer. */
+  headersTimeoutMs: number;
+  /** A whole request (headers and body) must arrive within this. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -66,6 +81,11 @@ const schema = z.object({
     .union([z.literal('off'), int(1, 10_000_000)])
     .default(120)
     .transform((v) => (v === 'off' ? undefined : v)),
+  SNAPGATE_MAX_CONNECTIONS: int(1, 1_000_000).default(1024),
+  SNAPGATE_MAX_CONNECTIONS_PER_ADDRESS: int(1, 1_000_000).default(256),
+  SNAPGATE_HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
+  SNAPGATE_REQUEST_TIMEOUT_MS: int(100, 600_000).default(15_000),
+  SNAPGATE_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(10_000),
   SNAPGATE_DB: z.string().min(1).default('./data/snapgate.db'),
   SNAPGATE_DATABASE_URL: z
     .string()
@@ -116,6 +136,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tokenTtlSec: c.SNAPGATE_TOKEN_TTL_SEC,
     callbackTimeoutMs: c.SNAPGATE_CALLBACK_TIMEOUT_MS,
     upstreamTimeoutMs: c.SNAPGATE_UPSTREAM_TIMEOUT_MS,
+    server: {
+      maxConnections: c.SNAPGATE_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: c.SNAPGATE_MAX_CONNECTIONS_PER_ADDRESS,
+      headersTimeoutMs: c.SNAPGATE_HEADERS_TIMEOUT_MS,
+      // Headers are part of the request: its deadline can never come first.
+      requestTimeoutMs: Math.max(c.SNAPGATE_REQUEST_TIMEOUT_MS, c.SNAPGATE_HEADERS_TIMEOUT_MS),
+      keepAliveTimeoutMs: c.SNAPGATE_KEEP_ALIVE_TIMEOUT_MS,
+    },
     retryScheduleMs: c.SNAPGATE_RETRY_SCHEDULE,
   };
 }

@@ -7,6 +7,7 @@ import { createDeliveryMetrics, type DeliveryMetrics } from './delivery/delivery
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.ts';
 import { createSender } from './delivery/send.ts';
 import { adminAuth } from './http/admin-auth.ts';
+import { refuseBadAdminText } from './http/admin-input.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
@@ -156,6 +157,7 @@ export function buildApp(deps: AppDeps): Gateway {
   app.register(
     async (admin) => {
       admin.addHook('onRequest', adminAuth(deps.keys.adminTokenSha256));
+      admin.addHook('preValidation', refuseBadAdminText);
       adminMerchantRoutes(admin, { merchants, store });
       adminTransactionRoutes(admin, { store });
       adminNotificationRoutes(admin, { store, clock, dispatcher });

@@ -1,8 +1,11 @@
 import { isJsonObject, mediaType, parseJsonBody } from '@snapgate/snap';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { firstBadTextField } from '../text.ts';
 import { badRequest } from './problem.ts';
 import { headerValue, rawBodyOf } from './raw-body.ts';
+
+export const badTextProblem = (field: string) => `${field}: control characters and unpaired surrogates are not allowed`;
 
 /** Parses an admin request body with a schema; every problem is listed at once. */
 export function parseAdminBody<T extends z.ZodType>(
@@ -19,6 +22,8 @@ export function parseAdminBody<T extends z.ZodType>(
     }
     value = parseJsonBody(raw);
     if (!isJsonObject(value)) throw badRequest('body must be a JSON object');
+    const bad = firstBadTextField(value);
+    if (bad !== undefined) throw badRequest('invalid request body', [badTextProblem(bad || 'body')]);
   }
   return parseWith(schema, value, 'invalid request body');
 }

@@ -20,6 +20,7 @@ import type { Mode } from '../config.ts';
 import { rsaPublicKey } from '../merchants/public-key.ts';
 import type { MerchantRequest, ProviderRequest, SnapRequestBase } from '../payments/snap-request.ts';
 import type { MerchantRecord, ProviderRecord, Store } from '../store/store.ts';
+import { firstBadTextField, isBadText } from '../text.ts';
 import { activeSecrets, type TokenService } from '../tokens/token-service.ts';
 import { bearerToken } from './bearer.ts';
 import { headerValue, rawBodyOf } from './raw-body.ts';
@@ -70,6 +71,8 @@ function snapRequestBase(
 ): SnapRequestBase {
   const body = parseJsonBody(raw);
   if (!isJsonObject(body)) throw snapError('BAD_REQUEST', svc);
+  const bad = firstBadTextField(body);
+  if (bad !== undefined) throw snapError('INVALID_FIELD_FORMAT', svc, { field: bad });
   return {
     body,
     serviceCode: svc,
@@ -112,7 +115,8 @@ export function upstreamWebhookGuard(deps: { store: Store; tokens: TokenService;
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const svc = request.routeOptions.config?.serviceCode ?? '00';
     const id = (request.params as { providerId?: string }).providerId ?? '';
-    const provider = await deps.store.findProviderById(id);
+    // Text no provider id holds is no provider (and PostgreSQL could not even look it up).
+    const provider = isBadText(id) ? undefined : await deps.store.findProviderById(id);
     const refuse = (reason: string) => snapError('UNAUTHORIZED', svc, { reason, detail: { providerId: id } });
     const isUsable = provider?.status === 'active' && !(provider.isSandbox && deps.mode === 'production');
     if (provider?.kind !== 'acquirer' || !isUsable) throw refuse('Unknown Client');

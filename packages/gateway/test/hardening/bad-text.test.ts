@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { badTextSuite } from './bad-text-suite.ts';
+
+badTextSuite(SQLITE);

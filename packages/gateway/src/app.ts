@@ -11,8 +11,8 @@ import { refuseBadAdminText } from './http/admin-input.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
-import { limitServer } from './http/server-limits.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
+import { adminKeyRoutes } from './http/routes/admin-keys.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
 import { adminProviderRoutes } from './http/routes/admin-providers.ts';
@@ -22,6 +22,7 @@ import { paymentRoutes } from './http/routes/payments.ts';
 import { providerApiRoutes } from './http/routes/provider-api.ts';
 import { qrImageRoutes } from './http/routes/qr-image.ts';
 import { sandboxRoutes } from './http/routes/sandbox.ts';
+import { limitServer } from './http/server-limits.ts';
 import type { Logger } from './logger.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
 import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
@@ -33,6 +34,9 @@ import { createProviderService } from './providers/provider-service.ts';
 import { createSandboxPayer } from './providers/sandbox-providers.ts';
 import { createSnapClient, type SnapClient } from './providers/snap-client.ts';
 import { createUpstreamAcquirer } from './providers/upstream-acquirer.ts';
+import { loadMasterKey, type MasterKeyResult } from './secrets/master-key.ts';
+import type { Sealer } from './secrets/sealer.ts';
+import { SECRET_SETTINGS, sealedStore } from './store/sealed-store.ts';
 import type { Store } from './store/store.ts';
 import { createRateLimiter } from './tokens/rate-limit.ts';
 import { createTokenService, type TokenService } from './tokens/token-service.ts';
@@ -42,6 +46,8 @@ export interface AppDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /** Seals secrets at rest; the store given to buildApp is already sealedStore(…, sealer). */
+  sealer: Sealer;
   /** Keys every instance shares through the store (bootstrap.ts). */
   keys: Pick<BootstrapResult, 'jwtKey' | 'adminTokenSha256' | 'callbackPrivateKey' | 'callbackPublicKeyPem'>;
   metrics?: Metrics;
@@ -49,6 +55,8 @@ export interface AppDeps {
 
 export interface Gateway {
   app: FastifyInstance;
+  /** The store as the gateway uses it: secrets sealed at rest, opened when read. */
+  store: Store;
   tokens: TokenService;
   metrics: Metrics;
   qris: QrisService;
@@ -162,6 +170,7 @@ export function buildApp(deps: AppDeps): Gateway {
       adminTransactionRoutes(admin, { store });
       adminNotificationRoutes(admin, { store, clock, dispatcher });
       adminProviderRoutes(admin, { providers, store });
+      adminKeyRoutes(admin, { store, sealer: deps.sealer });
       if (config.mode === 'sandbox') {
         const payer = createSandboxPayer({ store, client: snapClient, selfUrl: () => selfUrlOf(app) });
         sandboxRoutes(admin, { qris, payer, clock });
@@ -169,7 +178,7 @@ export function buildApp(deps: AppDeps): Gateway {
     },
     { prefix: '/admin/v1' },
   );
-  return { app, tokens, metrics, qris, va, changer, inbound, snapClient, expiry, dispatcher, deliveryMetrics };
+  return { app, store, tokens, metrics, qris, va, changer, inbound, snapClient, expiry, dispatcher, deliveryMetrics };
 }
 
 /** Where this process itself answers: the sandbox bank and acquirer call it there. */
@@ -180,12 +189,24 @@ function selfUrlOf(app: FastifyInstance): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
-/** Bootstrap (keys, first-run state) and build: what every way of running a gateway does first. */
+/**
+ * Sealing, bootstrap (keys, first-run state) and build: what every way of running a gateway does
+ * first. The store given is the database as it is; the gateway uses it through sealedStore, so
+ * every secret is sealed at rest. Secrets a database holds in clear (written before sealing
+ * existed) are sealed here, once.
+ */
 export async function assembleGateway(
-  deps: Omit<AppDeps, 'keys'>,
-): Promise<{ gateway: Gateway; boot: BootstrapResult }> {
-  const boot = await bootstrap(deps.store, deps.config, deps.clock);
-  return { gateway: buildApp({ ...deps, keys: boot }), boot };
+  deps: Omit<AppDeps, 'keys' | 'sealer'> & { sealer?: Sealer },
+): Promise<{ gateway: Gateway; boot: BootstrapResult; masterKey: MasterKeyResult }> {
+  const masterKey: MasterKeyResult = deps.sealer ? { sealer: deps.sealer } : loadMasterKey(deps.config);
+  const { sealer } = masterKey;
+  await deps.store.resealSecrets(
+    (stored) => (sealer.isSealed(stored) ? undefined : sealer.seal(stored)),
+    SECRET_SETTINGS,
+  );
+  const store = sealedStore(deps.store, sealer);
+  const boot = await bootstrap(store, deps.config, deps.clock);
+  return { gateway: buildApp({ ...deps, store, sealer, keys: boot }), boot, masterKey };
 }
 
 /** Listens and returns the base URL actually bound (port 0 picks a free port). */

@@ -25,6 +25,10 @@ export interface Config {
   retryScheduleMs: number[];
   /** Limits of the HTTP server: see src/http/server-limits.ts. */
   server: ServerLimits;
+  /** SNAPGATE_MASTER_KEY: seals the secrets at rest (src/secrets). Required in production mode. */
+  masterKey: Buffer | undefined;
+  /** SNAPGATE_MASTER_KEY_PREVIOUS: keys that still open records not yet re-sealed. */
+  previousMasterKeys: Buffer[];
 }
 
 export interface ServerLimits {
@@ -67,6 +71,17 @@ export function parseRetrySchedule(value: string): number[] | undefined {
 const int = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 
+const MASTER_KEY_HINT = 'base64 of 32 random bytes (openssl rand -base64 32)';
+
+function masterKeyOf(v: string, ctx: z.RefinementCtx): Buffer {
+  const key = /^[A-Za-z0-9+/]{43}=$/.test(v.trim()) ? Buffer.from(v.trim(), 'base64') : undefined;
+  if (key?.length !== 32) {
+    ctx.addIssue({ code: 'custom', message: `must be ${MASTER_KEY_HINT}` });
+    return Buffer.alloc(0);
+  }
+  return key;
+}
+
 const schema = z.object({
   SNAPGATE_PORT: int(0, 65535).default(8080),
   SNAPGATE_HOST: z.string().min(1).default('127.0.0.1'),
@@ -96,6 +111,20 @@ const schema = z.object({
   SNAPGATE_TOKEN_TTL_SEC: int(60, 86_400).default(900),
   SNAPGATE_CALLBACK_TIMEOUT_MS: int(100, 120_000).default(10_000),
   SNAPGATE_UPSTREAM_TIMEOUT_MS: int(100, 120_000).default(10_000),
+  SNAPGATE_MASTER_KEY: z
+    .string()
+    .transform((v, ctx) => masterKeyOf(v, ctx))
+    .optional(),
+  SNAPGATE_MASTER_KEY_PREVIOUS: z
+    .string()
+    .transform((v, ctx) =>
+      v
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== '')
+        .map((k) => masterKeyOf(k, ctx)),
+    )
+    .optional(),
   SNAPGATE_RETRY_SCHEDULE: z
     .string()
     .default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h')
@@ -120,6 +149,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const c = r.data;
+  if (c.SNAPGATE_MODE === 'production' && !c.SNAPGATE_MASTER_KEY) {
+    throw new ConfigError([
+      `SNAPGATE_MASTER_KEY: required in production mode, to seal secrets at rest: ${MASTER_KEY_HINT}`,
+    ]);
+  }
   const hostForUrl = c.SNAPGATE_HOST.includes(':') ? `[${c.SNAPGATE_HOST}]` : c.SNAPGATE_HOST;
   return {
     port: c.SNAPGATE_PORT,
@@ -145,6 +179,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveTimeoutMs: c.SNAPGATE_KEEP_ALIVE_TIMEOUT_MS,
     },
     retryScheduleMs: c.SNAPGATE_RETRY_SCHEDULE,
+    masterKey: c.SNAPGATE_MASTER_KEY,
+    previousMasterKeys: c.SNAPGATE_MASTER_KEY_PREVIOUS ?? [],
   };
 }
 

@@ -18,7 +18,13 @@ export async function serve(env: Record<string, string | undefined> = process.en
   }
   const logger = createLogger(config.logLevel);
   const store = await openStore(config);
-  const { gateway, boot } = await assembleGateway({ config, store, clock: systemClock, logger });
+  const { gateway, boot, masterKey } = await assembleGateway({ config, store, clock: systemClock, logger });
+  if (masterKey.keyFile) {
+    logger.warn(
+      { keyFile: masterKey.keyFile, generated: masterKey.generated ?? false },
+      'secrets are sealed with a master key kept in a file next to the database (sandbox mode): set SNAPGATE_MASTER_KEY for production',
+    );
+  }
   const url = await listenOn(gateway, config.host, config.port);
   const port = Number(new URL(url).port);
   await gateway.expiry.runOnce();

@@ -20,23 +20,31 @@ export function isBadText(s: string): boolean {
 
 /**
  * The path of the first string (a value or a key, at any depth) of a parsed JSON body that holds
- * bad text, e.g. `additionalInfo.note`; `undefined` when all of it is clean.
+ * bad text, e.g. `additionalInfo.note`; `undefined` when all of it is clean. Iterative: a body
+ * nested thousands deep is walked without growing the call stack.
  */
-export function firstBadTextField(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return isBadText(value) ? path : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const bad = firstBadTextField(value[i], `${path}[${i}]`);
-      if (bad !== undefined) return bad;
+export function firstBadTextField(value: unknown): string | undefined {
+  const pending: Array<[unknown, string]> = [[value, '']];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, path] = next;
+    if (typeof v === 'string') {
+      if (isBadText(v)) return path;
+      continue;
     }
-    return undefined;
-  }
-  for (const [key, v] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    if (isBadText(key)) return path || 'body';
-    const bad = firstBadTextField(v, at);
-    if (bad !== undefined) return bad;
+    if (typeof v !== 'object' || v === null) continue;
+    const children: Array<[unknown, string]> = [];
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => {
+        children.push([item, `${path}[${i}]`]);
+      });
+    } else {
+      for (const [key, item] of Object.entries(v)) {
+        if (isBadText(key)) return path || 'body';
+        children.push([item, path ? `${path}.${key}` : key]);
+      }
+    }
+    // Depth first, in document order.
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i] as [unknown, string]);
   }
   return undefined;
 }

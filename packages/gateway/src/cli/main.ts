@@ -473,6 +473,21 @@ Object.assign(commands, {
 } satisfies Record<string, Command>);
 
 Object.assign(commands, {
+  'keys status': {
+    usage: 'snapgate keys status                which master key seals how many secrets',
+    async run(ctx: Ctx) {
+      printRecord(ctx.o, await ctx.admin.call('GET', '/keys'));
+    },
+  },
+  'keys rotate': {
+    usage: 'snapgate keys rotate                re-seal every secret under the current SNAPGATE_MASTER_KEY',
+    async run(ctx: Ctx) {
+      printRecord(ctx.o, await ctx.admin.call('POST', '/keys/rotate'));
+    },
+  },
+} satisfies Record<string, Command>);
+
+Object.assign(commands, {
   demo: {
     usage:
       'snapgate demo                       a sandbox gateway and the example merchant, a QRIS order paid end to end',

@@ -411,3 +411,49 @@ export function partnerServiceIdFor(bankCode: string, merchantCode: number): str
 }
 
 export const customerNoFor = (n: number) => String(n).padStart(12, '0');
+
+/**
+ * A provider's `outbound` JSON with its secret fields passed through `reseal`; `undefined` when
+ * nothing changed (both stores' resealSecrets).
+ */
+export function resealOutbound(outbound: unknown, reseal: (stored: string) => string | undefined): string | undefined {
+  if (outbound === null || outbound === undefined) return undefined;
+  const o = jsonOf(outbound) as ProviderOutbound;
+  const secret = reseal(o.clientSecret);
+  const key = o.privateKeyPem === null ? undefined : reseal(o.privateKeyPem);
+  if (secret === undefined && key === undefined) return undefined;
+  return JSON.stringify({ ...o, clientSecret: secret ?? o.clientSecret, privateKeyPem: key ?? o.privateKeyPem });
+}
+
+/** The new values of a row's secret columns, or `undefined` when `reseal` changes none. */
+export function resealRow(
+  row: Row,
+  columns: readonly string[],
+  reseal: (stored: string) => string | undefined,
+): Row | undefined {
+  const out: Row = {};
+  let changed = false;
+  for (const c of columns) {
+    const v = row[c];
+    if (c === 'outbound') {
+      const n = resealOutbound(v, reseal);
+      out[c] = n ?? v;
+      if (n !== undefined) changed = true;
+      continue;
+    }
+    if (typeof v !== 'string') {
+      out[c] = v;
+      continue;
+    }
+    const n = reseal(v);
+    out[c] = n ?? v;
+    if (n !== undefined) changed = true;
+  }
+  return changed ? out : undefined;
+}
+
+/** The secret columns of each table that holds secrets. */
+export const SECRET_COLUMNS = {
+  merchants: ['client_secret', 'previous_secret'],
+  providers: ['client_secret', 'previous_secret', 'outbound'],
+} as const;

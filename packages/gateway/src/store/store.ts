@@ -340,6 +340,14 @@ export interface Store {
   getOrCreateSetting(key: string, create: () => string): Promise<string>;
   getSetting(key: string): Promise<string | undefined>;
 
+  /**
+   * Passes every stored secret (merchants' and providers' secrets, providers' outbound secret and
+   * private key, the settings named) to `reseal` and writes back what it returns instead, all in
+   * one database transaction: sealing clear values, or re-sealing under a new master key. A value
+   * `reseal` returns `undefined` for is left as it is. Returns how many values were rewritten.
+   */
+  resealSecrets(reseal: (stored: string) => string | undefined, settings: ReadonlySet<string>): Promise<number>;
+
   insertMerchant(merchant: MerchantRecord): Promise<void>;
   findMerchantById(id: string): Promise<MerchantRecord | undefined>;
   findMerchantByClientKey(clientKey: string): Promise<MerchantRecord | undefined>;

@@ -10,6 +10,8 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** The master key of in-process test gateways (base64 of 32 bytes). */
+export const TEST_MASTER_KEY = Buffer.alloc(32, 0x5a).toString('base64');
 
 export interface TestGateway {
   url: string;
@@ -46,6 +48,8 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
   const config = loadConfig({
     SNAPGATE_DB: join(dir, 'snapgate.db'),
     SNAPGATE_ADMIN_TOKEN: ADMIN_TOKEN,
+    // One master key for every in-process gateway, so a test may reopen a database in another.
+    SNAPGATE_MASTER_KEY: TEST_MASTER_KEY,
     SNAPGATE_PORT: '0',
     SNAPGATE_LOG_LEVEL: 'debug',
     ...options.env,
@@ -80,7 +84,8 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
   return {
     url,
     gateway,
-    store,
+    // The sealed view, as the gateway sees it (close() and the raw handle pass through).
+    store: gateway.store,
     clock,
     dir,
     logs,

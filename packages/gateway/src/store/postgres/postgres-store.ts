@@ -17,6 +17,8 @@ import {
   providerUpdateColumns,
   type Row,
   refundFromRow,
+  resealRow,
+  SECRET_COLUMNS,
   statusChangeColumns,
   transactionFromRow,
   transactionToRow,
@@ -225,6 +227,34 @@ export class PostgresStore implements Store {
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
+  }
+
+  async resealSecrets(reseal: (stored: string) => string | undefined, settings: ReadonlySet<string>): Promise<number> {
+    const changed = await this.tx(async (c) => {
+      let n = 0;
+      for (const [table, columns] of Object.entries(SECRET_COLUMNS)) {
+        const rows = await this.rows(c, `SELECT id, ${columns.join(', ')} FROM ${table} FOR UPDATE`);
+        for (const row of rows) {
+          const next = resealRow(row, columns, reseal);
+          if (!next) continue;
+          await c.query(
+            `UPDATE ${table} SET ${columns.map((col, i) => `${col} = $${i + 1}`).join(', ')} WHERE id = $${columns.length + 1}`,
+            [...columns.map((col) => next[col]), row.id],
+          );
+          n++;
+        }
+      }
+      for (const key of settings) {
+        const r = await this.rows(c, 'SELECT value FROM settings WHERE key = $1 FOR UPDATE', [key]);
+        const next = r[0] ? reseal(String(r[0].value)) : undefined;
+        if (next === undefined) continue;
+        await c.query('UPDATE settings SET value = $1 WHERE key = $2', [next, key]);
+        n++;
+      }
+      return n;
+    });
+    this.forgetMerchants();
+    return changed;
   }
 
   async getSetting(key: string): Promise<string | undefined> {

@@ -19,6 +19,8 @@ import {
   providerUpdateColumns,
   type Row,
   refundFromRow,
+  resealRow,
+  SECRET_COLUMNS,
   statusChangeColumns,
   transactionFromRow,
   transactionToRow,
@@ -325,6 +327,41 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
+  }
+
+  async resealSecrets(reseal: (stored: string) => string | undefined, settings: ReadonlySet<string>): Promise<number> {
+    let changed = 0;
+    const run = this.db.transaction(() => {
+      for (const [table, columns] of Object.entries(SECRET_COLUMNS)) {
+        const update = this.db.prepare(`UPDATE ${table} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`);
+        for (const row of this.db.prepare(`SELECT id, ${columns.join(', ')} FROM ${table}`).all() as Row[]) {
+          const next = resealRow(row, columns, reseal);
+          if (!next) continue;
+          update.run(...columns.map((c) => next[c]), row.id);
+          changed++;
+        }
+      }
+      const setSetting = this.db.prepare('UPDATE settings SET value = ? WHERE key = ?');
+      for (const key of settings) {
+        const row = this.s('getSetting').get(key) as { value: string } | undefined;
+        const next = row ? reseal(row.value) : undefined;
+        if (next === undefined) continue;
+        setSetting.run(next, key);
+        changed++;
+      }
+    });
+    // What a rewrite replaces is zeroed, and the old page images leave the write-ahead log: a clear
+    // secret sealed now is not left behind in the file.
+    this.db.pragma('secure_delete = ON');
+    try {
+      run();
+    } finally {
+      this.db.pragma('secure_delete = OFF');
+    }
+    if (changed > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.forgetMerchants();
+    this.forgetProviders();
+    return changed;
   }
 
   async getSetting(key: string): Promise<string | undefined> {

@@ -6,12 +6,14 @@ import type { Config } from './config.ts';
 import { createDeliveryMetrics, type DeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.ts';
 import { createSender } from './delivery/send.ts';
+import { registerAudit } from './http/admin-audit.ts';
 import { adminAuth } from './http/admin-auth.ts';
 import { refuseBadAdminText } from './http/admin-input.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
+import { adminAccessRoutes } from './http/routes/admin-access.ts';
 import { adminKeyRoutes } from './http/routes/admin-keys.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
@@ -164,13 +166,15 @@ export function buildApp(deps: AppDeps): Gateway {
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   app.register(
     async (admin) => {
-      admin.addHook('onRequest', adminAuth(deps.keys.adminTokenSha256));
+      admin.addHook('onRequest', adminAuth({ store, clock }));
       admin.addHook('preValidation', refuseBadAdminText);
+      registerAudit(admin, { store, clock });
       adminMerchantRoutes(admin, { merchants, store });
       adminTransactionRoutes(admin, { store });
       adminNotificationRoutes(admin, { store, clock, dispatcher });
       adminProviderRoutes(admin, { providers, store });
       adminKeyRoutes(admin, { store, sealer: deps.sealer });
+      adminAccessRoutes(admin, { store, clock });
       if (config.mode === 'sandbox') {
         const payer = createSandboxPayer({ store, client: snapClient, selfUrl: () => selfUrlOf(app) });
         sandboxRoutes(admin, { qris, payer, clock });

@@ -40,6 +40,8 @@ export async function bootstrap(store: Store, config: Config, clock: Clock): Pro
     });
     if (generated && hashAdminToken(generated) === result.adminTokenSha256) result.generatedAdminToken = generated;
   }
+  // The bootstrap token is the first admin key: it stays an admin key until revoked.
+  await store.upsertBootstrapAdminKey('bootstrap', result.adminTokenSha256, clock.now());
   if (config.mode === 'sandbox') await ensureSandboxProviders(store, clock.now());
   if (config.mode === 'sandbox' && (await store.countMerchants()) === 0) {
     const merchants = createMerchantService({ store, clock, mode: config.mode });

@@ -473,6 +473,48 @@ Object.assign(commands, {
 } satisfies Record<string, Command>);
 
 Object.assign(commands, {
+  'admin-key create': {
+    usage: 'snapgate admin-key create --name ops-anna --scope read|operate|admin   (the key is shown once)',
+    options: { name: str, scope: str },
+    async run(ctx: Ctx) {
+      const { name, scope } = ctx.values;
+      if (typeof name !== 'string' || typeof scope !== 'string')
+        throw new UsageError('--name and --scope are required');
+      printRecord(ctx.o, await ctx.admin.call('POST', '/admin-keys', { name, scope }));
+    },
+  },
+  'admin-key list': {
+    usage: 'snapgate admin-key list',
+    async run(ctx: Ctx) {
+      const r = await ctx.admin.call<{ items: Record<string, unknown>[] }>('GET', '/admin-keys');
+      printTable(ctx.o, { items: r.items, nextCursor: null }, [
+        'id',
+        'name',
+        'scope',
+        'createdAt',
+        'lastUsedAt',
+        'revokedAt',
+      ]);
+    },
+  },
+  'admin-key revoke': {
+    usage: 'snapgate admin-key revoke <keyId>',
+    async run(ctx: Ctx) {
+      const id = onePositional(ctx, 'admin key id');
+      printRecord(ctx.o, await ctx.admin.call('POST', `/admin-keys/${encodeURIComponent(id)}/revoke`));
+    },
+  },
+  'audit list': {
+    usage: 'snapgate audit list [--target ID] [--limit N] [--cursor C]',
+    options: { target: str, limit: str, cursor: str },
+    async run(ctx: Ctx) {
+      const page = await ctx.admin.call<{ items: Record<string, unknown>[]; nextCursor: string | null }>(
+        'GET',
+        `/audit${query(ctx.values, { target: 'target', limit: 'limit', cursor: 'cursor' })}`,
+      );
+      printTable(ctx.o, page, ['at', 'keyName', 'address', 'action', 'target', 'httpStatus']);
+    },
+  },
   'keys status': {
     usage: 'snapgate keys status                which master key seals how many secrets',
     async run(ctx: Ctx) {

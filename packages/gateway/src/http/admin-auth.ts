@@ -1,19 +1,65 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { AdminScope, Store } from '../store/store.ts';
 import { bearerToken } from './bearer.ts';
 import { ProblemError } from './problem.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 
-/** An onRequest hook that accepts `Authorization: Bearer <admin token>`, compared in constant time by hash. */
-export function adminAuth(adminTokenSha256Hex: string) {
-  const expected = Buffer.from(adminTokenSha256Hex, 'hex');
+/** Keys are stored as the SHA-256 of the key: a copied database lets no one in. */
+export const hashAdminToken = (token: string) => sha256(token).toString('hex');
+
+/** The admin key a request was made with. */
+export interface AdminCaller {
+  id: string;
+  name: string;
+  scope: AdminScope;
+}
+
+const CALLER = Symbol('snapgate.adminCaller');
+type WithCaller = FastifyRequest & { [CALLER]?: AdminCaller };
+
+export const adminCallerOf = (request: FastifyRequest): AdminCaller | undefined => (request as WithCaller)[CALLER];
+
+const RANK: Record<AdminScope, number> = { read: 0, operate: 1, admin: 2 };
+
+// What an `operate` key may do beyond reading: deliveries and the sandbox. Everything else that
+// changes state (merchants, providers, keys) takes an `admin` key.
+const OPERATE_ROUTES = [
+  /^\/admin\/v1\/notifications\/:id\/replay$/,
+  /^\/admin\/v1\/merchants\/:id\/recover$/,
+  /^\/admin\/v1\/sandbox\//,
+];
+
+/** The scope a route needs: `read` to look, `operate` to deliver and simulate, `admin` to change. */
+export function requiredScope(method: string, route: string): AdminScope {
+  if (method === 'GET' || method === 'HEAD') return 'read';
+  return OPERATE_ROUTES.some((r) => r.test(route)) ? 'operate' : 'admin';
+}
+
+/**
+ * An onRequest hook for the admin API: `Authorization: Bearer <admin key>`. The key is looked up by
+ * its SHA-256 in the database on every request, so a revoked key is refused at once by every
+ * instance; its scope must cover the route (403 otherwise). Its last-used time is kept to the minute.
+ */
+export function adminAuth(deps: { store: Store; clock: Clock }) {
+  const touched = new Map<string, number>();
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const token = bearerToken(request.headers.authorization);
-    if (!token || !timingSafeEqual(sha256(token), expected)) {
-      throw new ProblemError(401, 'Unauthorized', 'a valid admin bearer token is required');
+    const key = token ? await deps.store.findAdminKeyByHash(hashAdminToken(token)) : undefined;
+    if (!key || key.revokedAt !== null) {
+      throw new ProblemError(401, 'Unauthorized', 'a valid admin key is required (Authorization: Bearer <key>)');
+    }
+    const needed = requiredScope(request.method, request.routeOptions.url ?? '');
+    if (RANK[key.scope] < RANK[needed]) {
+      throw new ProblemError(403, 'Forbidden', `the key ${key.name} has the ${key.scope} scope; this needs ${needed}`);
+    }
+    (request as WithCaller)[CALLER] = { id: key.id, name: key.name, scope: key.scope };
+    const now = deps.clock.now();
+    if ((touched.get(key.id) ?? 0) <= now - 60_000) {
+      touched.set(key.id, now);
+      await deps.store.touchAdminKey(key.id, now);
     }
   };
 }
-
-export const hashAdminToken = (token: string) => sha256(token).toString('hex');

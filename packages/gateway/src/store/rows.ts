@@ -1,5 +1,8 @@
 import type { TransactionStatus } from '@snapgate/snap';
 import type {
+  AdminKeyRecord,
+  AdminScope,
+  AuditEntry,
   CallbackJson,
   CallbackSignature,
   IdempotencyRecord,
@@ -14,6 +17,7 @@ import type {
   StatusChange,
   StatusHistoryEntry,
   StoredAttempt,
+  StoredAuditEntry,
   StoredInboundCall,
   TokenSignature,
   TransactionKind,
@@ -457,3 +461,62 @@ export const SECRET_COLUMNS = {
   merchants: ['client_secret', 'previous_secret'],
   providers: ['client_secret', 'previous_secret', 'outbound'],
 } as const;
+
+export function adminKeyFromRow(r: Row): AdminKeyRecord {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    scope: r.scope as AdminScope,
+    tokenSha256: String(r.token_sha256),
+    createdAt: num(r.created_at),
+    lastUsedAt: numOrNull(r.last_used_at),
+    revokedAt: numOrNull(r.revoked_at),
+  };
+}
+
+export function adminKeyToRow(k: AdminKeyRecord): Row {
+  return {
+    id: k.id,
+    name: k.name,
+    scope: k.scope,
+    token_sha256: k.tokenSha256,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    revoked_at: k.revokedAt,
+  };
+}
+
+export function auditToRow(e: AuditEntry): Row {
+  return {
+    at: e.at,
+    key_id: e.keyId,
+    key_name: e.keyName,
+    address: e.address,
+    method: e.method,
+    path: e.path,
+    action: e.action,
+    target: e.target,
+    http_status: e.httpStatus,
+    request: e.request,
+    before: e.before,
+    after: e.after,
+  };
+}
+
+export function auditFromRow(r: Row): StoredAuditEntry {
+  return {
+    id: num(r.id),
+    at: num(r.at),
+    keyId: String(r.key_id),
+    keyName: String(r.key_name),
+    address: String(r.address),
+    method: String(r.method),
+    path: String(r.path),
+    action: String(r.action),
+    target: strOrNull(r.target),
+    httpStatus: num(r.http_status),
+    request: strOrNull(r.request),
+    before: strOrNull(r.before),
+    after: strOrNull(r.after),
+  };
+}

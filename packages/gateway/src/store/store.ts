@@ -136,6 +136,42 @@ export interface VaPaymentRecord {
   createdAt: number;
 }
 
+export type AdminScope = 'read' | 'operate' | 'admin';
+
+/** A named admin API key; the key itself is never stored, only its SHA-256. */
+export interface AdminKeyRecord {
+  id: string;
+  name: string;
+  scope: AdminScope;
+  tokenSha256: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** One state-changing admin action: who, what (before and after, secrets redacted), when, from where. */
+export interface AuditEntry {
+  at: number;
+  keyId: string;
+  keyName: string;
+  address: string;
+  method: string;
+  path: string;
+  /** The route, e.g. `PATCH /admin/v1/merchants/:id`. */
+  action: string;
+  /** The id the action was about, when it had one. */
+  target: string | null;
+  httpStatus: number;
+  /** JSON texts, secrets redacted. */
+  request: string | null;
+  before: string | null;
+  after: string | null;
+}
+
+export interface StoredAuditEntry extends AuditEntry {
+  id: number;
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
@@ -378,6 +414,23 @@ export interface Store {
   /** A provider's inbound calls, newest first. */
   listInbound(providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>>;
   findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined>;
+
+  insertAdminKey(key: AdminKeyRecord): Promise<void>;
+  /** The key with this SHA-256, revoked or not; read from the database every time (revocation is at once). */
+  findAdminKeyByHash(tokenSha256: string): Promise<AdminKeyRecord | undefined>;
+  listAdminKeys(): Promise<AdminKeyRecord[]>;
+  /** Revokes a key; undefined when there is none with this id. */
+  revokeAdminKey(id: string, at: number): Promise<AdminKeyRecord | undefined>;
+  touchAdminKey(id: string, at: number): Promise<void>;
+  /**
+   * Makes the key named `name` an admin key with this SHA-256 (the bootstrap token, from
+   * SNAPGATE_ADMIN_TOKEN or generated): created when absent, its hash replaced when the token changed.
+   */
+  upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number): Promise<void>;
+  /** Appends to the audit log (which cannot be changed or deleted). */
+  appendAudit(entry: AuditEntry): Promise<void>;
+  /** The audit log, newest first, optionally of one target. */
+  listAudit(page: PageRequest, filter?: { target?: string }): Promise<Page<StoredAuditEntry>>;
 
   /** The stored answer for an X-EXTERNAL-ID, if any. */
   findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined>;

@@ -26,3 +26,29 @@ describe('snapgate keys …', () => {
     assert.match(text.out, /currentKeyId\s+[0-9a-f]{8}/);
   });
 });
+
+describe('snapgate admin-key … and audit list', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startGateway();
+  });
+  after(() => gw.close());
+
+  it('creates a key shown once, lists, revokes, and shows the audit log', async () => {
+    const created = await runCli(gw, 'admin-key', 'create', '--name', 'ops-eka', '--scope', 'operate', '--json');
+    assert.equal(created.code, 0, created.err);
+    const key = JSON.parse(created.out);
+    assert.match(key.key, /^sgk_/);
+    const list = await runCli(gw, 'admin-key', 'list');
+    assert.match(list.out, /ops-eka\s+operate/);
+    assert.equal(list.out.includes(key.key), false);
+    const revoked = await runCli(gw, 'admin-key', 'revoke', key.id, '--json');
+    assert.equal(revoked.code, 0, revoked.err);
+    assert.match(JSON.parse(revoked.out).revokedAt, /Z$/);
+    const audit = await runCli(gw, 'audit', 'list');
+    assert.equal(audit.code, 0, audit.err);
+    assert.match(audit.out, /bootstrap\s+127\.0\.0\.1\s+POST \/admin\/v1\/admin-keys\/:id\/revoke/);
+    const usage = await runCli(gw, 'admin-key', 'create', '--name', 'x');
+    assert.equal(usage.code, 2);
+  });
+});

@@ -2,7 +2,11 @@ import pg from 'pg';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { readMigrations } from '../migrations.ts';
 import {
+  adminKeyFromRow,
+  adminKeyToRow,
   attemptFromRow,
+  auditFromRow,
+  auditToRow,
   customerNoFor,
   historyFromRow,
   idempotencyFromRow,
@@ -26,7 +30,9 @@ import {
   vaPaymentFromRow,
 } from '../rows.ts';
 import {
+  type AdminKeyRecord,
   type AttemptRecord,
+  type AuditEntry,
   type DeliveryBacklog,
   type IdempotencyKey,
   type IdempotencyRecord,
@@ -45,6 +51,7 @@ import {
   type StatusHistoryEntry,
   type Store,
   type StoredAttempt,
+  type StoredAuditEntry,
   type StoredInboundCall,
   type TransactionFilter,
   type TransactionKind,
@@ -429,6 +436,64 @@ export class PostgresStore implements Store {
       [providerId, after ? after[0] : Number.MAX_SAFE_INTEGER, page.limit + 1],
     );
     return toPage(rows.map(inboundFromRow), page.limit, (c) => [c.id, '']);
+  }
+
+  async insertAdminKey(key: AdminKeyRecord): Promise<void> {
+    const { text, values } = insertSql('admin_keys', adminKeyToRow(key));
+    await this.pool.query(text, values).catch(rethrowUnique);
+  }
+
+  async findAdminKeyByHash(tokenSha256: string): Promise<AdminKeyRecord | undefined> {
+    const r = await this.rows(this.pool, 'SELECT * FROM admin_keys WHERE token_sha256 = $1', [tokenSha256]);
+    return r[0] ? adminKeyFromRow(r[0]) : undefined;
+  }
+
+  async listAdminKeys(): Promise<AdminKeyRecord[]> {
+    return (await this.rows(this.pool, 'SELECT * FROM admin_keys ORDER BY created_at, id')).map(adminKeyFromRow);
+  }
+
+  async revokeAdminKey(id: string, at: number): Promise<AdminKeyRecord | undefined> {
+    const r = await this.rows(
+      this.pool,
+      'UPDATE admin_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING *',
+      [at, id],
+    );
+    return r[0] ? adminKeyFromRow(r[0]) : undefined;
+  }
+
+  async touchAdminKey(id: string, at: number): Promise<void> {
+    await this.pool.query('UPDATE admin_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
+  }
+
+  async upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO admin_keys (id, name, scope, token_sha256, created_at) VALUES ($1, $2, 'admin', $3, $4)
+       ON CONFLICT (name) DO UPDATE SET token_sha256 = excluded.token_sha256
+       WHERE admin_keys.token_sha256 <> excluded.token_sha256`,
+      [`key_${name}`, name, tokenSha256, at],
+    );
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    const { text, values } = insertSql('audit_log', auditToRow(entry));
+    await this.pool.query(text, values);
+  }
+
+  async listAudit(page: PageRequest, filter: { target?: string } = {}): Promise<Page<StoredAuditEntry>> {
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    const before = after ? after[0] : Number.MAX_SAFE_INTEGER;
+    const rows =
+      filter.target === undefined
+        ? await this.rows(this.pool, 'SELECT * FROM audit_log WHERE id < $1 ORDER BY id DESC LIMIT $2', [
+            before,
+            page.limit + 1,
+          ])
+        : await this.rows(
+            this.pool,
+            'SELECT * FROM audit_log WHERE target = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
+            [filter.target, before, page.limit + 1],
+          );
+    return toPage(rows.map(auditFromRow), page.limit, (e) => [e.id, '']);
   }
 
   async findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined> {

@@ -4,7 +4,11 @@ import Database from 'better-sqlite3';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { readMigrations } from '../migrations.ts';
 import {
+  adminKeyFromRow,
+  adminKeyToRow,
   attemptFromRow,
+  auditFromRow,
+  auditToRow,
   customerNoFor,
   historyFromRow,
   idempotencyFromRow,
@@ -28,7 +32,9 @@ import {
   vaPaymentFromRow,
 } from '../rows.ts';
 import {
+  type AdminKeyRecord,
   type AttemptRecord,
+  type AuditEntry,
   type DeliveryBacklog,
   type IdempotencyKey,
   type IdempotencyRecord,
@@ -47,6 +53,7 @@ import {
   type StatusHistoryEntry,
   type Store,
   type StoredAttempt,
+  type StoredAuditEntry,
   type StoredInboundCall,
   type TransactionFilter,
   type TransactionKind,
@@ -530,6 +537,73 @@ export class SqliteStore implements Store {
       page.limit + 1,
     ) as Row[];
     return toPage(rows.map(inboundFromRow), page.limit, (c) => [c.id, '']);
+  }
+
+  async insertAdminKey(key: AdminKeyRecord): Promise<void> {
+    const row = adminKeyToRow(key);
+    this.guardUnique(() =>
+      this.db
+        .prepare(
+          `INSERT INTO admin_keys (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row)
+            .map((k) => `@${k}`)
+            .join(', ')})`,
+        )
+        .run(row),
+    );
+  }
+
+  async findAdminKeyByHash(tokenSha256: string): Promise<AdminKeyRecord | undefined> {
+    const r = this.db.prepare('SELECT * FROM admin_keys WHERE token_sha256 = ?').get(tokenSha256) as Row | undefined;
+    return r ? adminKeyFromRow(r) : undefined;
+  }
+
+  async listAdminKeys(): Promise<AdminKeyRecord[]> {
+    return (this.db.prepare('SELECT * FROM admin_keys ORDER BY created_at, id').all() as Row[]).map(adminKeyFromRow);
+  }
+
+  async revokeAdminKey(id: string, at: number): Promise<AdminKeyRecord | undefined> {
+    const r = this.db
+      .prepare('UPDATE admin_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *')
+      .get(at, id) as Row | undefined;
+    return r ? adminKeyFromRow(r) : undefined;
+  }
+
+  async touchAdminKey(id: string, at: number): Promise<void> {
+    this.db.prepare('UPDATE admin_keys SET last_used_at = ? WHERE id = ?').run(at, id);
+  }
+
+  async upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO admin_keys (id, name, scope, token_sha256, created_at) VALUES (?, ?, 'admin', ?, ?)
+         ON CONFLICT (name) DO UPDATE SET token_sha256 = excluded.token_sha256
+         WHERE admin_keys.token_sha256 <> excluded.token_sha256`,
+      )
+      .run(`key_${name}`, name, tokenSha256, at);
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    const row = auditToRow(entry);
+    this.db
+      .prepare(
+        `INSERT INTO audit_log (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row)
+          .map((k) => `@${k}`)
+          .join(', ')})`,
+      )
+      .run(row);
+  }
+
+  async listAudit(page: PageRequest, filter: { target?: string } = {}): Promise<Page<StoredAuditEntry>> {
+    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+    const before = after ? after[0] : Number.MAX_SAFE_INTEGER;
+    const rows = (
+      filter.target === undefined
+        ? this.db.prepare('SELECT * FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?').all(before, page.limit + 1)
+        : this.db
+            .prepare('SELECT * FROM audit_log WHERE target = ? AND id < ? ORDER BY id DESC LIMIT ?')
+            .all(filter.target, before, page.limit + 1)
+    ) as Row[];
+    return toPage(rows.map(auditFromRow), page.limit, (e) => [e.id, '']);
   }
 
   async findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined> {

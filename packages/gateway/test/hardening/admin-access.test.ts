@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { adminAccessSuite } from './admin-access-suite.ts';
+
+adminAccessSuite(SQLITE);

@@ -25,6 +25,7 @@ import { providerApiRoutes } from './http/routes/provider-api.ts';
 import { qrImageRoutes } from './http/routes/qr-image.ts';
 import { sandboxRoutes } from './http/routes/sandbox.ts';
 import { limitServer } from './http/server-limits.ts';
+import { isTls, serverFactoryFor } from './http/tls.ts';
 import type { Logger } from './logger.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
 import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
@@ -75,6 +76,9 @@ export interface Gateway {
 
 const RESPONSE_CODE = /"responseCode":"(\d{7})"/;
 
+/** `SNAPGATE_TRUST_PROXY=<n>`: believe the nearest n proxies of X-Forwarded-For. */
+const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
+
 /** Builds the gateway's Fastify instance; never listens (main.ts and tests do). */
 export function buildApp(deps: AppDeps): Gateway {
   const { config, store, clock, logger } = deps;
@@ -88,6 +92,8 @@ export function buildApp(deps: AppDeps): Gateway {
     keepAliveTimeout: config.server.keepAliveTimeoutMs,
     connectionTimeout: 2 * config.upstreamTimeoutMs + 30_000,
     return503OnClosing: true,
+    serverFactory: serverFactoryFor(config),
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
@@ -156,7 +162,18 @@ export function buildApp(deps: AppDeps): Gateway {
   const providers = createProviderService({ store, clock, mode: config.mode });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
 
-  healthRoutes(app, { store, metrics });
+  healthRoutes(app, {
+    store,
+    metrics,
+    // /metrics on the public port: open in sandbox mode, an admin key (read) in production; a port
+    // of its own (SNAPGATE_METRICS_PORT, main.ts) takes it off the public port altogether.
+    metricsGuard:
+      config.metricsPort !== undefined
+        ? 'elsewhere'
+        : config.mode === 'production'
+          ? adminAuth({ store, clock })
+          : 'open',
+  });
   app.get('/.well-known/snapgate/callback-public-key.pem', { config: { api: 'admin' } }, async (_request, reply) =>
     reply.type('application/x-pem-file').send(deps.keys.callbackPublicKeyPem),
   );
@@ -218,5 +235,6 @@ export async function listenOn(gateway: Gateway, host: string, port: number): Pr
   await gateway.app.listen({ port, host });
   const address = gateway.app.server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  const scheme = isTls(gateway.app.server) ? 'https' : 'http';
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound}`;
 }

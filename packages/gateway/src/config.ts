@@ -29,6 +29,12 @@ export interface Config {
   masterKey: Buffer | undefined;
   /** SNAPGATE_MASTER_KEY_PREVIOUS: keys that still open records not yet re-sealed. */
   previousMasterKeys: Buffer[];
+  /** HTTPS served directly (TLS 1.2 or newer); re-read on SIGHUP. */
+  tls: { certFile: string; keyFile: string } | undefined;
+  /** Whose X-Forwarded-For / -Proto is believed: Fastify's trustProxy (false, true, hops or addresses). */
+  trustProxy: boolean | number | string;
+  /** A port of its own for /metrics (plain HTTP, no key); undefined: /metrics on the main port. */
+  metricsPort: number | undefined;
 }
 
 export interface ServerLimits {
@@ -125,6 +131,24 @@ const schema = z.object({
         .map((k) => masterKeyOf(k, ctx)),
     )
     .optional(),
+  SNAPGATE_TLS_CERT_FILE: z.string().min(1).optional(),
+  SNAPGATE_TLS_KEY_FILE: z.string().min(1).optional(),
+  SNAPGATE_TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v, ctx): boolean | number | string => {
+      const t = v.trim();
+      if (t === 'false') return false;
+      if (t === 'true') return true;
+      if (/^\d{1,2}$/.test(t)) return Number(t);
+      if (/^[0-9A-Fa-f.:/]+(\s*,\s*[0-9A-Fa-f.:/]+)*$/.test(t)) return t;
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be false, true, a number of proxy hops, or a comma-separated list of proxy addresses or CIDRs',
+      });
+      return z.NEVER;
+    }),
+  SNAPGATE_METRICS_PORT: int(1, 65535).optional(),
   SNAPGATE_RETRY_SCHEDULE: z
     .string()
     .default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h')
@@ -154,12 +178,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `SNAPGATE_MASTER_KEY: required in production mode, to seal secrets at rest: ${MASTER_KEY_HINT}`,
     ]);
   }
+  if ((c.SNAPGATE_TLS_CERT_FILE === undefined) !== (c.SNAPGATE_TLS_KEY_FILE === undefined)) {
+    throw new ConfigError(['SNAPGATE_TLS_CERT_FILE and SNAPGATE_TLS_KEY_FILE: set both to serve HTTPS, or neither']);
+  }
   const hostForUrl = c.SNAPGATE_HOST.includes(':') ? `[${c.SNAPGATE_HOST}]` : c.SNAPGATE_HOST;
   return {
     port: c.SNAPGATE_PORT,
     host: c.SNAPGATE_HOST,
     mode: c.SNAPGATE_MODE,
-    publicUrl: (c.SNAPGATE_PUBLIC_URL ?? `http://${hostForUrl}:${c.SNAPGATE_PORT}`).replace(/\/+$/, ''),
+    publicUrl: (
+      c.SNAPGATE_PUBLIC_URL ?? `${c.SNAPGATE_TLS_CERT_FILE ? 'https' : 'http'}://${hostForUrl}:${c.SNAPGATE_PORT}`
+    ).replace(/\/+$/, ''),
     logLevel: c.SNAPGATE_LOG_LEVEL,
     rateLimitPerMin: c.SNAPGATE_RATE_LIMIT,
     qrRateLimitPerMin: c.SNAPGATE_QR_RATE_LIMIT,
@@ -181,6 +210,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retryScheduleMs: c.SNAPGATE_RETRY_SCHEDULE,
     masterKey: c.SNAPGATE_MASTER_KEY,
     previousMasterKeys: c.SNAPGATE_MASTER_KEY_PREVIOUS ?? [],
+    tls:
+      c.SNAPGATE_TLS_CERT_FILE && c.SNAPGATE_TLS_KEY_FILE
+        ? { certFile: c.SNAPGATE_TLS_CERT_FILE, keyFile: c.SNAPGATE_TLS_KEY_FILE }
+        : undefined,
+    trustProxy: c.SNAPGATE_TRUST_PROXY,
+    metricsPort: c.SNAPGATE_METRICS_PORT,
   };
 }
 

@@ -1,6 +1,8 @@
 import { assembleGateway, listenOn } from './app.ts';
 import { systemClock } from './clock.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { startMetricsServer } from './http/metrics-server.ts';
+import { reloadTls } from './http/tls.ts';
 import { createLogger } from './logger.ts';
 import { openStore } from './store/open-store.ts';
 
@@ -30,7 +32,30 @@ export async function serve(env: Record<string, string | undefined> = process.en
   await gateway.expiry.runOnce();
   gateway.expiry.start();
   gateway.dispatcher.start();
-  logger.info({ port, host: config.host, mode: config.mode, store: store.kind }, 'snapgate listening');
+  const metricsServer =
+    config.metricsPort === undefined
+      ? undefined
+      : await startMetricsServer(gateway.metrics.registry, config.host, config.metricsPort);
+  logger.info(
+    {
+      port,
+      host: config.host,
+      mode: config.mode,
+      store: store.kind,
+      tls: config.tls !== undefined,
+      metricsPort: config.metricsPort,
+    },
+    'snapgate listening',
+  );
+  // A renewed certificate is taken on SIGHUP, without a restart.
+  process.on('SIGHUP', () => {
+    try {
+      reloadTls(gateway.app.server, config);
+      if (config.tls) logger.info('TLS certificate and key reloaded');
+    } catch (e) {
+      logger.error({ err: (e as Error).message }, 'TLS reload failed: the previous certificate stays');
+    }
+  });
 
   // Credentials made on this start are printed once to the console, never to the log.
   const lines = [`snapgate ${config.mode} gateway on ${url} (${store.kind} store)`];
@@ -55,6 +80,7 @@ export async function serve(env: Record<string, string | undefined> = process.en
     gateway.expiry.stop();
     // Stop claiming, let attempts in flight finish within a bound, give the rest back.
     await gateway.dispatcher.stop(Math.min(config.callbackTimeoutMs, 10_000));
+    metricsServer?.close();
     await gateway.app.close();
     await store.close();
     process.exit(0);

@@ -44,7 +44,8 @@ export type MerchantView = Omit<
 };
 
 export function merchantView(m: MerchantRecord): MerchantView {
-  const { clientSecret: _s, previousSecret: _p, ...rest } = m;
+  // Secrets never leave; tokensNotBefore is the gateway's own bookkeeping.
+  const { clientSecret: _s, previousSecret: _p, tokensNotBefore: _t, ...rest } = m;
   return {
     ...rest,
     previousValidUntil: m.previousValidUntil === null ? null : new Date(m.previousValidUntil).toISOString(),

@@ -22,7 +22,7 @@ export type OutboundInput = Omit<ProviderOutbound, 'privateKeyPem' | 'tokenPath'
 
 /** What the admin API shows of a provider: never a secret, its own or the outbound one. */
 export function providerView(p: ProviderRecord) {
-  const { clientSecret: _s, previousSecret: _p, outbound, ...rest } = p;
+  const { clientSecret: _s, previousSecret: _p, tokensNotBefore: _t, outbound, ...rest } = p;
   return {
     ...rest,
     outbound: outbound === null ? null : outboundView(outbound),

@@ -29,14 +29,14 @@ export async function spawnGateway(env: Record<string, string>, timeoutMs = 20_0
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const deadline = Date.now() + timeoutMs;
-  while (!/gateway on (http:\/\/\S+)/.test(out)) {
+  while (!/gateway on (https?:\/\/\S+)/.test(out)) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`gateway did not start: ${out}\n${err}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  const url = (/gateway on (http:\/\/\S+)/.exec(out) as RegExpExecArray)[1] as string;
+  const url = (/gateway on (https?:\/\/\S+)/.exec(out) as RegExpExecArray)[1] as string;
   return { child, url, stdout: () => out, stderr: () => err, exited };
 }
 

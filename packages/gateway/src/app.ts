@@ -20,6 +20,7 @@ import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
 import { adminProviderRoutes } from './http/routes/admin-providers.ts';
 import { adminTransactionRoutes } from './http/routes/admin-transactions.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { openapiRoutes } from './http/routes/openapi.ts';
 import { paymentRoutes } from './http/routes/payments.ts';
 import { providerApiRoutes } from './http/routes/provider-api.ts';
 import { qrImageRoutes } from './http/routes/qr-image.ts';
@@ -181,6 +182,7 @@ export function buildApp(deps: AppDeps): Gateway {
   paymentRoutes(app, { store, tokens, clock, qris, va });
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode });
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
+  openapiRoutes(app, { config });
   app.register(
     async (admin) => {
       admin.addHook('onRequest', adminAuth({ store, clock }));

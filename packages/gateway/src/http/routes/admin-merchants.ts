@@ -19,7 +19,7 @@ const qris = {
   mcc: z.string().regex(/^\d{4}$/, 'must be 4 digits'),
 };
 
-const createSchema = z.strictObject({
+export const createSchema = z.strictObject({
   name: text(100),
   callbackBaseUrl: url.optional(),
   qrisCallbackUrl: url.optional(),
@@ -40,7 +40,7 @@ const createSchema = z.strictObject({
   qrisProvider: z.string().max(64).nullable().optional(),
 });
 
-const patchSchema = z
+export const patchSchema = z
   .strictObject({
     name: text(100).optional(),
     callbackBaseUrl: url.nullable().optional(),

@@ -7,18 +7,18 @@ import type { Store } from '../../store/store.ts';
 import { parseAdminBody, parseWith } from '../admin-body.ts';
 import { conflict, notFound } from '../problem.ts';
 
-const listQuery = z.strictObject({
+export const listQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
   state: z.enum(['pending', 'delivering', 'retrying', 'delivered', 'superseded', 'dead']).optional(),
   referenceNo: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(512).optional(),
 });
-const reportQuery = z.strictObject({
+export const reportQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(5000).default(500),
 });
-const recoverBody = z.strictObject({ since: z.iso.datetime({ offset: true }) });
+export const recoverBody = z.strictObject({ since: z.iso.datetime({ offset: true }) });
 
 export function adminNotificationRoutes(
   app: FastifyInstance,

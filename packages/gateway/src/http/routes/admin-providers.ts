@@ -20,14 +20,14 @@ const outbound = z.strictObject({
   pathPrefix: path.optional(),
 });
 
-const createSchema = z.strictObject({
+export const createSchema = z.strictObject({
   name: text(100),
   kind: z.enum(['bank', 'acquirer']),
   bankCode,
   publicKeyPem: pem.optional(),
   outbound: outbound.optional(),
 });
-const patchSchema = z
+export const patchSchema = z
   .strictObject({
     name: text(100).optional(),
     bankCode: bankCode.optional(),

@@ -6,7 +6,7 @@ import type { Store } from '../../store/store.ts';
 import { parseWith } from '../admin-body.ts';
 import { notFound } from '../problem.ts';
 
-const listQuery = z.strictObject({
+export const listQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
   status: z.enum(Object.keys(TRANSACTION_STATUS) as [keyof typeof TRANSACTION_STATUS]).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),

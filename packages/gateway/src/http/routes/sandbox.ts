@@ -20,9 +20,9 @@ const payer = {
     .regex(/^\d{1,32}$/, 'must be numeric')
     .optional(),
 };
-const qrisPay = z.strictObject({ status: z.enum(['00', '01', '02', '03', '06']).default('00'), ...payer });
-const qrisScan = qrisPay.extend({ qrContent: z.string().min(1).max(512) });
-const vaPay = z.strictObject({
+export const qrisPay = z.strictObject({ status: z.enum(['00', '01', '02', '03', '06']).default('00'), ...payer });
+export const qrisScan = qrisPay.extend({ qrContent: z.string().min(1).max(512) });
+export const vaPay = z.strictObject({
   amount: z
     .string()
     .regex(/^(0|[1-9]\d{0,15})\.\d{2}$/, 'must be a money value like 10000.00')

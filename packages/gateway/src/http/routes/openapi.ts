@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+import { buildAdminDocument } from '../openapi/admin-document.ts';
+import { renderDocsPage } from '../openapi/docs-page.ts';
+import { buildSnapDocument } from '../openapi/snap-document.ts';
+
+export const SNAP_DOCUMENT_PATH = '/openapi/snap.json';
+export const ADMIN_DOCUMENT_PATH = '/openapi/admin.json';
+export const DOCS_PATH = '/docs';
+
+/**
+ * The OpenAPI 3.1 documents of the SNAP and admin APIs, and a page that shows both. Public, like
+ * the health routes: they describe this gateway (its mode and public URL), and hold no secret.
+ * Built once, served as the same bytes every time.
+ */
+export function openapiRoutes(app: FastifyInstance, deps: { config: Config }) {
+  const { mode, publicUrl, metricsPort } = deps.config;
+  const config = { api: 'admin' as const };
+  const snap = buildSnapDocument({ publicUrl });
+  const admin = buildAdminDocument({
+    publicUrl,
+    sandbox: mode === 'sandbox',
+    // As app.ts serves it: a port of its own, else an admin key in production, else open.
+    metrics: metricsPort !== undefined ? 'elsewhere' : mode === 'production' ? 'admin-key' : 'open',
+  });
+  const snapJson = JSON.stringify(snap);
+  const adminJson = JSON.stringify(admin);
+  const page = renderDocsPage([
+    { href: SNAP_DOCUMENT_PATH, slug: 'snap', document: snap },
+    { href: ADMIN_DOCUMENT_PATH, slug: 'admin', document: admin },
+  ]);
+
+  app.get(SNAP_DOCUMENT_PATH, { config }, async (_request, reply) => reply.type('application/json').send(snapJson));
+  app.get(ADMIN_DOCUMENT_PATH, { config }, async (_request, reply) => reply.type('application/json').send(adminJson));
+  app.get(DOCS_PATH, { config }, async (_request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      // Nothing but the page itself: no script, no external asset.
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'")
+      .send(page),
+  );
+}

@@ -93,6 +93,11 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
         ...r,
         durationMs: Math.round(performance.now() - started),
       });
+      // A URL saved in sandbox mode may be http: production sends only over TLS.
+      if (options.production && url.protocol !== 'https:') {
+        const error = `EINSECURE: callbacks are sent only to https URLs in production mode, not ${url.protocol}`;
+        return done({ outcome: 'error', status: null, responseBody: null, retryAfter: undefined, error });
+      }
       // An address written as the host is never looked up, so the lookup guard cannot see it.
       const literal = url.hostname.replace(/^\[|\]$/g, '');
       if (options.production && isIP(literal) !== 0 && isForbiddenAddress(literal)) {

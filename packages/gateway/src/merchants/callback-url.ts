@@ -1,63 +1,31 @@
+import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { Mode } from '../config.ts';
 
-// docs/protocol.md#callbacks: in production, callback URLs must be https and must not point at loopback,
-// private, link-local or metadata addresses. Names are resolved again at send time.
-function isForbiddenV4(ip: string): boolean {
-  const [a, b] = ip.split('.').map(Number) as [number, number];
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b >= 64 && b <= 127) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 198 && (b === 18 || b === 19)) ||
-    a >= 224
-  );
-}
-
-/** The 8 groups of an IPv6 address (a trailing dotted IPv4 counts as two), or undefined. */
-function ipv6Groups(ip: string): number[] | undefined {
-  let text = ip.toLowerCase().split('%')[0] as string;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = (dotted[1] as string).split('.').map(Number) as [number, number, number, number];
-    text = `${text.slice(0, -(dotted[1] as string).length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const halves = text.split('::');
-  if (halves.length > 2) return undefined;
-  const head = halves[0] ? (halves[0] as string).split(':') : [];
-  const tail = halves.length === 2 && halves[1] ? (halves[1] as string).split(':') : [];
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 0) return undefined;
-  const groups = [...head, ...Array<string>(Math.max(0, missing)).fill('0'), ...tail].map((g) =>
-    Number.parseInt(g, 16),
-  );
-  return groups.length === 8 && groups.every((g) => g >= 0 && g <= 0xffff) ? groups : undefined;
-}
+// docs/protocol.md#callbacks: in production, callback URLs must be https and may reach only
+// global unicast addresses. Names are resolved when the URL is saved and again at every send.
 
 /**
- * True for loopback, private, link-local, CGNAT, benchmark, multicast and unspecified addresses,
- * IPv4 or IPv6 in any spelling: an IPv6 address that carries an IPv4 one (mapped `::ffff:a.b.c.d`,
- * compatible `::a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) is judged by the IPv4 rules.
+ * True for every address that is not global unicast, in any spelling: loopback, private,
+ * link-local, CGNAT, multicast, unspecified, reserved and documentation ranges, and every IPv6
+ * form that carries or translates another address (IPv4-mapped and -translated, NAT64, 6to4,
+ * Teredo), judged by ipaddr.js's range table. A host name (not an address) is `false`: it is
+ * resolved and its addresses judged.
  */
 export function isForbiddenAddress(ip: string): boolean {
-  const v = isIP(ip.split('%')[0] as string);
-  if (v === 4) return isForbiddenV4(ip);
-  if (v !== 6) return false;
-  const g = ipv6Groups(ip);
-  if (!g) return true;
-  const v4 = () =>
-    `${(g[6] as number) >> 8}.${(g[6] as number) & 255}.${(g[7] as number) >> 8}.${(g[7] as number) & 255}`;
-  const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (zeroUpTo(5) && g[5] === 0xffff) return isForbiddenV4(v4());
-  if (zeroUpTo(6)) return true; // ::, ::1 and the deprecated IPv4-compatible block
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return isForbiddenV4(v4());
-  const first = g[0] as number;
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
+  const text = ip.replace(/^\[|\]$/g, '').split('%')[0] as string;
+  if (isIP(text) === 0) return false;
+  const address = ipaddr.process(text);
+  return (
+    address.range() !== 'unicast' ||
+    NOT_GLOBAL.some(([net, bits]) => address.kind() === net.kind() && address.match(net, bits))
+  );
 }
+
+// What ipaddr.js calls unicast but no callback may reach: the deprecated IPv4-compatible IPv6
+// block (`::a.b.c.d`, e.g. `::7f00:1` for 127.0.0.1).
+const NOT_GLOBAL = ['::/96'].map((cidr) => ipaddr.parseCIDR(cidr));
 
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data']);
 
@@ -74,10 +42,44 @@ export function callbackUrlProblem(value: string, mode: Mode): string | undefine
   if (url.hash) return 'must not have a fragment';
   if (mode === 'production') {
     if (url.protocol !== 'https:') return 'must be https in production mode';
-    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const host = url.hostname
+      .replace(/^\[|\]$/g, '')
+      .replace(/\.$/, '')
+      .toLowerCase();
     if (host === 'localhost' || host.endsWith('.localhost') || METADATA_HOSTS.has(host) || isForbiddenAddress(host)) {
       return 'must not point at a loopback, private, link-local or metadata address in production mode';
     }
   }
   return undefined;
+}
+
+const RESOLVE_TIMEOUT_MS = 3_000;
+
+/**
+ * `callbackUrlProblem`, and in production also the name resolved now: a name that resolves to a
+ * forbidden address (`localhost.`, a name in /etc/hosts, an internal DNS name) is refused when it
+ * is saved. A name that does not resolve yet is accepted: the check at every send still applies.
+ */
+export async function callbackUrlProblemResolved(
+  value: string,
+  mode: Mode,
+  resolve: (host: string) => Promise<Array<{ address: string }>> = (host) => lookup(host, { all: true }),
+): Promise<string | undefined> {
+  const problem = callbackUrlProblem(value, mode);
+  if (problem || mode !== 'production') return problem;
+  const host = new URL(value).hostname.replace(/\.$/, '');
+  if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return undefined;
+  let addresses: Array<{ address: string }>;
+  try {
+    addresses = await Promise.race([
+      resolve(host),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), RESOLVE_TIMEOUT_MS).unref()),
+    ]);
+  } catch {
+    return undefined;
+  }
+  const bad = addresses.find((a) => isForbiddenAddress(a.address));
+  return bad
+    ? `must not resolve to a loopback, private or reserved address in production mode (${host} is ${bad.address})`
+    : undefined;
 }

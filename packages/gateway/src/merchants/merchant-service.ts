@@ -11,7 +11,7 @@ import {
   type TokenSignature,
   UniqueViolation,
 } from '../store/store.ts';
-import { callbackUrlProblem } from './callback-url.ts';
+import { callbackUrlProblemResolved } from './callback-url.ts';
 import { isUsableRsaPublicKey } from './public-key.ts';
 
 export interface NewMerchantInput {
@@ -71,19 +71,19 @@ export const newClientSecret = () => randomBytes(32).toString('base64url');
 /** A QRIS National Merchant ID shape: `ID` + 13 digits. */
 const newNmid = () => `ID${String(randomInt(1e6)).padStart(6, '0')}${String(randomInt(1e7)).padStart(7, '0')}`;
 
-function checkSettings(
+async function checkSettings(
   s: Pick<
     NewMerchantInput,
     'callbackBaseUrl' | 'qrisCallbackUrl' | 'vaCallbackUrl' | 'callbackTokenUrl' | 'publicKeyPem' | 'tokenSignature'
   >,
   existingPem: string | null,
   mode: Mode,
-): string[] {
+): Promise<string[]> {
   const problems: string[] = [];
   for (const field of ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl'] as const) {
     const url = s[field];
     if (url === undefined || url === null) continue;
-    const p = callbackUrlProblem(url, mode);
+    const p = await callbackUrlProblemResolved(url, mode);
     if (p) problems.push(`${field}: ${p}`);
   }
   if (s.publicKeyPem !== undefined && s.publicKeyPem !== null && !isUsableRsaPublicKey(s.publicKeyPem)) {
@@ -117,7 +117,10 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
 
   return {
     async create(input: NewMerchantInput): Promise<{ merchant: MerchantRecord; clientSecret: string }> {
-      const problems = [...checkSettings(input, null, mode), ...(await qrisProviderProblems(input.qrisProvider))];
+      const problems = [
+        ...(await checkSettings(input, null, mode)),
+        ...(await qrisProviderProblems(input.qrisProvider)),
+      ];
       if (input.callbackSignature === 'snap-b2b' && !input.callbackTokenUrl && !input.callbackBaseUrl) {
         problems.push(
           'callbackTokenUrl: snap-b2b takes a token from the merchant: give callbackTokenUrl or callbackBaseUrl',
@@ -170,7 +173,7 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
 
     async update(id: string, patch: MerchantPatch): Promise<MerchantRecord> {
       const existing = await this.get(id);
-      const problems = checkSettings(
+      const problems = await checkSettings(
         {
           callbackBaseUrl: patch.callbackBaseUrl ?? undefined,
           qrisCallbackUrl: patch.qrisCallbackUrl ?? undefined,

@@ -350,7 +350,7 @@ describe('production mode', () => {
     try {
       const m = await gw.createMerchant({ callbackBaseUrl: 'https://merchant.example' });
       // As if the name now resolved to loopback: write the URL past the admin API's checks.
-      await gw.store.updateMerchant(m.id, { callbackBaseUrl: `http://localhost:${receiver.port}` }, Date.now());
+      await gw.store.updateMerchant(m.id, { callbackBaseUrl: `https://localhost:${receiver.port}` }, Date.now());
       const c = await authenticate(gw.url, m);
       const q = await newQris(gw, c);
       const txn = await gw.store.findTransaction(q.referenceNo);

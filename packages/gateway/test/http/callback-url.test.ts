@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
-import { callbackUrlProblem, isForbiddenAddress } from '../../src/merchants/callback-url.ts';
+import { createSender } from '../../src/delivery/send.ts';
+import {
+  callbackUrlProblem,
+  callbackUrlProblemResolved,
+  isForbiddenAddress,
+} from '../../src/merchants/callback-url.ts';
 
 describe('forbidden callback addresses (production)', () => {
   for (const ip of [
@@ -25,10 +31,26 @@ describe('forbidden callback addresses (production)', () => {
     '::127.0.0.1',
     '64:ff9b::a9fe:a9fe',
     '0:0:0:0:0:ffff:0a00:0001',
+    // Review finding 7: each passed the hand-written checks.
+    '::ffff:0:10.0.0.1',
+    '::ffff:0:7f00:1',
+    '64:ff9b:1::a00:1',
+    '2002:7f00:1::1',
+    '2001::1',
+    'fec0::1',
+    '192.0.0.8',
+    '192.0.2.1',
+    '198.51.100.7',
+    '203.0.113.7',
+    '2001:db8::1',
+    '3fff::1',
+    '240.0.0.1',
+    '255.255.255.255',
+    '64:ff9b::808:808',
   ]) {
     it(`refuses ${ip}`, () => assert.equal(isForbiddenAddress(ip), true));
   }
-  for (const ip of ['8.8.8.8', '203.0.113.7', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808']) {
+  for (const ip of ['8.8.8.8', '1.1.1.1', '2001:4860:4860::8888', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
     it(`allows ${ip}`, () => assert.equal(isForbiddenAddress(ip), false));
   }
   it('refuses URLs whose host is such an address in any spelling', () => {
@@ -38,9 +60,61 @@ describe('forbidden callback addresses (production)', () => {
       'https://[::ffff:a9fe:a9fe]/',
       'https://[::7f00:1]/',
       'https://localhost/',
+      'https://localhost./',
+      'https://LOCALHOST./',
+      'https://[2002:7f00:1::1]/',
+      'https://192.0.0.8/',
     ]) {
       assert.ok(callbackUrlProblem(u, 'production'), u);
     }
     assert.equal(callbackUrlProblem('https://merchant.example/cb', 'production'), undefined);
+  });
+});
+
+describe('callback URLs resolved when they are saved (production)', () => {
+  it('refuses a name that resolves to a forbidden address, this machine’s own name included', async () => {
+    const own = await callbackUrlProblemResolved(`https://${hostname()}/cb`, 'production');
+    assert.match(own ?? '', /must not resolve to a loopback, private or reserved address/);
+    const internal = await callbackUrlProblemResolved('https://billing.corp.example/cb', 'production', async () => [
+      { address: '8.8.8.8' },
+      { address: '10.1.2.3' },
+    ]);
+    assert.match(internal ?? '', /billing\.corp\.example is 10\.1\.2\.3/);
+  });
+
+  it('accepts a name that resolves to global addresses only, or not yet at all (the send-time check stays)', async () => {
+    assert.equal(
+      await callbackUrlProblemResolved('https://shop.example/cb', 'production', async () => [{ address: '8.8.8.8' }]),
+      undefined,
+    );
+    assert.equal(
+      await callbackUrlProblemResolved('https://not-yet.example/cb', 'production', async () => {
+        throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+      }),
+      undefined,
+    );
+  });
+
+  it('resolves nothing in sandbox mode', async () => {
+    let asked = false;
+    const r = await callbackUrlProblemResolved('http://127.0.0.1:9000/cb', 'sandbox', async () => {
+      asked = true;
+      return [];
+    });
+    assert.equal(r, undefined);
+    assert.equal(asked, false);
+  });
+});
+
+describe('the sender in production mode', () => {
+  it('refuses an http URL saved in sandbox mode, before any connection', async () => {
+    const sender = createSender({ timeoutMs: 1_000, production: true });
+    try {
+      const r = await sender.post(new URL('http://8.8.8.8/webhook/payment-qr-notification'), {}, '{}');
+      assert.equal(r.outcome, 'error');
+      assert.match(r.error ?? '', /^EINSECURE: callbacks are sent only to https URLs in production mode/);
+    } finally {
+      await sender.close();
+    }
   });
 });

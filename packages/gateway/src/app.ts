@@ -1,4 +1,6 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import './http/fastify-types.ts';
 import { type BootstrapResult, bootstrap } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
@@ -76,6 +78,15 @@ export interface Gateway {
 }
 
 const RESPONSE_CODE = /"responseCode":"(\d{7})"/;
+const STARTED = Symbol('snapgate.started');
+const CODE = Symbol('snapgate.responseCode');
+type Timed = FastifyRequest & { [STARTED]?: bigint; [CODE]?: string };
+
+/** `X-Request-Id` as the client sent it when it is a sane token, else a fresh one. */
+function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : randomUUID();
+}
 
 /** `SNAPGATE_TRUST_PROXY=<n>`: believe the nearest n proxies of X-Forwarded-For. */
 const trustHops = (n: number) => (_address: string, hop: number) => hop < n;
@@ -94,6 +105,7 @@ export function buildApp(deps: AppDeps): Gateway {
     connectionTimeout: 2 * config.upstreamTimeoutMs + 30_000,
     return503OnClosing: true,
     serverFactory: serverFactoryFor(config),
+    genReqId: requestIdOf,
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     routerOptions: { maxParamLength: 256 },
     frameworkErrors: frameworkErrorHandler,
@@ -104,17 +116,31 @@ export function buildApp(deps: AppDeps): Gateway {
   registerErrorHandler(app, logger);
 
   // Callback-style hooks: an async hook costs a promise and a tick on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    (request as Timed)[STARTED] = process.hrtime.bigint();
+    done();
+  });
   app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id);
     const operation = request.routeOptions.config?.operation;
     if (operation !== undefined) {
-      const code =
+      (request as Timed)[CODE] =
         typeof payload === 'string'
           ? (RESPONSE_CODE.exec(payload)?.[1] ?? String(reply.statusCode))
           : String(reply.statusCode);
-      metrics.snapRequests.inc({ operation, responseCode: code });
-      metrics.snapLatency.observe({ operation }, reply.elapsedTime / 1000);
     }
     done(null, payload);
+  });
+  // Counted once the answer is written: the duration covers the whole exchange.
+  app.addHook('onResponse', (request, _reply, done) => {
+    const operation = request.routeOptions.config?.operation;
+    const code = (request as Timed)[CODE];
+    const started = (request as Timed)[STARTED];
+    if (operation !== undefined && code !== undefined && started !== undefined) {
+      metrics.snapRequests.inc({ operation, responseCode: code });
+      metrics.snapLatency.observe({ operation, responseCode: code }, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+    done();
   });
 
   const tokens = createTokenService({

@@ -27,6 +27,7 @@ export function createLogger(level: LoggerOptions['level'], destination?: Destin
     level,
     redact: { paths: REDACT, censor: '[redacted]' },
     base: { service: 'snapgate' },
+    timestamp: pino.stdTimeFunctions.isoTime,
   };
   return destination ? pino(options, destination) : pino(options);
 }

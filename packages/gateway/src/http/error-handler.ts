@@ -31,6 +31,22 @@ const DOMAIN_STATUS = {
   conflict: [409, 'Conflict'],
 } as const;
 
+/**
+ * Who made a refused SNAP request and which: the request id, the client key (the token request's
+ * X-CLIENT-KEY, else the call's X-PARTNER-ID), the path and X-EXTERNAL-ID. Identifiers only: never
+ * a token, a signature or a body.
+ */
+function refusalContext(request: FastifyRequest) {
+  const h = request.headers;
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  return {
+    reqId: request.id,
+    path: request.url.split('?')[0],
+    clientKey: first(h['x-client-key']) ?? first(h['x-partner-id']),
+    externalId: first(h['x-external-id']),
+  };
+}
+
 export function registerErrorHandler(app: FastifyInstance, logger: Logger): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     const serviceCode = request.routeOptions.config?.serviceCode ?? '00';
@@ -50,12 +66,12 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
           error.message,
         );
       }
-      logger.error({ err: error, url: request.routeOptions.url }, 'admin request failed');
+      logger.error({ reqId: request.id, err: error, url: request.routeOptions.url }, 'admin request failed');
       return sendProblem(reply, 500, 'Internal Server Error');
     }
     if (isSnapError(error)) {
       logger.info(
-        { responseCode: error.responseCode, detail: error.detail, route: request.routeOptions.url },
+        { ...refusalContext(request), responseCode: error.responseCode, detail: error.detail },
         'snap request refused',
       );
       return reply.code(error.httpStatus).type('application/json').send(JSON.stringify(error.toBody()));
@@ -64,10 +80,13 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
     if (status !== undefined && status >= 400 && status < 500) {
       // Framework refusals (body over 64 KiB, malformed framing): docs/protocol.md#conventions wants 400 xx00, never 413.
       const e = snapError('BAD_REQUEST', serviceCode, { detail: (error as FastifyError).code });
-      logger.info({ responseCode: e.responseCode, code: (error as FastifyError).code }, 'snap request refused');
+      logger.info(
+        { ...refusalContext(request), responseCode: e.responseCode, code: (error as FastifyError).code },
+        'snap request refused',
+      );
       return reply.code(400).type('application/json').send(JSON.stringify(e.toBody()));
     }
-    logger.error({ err: error, route: request.routeOptions.url }, 'snap request failed');
+    logger.error({ ...refusalContext(request), err: error }, 'snap request failed');
     return reply
       .code(500)
       .type('application/json')

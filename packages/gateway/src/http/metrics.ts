@@ -3,7 +3,7 @@ import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client
 export interface Metrics {
   registry: Registry;
   snapRequests: Counter<'operation' | 'responseCode'>;
-  snapLatency: Histogram<'operation'>;
+  snapLatency: Histogram<'operation' | 'responseCode'>;
 }
 
 /** One registry per app, so several gateways can live in one test process. */
@@ -20,8 +20,8 @@ export function createMetrics(): Metrics {
     }),
     snapLatency: new Histogram({
       name: 'snapgate_snap_request_duration_seconds',
-      help: 'SNAP API request latency',
-      labelNames: ['operation'],
+      help: 'SNAP API request duration, from the first byte read to the answer written, by operation and responseCode',
+      labelNames: ['operation', 'responseCode'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers: [registry],
     }),

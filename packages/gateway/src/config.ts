@@ -35,6 +35,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** A port of its own for /metrics (plain HTTP, no key); undefined: /metrics on the main port. */
   metricsPort: number | undefined;
+  /** How long start-up keeps trying to reach PostgreSQL before it gives up. */
+  dbConnectTimeoutSec: number;
 }
 
 export interface ServerLimits {
@@ -149,6 +151,7 @@ const schema = z.object({
       return z.NEVER;
     }),
   SNAPGATE_METRICS_PORT: int(1, 65535).optional(),
+  SNAPGATE_DB_CONNECT_TIMEOUT_SEC: int(0, 3600).default(30),
   SNAPGATE_RETRY_SCHEDULE: z
     .string()
     .default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h')
@@ -216,6 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : undefined,
     trustProxy: c.SNAPGATE_TRUST_PROXY,
     metricsPort: c.SNAPGATE_METRICS_PORT,
+    dbConnectTimeoutSec: c.SNAPGATE_DB_CONNECT_TIMEOUT_SEC,
   };
 }
 

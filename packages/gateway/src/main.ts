@@ -1,9 +1,11 @@
 import { assembleGateway, listenOn } from './app.ts';
 import { systemClock } from './clock.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { startMetricsServer } from './http/metrics-server.ts';
 import { reloadTls } from './http/tls.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { SealError } from './secrets/sealer.ts';
+import { reasonOf, StartupError } from './startup-error.ts';
 import { openStore } from './store/open-store.ts';
 
 // Composition root: config → store → clock/logger → app → listen.
@@ -19,6 +21,34 @@ export async function serve(env: Record<string, string | undefined> = process.en
     throw e;
   }
   const logger = createLogger(config.logLevel);
+  try {
+    await start(config, logger);
+  } catch (e) {
+    // One line, no stack: what went wrong and what to do (the stack goes to the debug log).
+    logger.debug({ err: e }, 'start-up failed');
+    process.stderr.write(`snapgate: ${startupMessage(e, config)}\n`);
+    process.exit(1);
+  }
+}
+
+/** What a start-up failure means for the operator. */
+function startupMessage(e: unknown, config: Config): string {
+  if (e instanceof StartupError || e instanceof SealError) return e.message;
+  const code = (e as { code?: string }).code;
+  if (code === 'EADDRINUSE') {
+    return `port ${(e as { port?: number }).port ?? config.port} on ${config.host} is already in use: stop what holds it, or set SNAPGATE_PORT (or SNAPGATE_METRICS_PORT) to a free port`;
+  }
+  if (code === 'EACCES' && (e as { syscall?: string }).syscall === 'listen') {
+    return `no permission to listen on port ${(e as { port?: number }).port ?? config.port}: use a port above 1023 (SNAPGATE_PORT) or grant the capability`;
+  }
+  if (code === 'EADDRNOTAVAIL') return `${config.host} is not an address of this machine: set SNAPGATE_HOST`;
+  if (config.tls && (code === 'ENOENT' || code === 'EACCES')) {
+    return `cannot read the TLS certificate or key (${reasonOf(e)}): check SNAPGATE_TLS_CERT_FILE and SNAPGATE_TLS_KEY_FILE`;
+  }
+  return `start-up failed: ${reasonOf(e)} (SNAPGATE_LOG_LEVEL=debug shows where)`;
+}
+
+async function start(config: Config, logger: Logger): Promise<void> {
   const store = await openStore(config);
   const { gateway, boot, masterKey } = await assembleGateway({ config, store, clock: systemClock, logger });
   if (masterKey.keyFile) {

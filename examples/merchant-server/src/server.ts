@@ -9,6 +9,7 @@ import {
   isSnapError,
   readRawBody,
   type SnapClient,
+  SnapNetworkError,
   TOKEN_PATH,
   type TokenClient,
 } from '@snapgate/merchant-sdk';
@@ -35,6 +36,8 @@ export interface MerchantServerOptions {
   callbackMode?: 'hmac' | 'snap-b2b';
   /** Told about each callback as it is answered (the demo prints these). */
   onCallback?: (event: CallbackEvent) => void;
+  /** Where the server says what went wrong. Default: one line on stderr. */
+  log?: (line: string) => void;
 }
 
 /** One callback, as the merchant answered it. */
@@ -72,6 +75,7 @@ function send(res: ServerResponse, status: number, body: unknown) {
  * VA), `GET /orders/:id` shows it, and the two callback paths mark it PAID / FAILED.
  */
 export async function startMerchantServer(options: MerchantServerOptions): Promise<MerchantServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`merchant-server: ${line}\n`));
   const orders = openOrderBook(options.dbFile);
   const tokenClient = createTokenClient({
     baseUrl: options.gatewayUrl,
@@ -145,7 +149,20 @@ export async function startMerchantServer(options: MerchantServerOptions): Promi
       );
     } catch (e) {
       orders.fail(order.id);
-      if (isSnapError(e)) return send(res, 502, { error: 'the gateway refused the payment', gateway: e.toBody() });
+      if (e instanceof SnapNetworkError) {
+        log(
+          `order ${order.id}: the gateway did not answer (${e.timedOut ? 'timeout' : (e.code ?? 'no answer')}) at ${e.url}`,
+        );
+        return send(res, 502, {
+          responseCode: '5020000',
+          responseMessage: 'Bad Gateway. The payment gateway did not answer',
+          orderId: order.id,
+        });
+      }
+      if (isSnapError(e)) {
+        log(`order ${order.id}: the gateway refused the payment: ${e.responseCode} ${e.responseMessage}`);
+        return send(res, 502, { ...e.toBody(), orderId: order.id });
+      }
       throw e;
     }
   }
@@ -163,8 +180,9 @@ export async function startMerchantServer(options: MerchantServerOptions): Promi
       }
       return send(res, 404, { error: 'not found' });
     };
-    route().catch(() => {
-      if (!res.headersSent) send(res, 500, { error: 'internal error' });
+    route().catch((e: unknown) => {
+      log(`${req.method} ${path} failed: ${(e as Error).message}`);
+      if (!res.headersSent) send(res, 500, { responseCode: '5000000', responseMessage: 'General Error' });
     });
   });
   const host = options.host ?? '127.0.0.1';

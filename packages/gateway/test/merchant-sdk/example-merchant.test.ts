@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type MerchantServer, type Order, startMerchantServer } from '@snapgate/example-merchant-server';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
-import { waitFor } from '../helpers/receiver.ts';
+import { closedPort, waitFor } from '../helpers/receiver.ts';
 
 describe('examples/merchant-server against a real gateway', () => {
   let gw: TestGateway;
@@ -67,5 +67,36 @@ describe('examples/merchant-server against a real gateway', () => {
   it('refuses a bad order and answers 404 for an unknown one', async () => {
     assert.equal((await order({ amount: '10' })).status, 400);
     assert.equal((await fetch(`${shop.url}/orders/ORD-NOPE`)).status, 404);
+  });
+});
+
+describe('examples/merchant-server when the gateway is down', () => {
+  it('says why in its log and answers a SNAP-shaped 502', async () => {
+    const lines: string[] = [];
+    const shop = await startMerchantServer({
+      port: 0,
+      gatewayUrl: `http://127.0.0.1:${await closedPort()}`,
+      clientKey: 'k',
+      clientSecret: 's',
+      partnerId: 'p',
+      dbFile: ':memory:',
+      log: (line) => lines.push(line),
+    });
+    try {
+      const res = await fetch(`${shop.url}/orders`, {
+        method: 'POST',
+        body: JSON.stringify({ amount: '1000.00', method: 'qris' }),
+      });
+      assert.equal(res.status, 502);
+      const body = await res.json();
+      assert.equal(body.responseCode, '5020000');
+      assert.match(body.responseMessage, /did not answer/);
+      assert.match(
+        lines.join('\n'),
+        new RegExp(`order ${body.orderId}: the gateway did not answer \\(ECONNREFUSED\\)`),
+      );
+    } finally {
+      await shop.close();
+    }
   });
 });

@@ -213,7 +213,7 @@ export function buildApp(deps: AppDeps): Gateway {
     async (admin) => {
       admin.addHook('onRequest', adminAuth({ store, clock }));
       admin.addHook('preValidation', refuseBadAdminText);
-      registerAudit(admin, { store, clock });
+      registerAudit(admin, { store, clock, logger });
       adminMerchantRoutes(admin, { merchants, store });
       adminTransactionRoutes(admin, { store });
       adminNotificationRoutes(admin, { store, clock, dispatcher });

@@ -48,3 +48,26 @@ export function firstBadTextField(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Text from outside (a merchant's answer, a provider's request body) made storable as a log
+ * record: control characters but tab and line breaks, and unpaired surrogates, become U+FFFD. A
+ * NUL byte in one merchant's answer must not refuse the batch of attempts it is recorded with.
+ */
+export function storableText(s: string): string {
+  if (!isBadText(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const pairs = c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    if (pairs) {
+      out += s.slice(i, i + 2);
+      i++;
+    } else if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) || c === 0x7f || (c >= 0xd800 && c <= 0xdfff)) {
+      out += '\ufffd';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}

@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import { isForbiddenAddress } from '../merchants/callback-url.ts';
+import { storableText } from '../text.ts';
 
 export const RESPONSE_BODY_LIMIT = 4096;
 const PARSE_LIMIT = 64 * 1024;
@@ -135,7 +136,7 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
         return done({
           outcome: acknowledged ? 'acknowledged' : 'rejected',
           status: res.statusCode,
-          responseBody: text.slice(0, RESPONSE_BODY_LIMIT),
+          responseBody: storableText(text.slice(0, RESPONSE_BODY_LIMIT)),
           retryAfter,
           error: acknowledged
             ? null
@@ -150,7 +151,7 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
           status: null,
           responseBody: null,
           retryAfter: undefined,
-          error: timedOut ? `timeout after ${options.timeoutMs} ms` : describe(e),
+          error: timedOut ? `timeout after ${options.timeoutMs} ms` : storableText(describe(e)),
         });
       }
     },

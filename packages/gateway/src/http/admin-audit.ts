@@ -1,21 +1,37 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
 import { merchantView } from '../merchants/merchant-service.ts';
 import { providerView } from '../providers/provider-service.ts';
 import type { Store } from '../store/store.ts';
+import { isBadText, storableText } from '../text.ts';
 import { adminCallerOf } from './admin-auth.ts';
 import { rawBodyOf } from './raw-body.ts';
 
-/** Fields whose values never reach the audit log. */
-const SECRET_FIELDS = new Set(['clientSecret', 'previousSecret', 'privateKeyPem', 'key', 'token', 'accessToken']);
+/**
+ * Field names whose values never reach the audit log, in any spelling (`clientSecret`,
+ * `client_secret`, `privateKeyPem`, `password`, an admin `key`): redaction goes by what a name
+ * could mean, not only by the names the API defines, because refused requests are recorded too.
+ */
+const SECRET_FIELD = /secret|private|password|passphrase|token|^key$|apikey|api_key|credential/i;
+/** A URL that carries credentials: `https://user:password@host`. */
+const URL_WITH_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*@/i;
 
-/** A copy of a JSON value with every secret field's value replaced by `<redacted>`. */
+/** A private key, wherever it was pasted (a careless `publicKeyPem`). */
+const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+/** A copy of a JSON value with every secret-looking value replaced by `<redacted>`. */
 export function redactSecrets(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return URL_WITH_CREDENTIALS.test(value) || PRIVATE_KEY.test(value) ? '<redacted>' : value;
+  }
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value))
-    out[k] = SECRET_FIELDS.has(k) && v !== null ? '<redacted>' : redactSecrets(v);
+  for (const [k, v] of Object.entries(value)) {
+    // A URL field (callbackTokenUrl) names where, not a secret; its value is judged as a URL.
+    out[k] = SECRET_FIELD.test(k) && !/url$/i.test(k) && v !== null ? '<redacted>' : redactSecrets(v);
+  }
   return out;
 }
 
@@ -40,7 +56,7 @@ const paramsOf = (request: FastifyRequest) => (request.params ?? {}) as Record<s
  * (the route, the request, the resource before and the answer after, secrets redacted), when, and
  * how it ended.
  */
-export function registerAudit(admin: FastifyInstance, deps: { store: Store; clock: Clock }): void {
+export function registerAudit(admin: FastifyInstance, deps: { store: Store; clock: Clock; logger: Logger }): void {
   const { store } = deps;
   /** The resource a route changes, as the admin API shows it, before the change. */
   async function before(request: FastifyRequest): Promise<unknown> {
@@ -68,25 +84,40 @@ export function registerAudit(admin: FastifyInstance, deps: { store: Store; cloc
     if (request.method === 'GET' || request.method === 'HEAD' || !caller) return payload;
     const after = json(typeof payload === 'string' ? payload : undefined);
     const params = paramsOf(request);
+    // A path refused for its text is recorded without it: the store could not even hold it.
+    const clean = (v: string | undefined) => (v === undefined || isBadText(v) ? undefined : v);
     const target =
-      params.id ??
-      params.referenceNo ??
-      params.virtualAccountNo ??
+      clean(params.id) ??
+      clean(params.referenceNo) ??
+      clean(params.virtualAccountNo) ??
       (typeof (after as { id?: unknown } | undefined)?.id === 'string' ? (after as { id: string }).id : null);
-    await store.appendAudit({
+    const entry = {
       at: deps.clock.now(),
       keyId: caller.id,
       keyName: caller.name,
       address: request.ip,
       method: request.method,
-      path: request.url,
+      path: storableText(request.url),
       action: `${request.method} ${request.routeOptions.url ?? request.url}`,
       target,
       httpStatus: reply.statusCode,
       request: stored(json(rawBodyOf(request).toString('utf8'))),
       before: stored((request as WithBefore)[BEFORE]),
       after: stored(after),
-    });
+    };
+    try {
+      await store.appendAudit(entry);
+    } catch (e) {
+      // Not answered as done when it was not recorded; and never with the database's own words.
+      deps.logger.error({ reqId: request.id, err: e, action: entry.action }, 'audit log write failed');
+      reply.code(500).type('application/problem+json');
+      return JSON.stringify({
+        type: 'about:blank',
+        title: 'Internal Server Error',
+        status: 500,
+        detail: 'the action could not be written to the audit log',
+      });
+    }
     return payload;
   });
 }

@@ -32,9 +32,12 @@ const OPERATE_ROUTES = [
   /^\/admin\/v1\/sandbox\//,
 ];
 
+// What only an `admin` key may even look at: which master key seals how many secrets.
+const ADMIN_READS = [/^\/admin\/v1\/keys$/];
+
 /** The scope a route needs: `read` to look, `operate` to deliver and simulate, `admin` to change. */
 export function requiredScope(method: string, route: string): AdminScope {
-  if (method === 'GET' || method === 'HEAD') return 'read';
+  if (method === 'GET' || method === 'HEAD') return ADMIN_READS.some((r) => r.test(route)) ? 'admin' : 'read';
   return OPERATE_ROUTES.some((r) => r.test(route)) ? 'operate' : 'admin';
 }
 

@@ -15,8 +15,10 @@ export function rsaPublicKey(pem: string): KeyObject {
   return key;
 }
 
-/** True when `pem` is an RSA public key of at least 2048 bits. */
+/** True when `pem` is an RSA public key (not a private one) of at least 2048 bits. */
 export function isUsableRsaPublicKey(pem: string): boolean {
+  // A private key yields a public key too, but it must never be stored or shown as one.
+  if (/PRIVATE KEY/.test(pem)) return false;
   try {
     const key = rsaPublicKey(pem);
     return (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048;

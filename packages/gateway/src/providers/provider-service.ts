@@ -70,7 +70,10 @@ function checkSettings(
       problems.push(`outbound.baseUrl: must be https${mode === 'production' ? ' in production mode' : ' or http'}`);
     }
     // Paths belong in tokenPath and pathPrefix: the base URL is the acquirer's origin.
-    if (url && (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '')) {
+    if (
+      url &&
+      (url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    ) {
       problems.push(
         'outbound.baseUrl: must be an origin only (scheme, host, port); put paths in tokenPath and pathPrefix',
       );

@@ -5,6 +5,9 @@ export interface RateLimiter {
   take(key: string, nowMs: number): boolean;
 }
 
+/** Keys counted in one window at most: past it, a new key is refused until the next minute. */
+const MAX_KEYS = 100_000;
+
 export function createRateLimiter(limitPerMin: number | undefined): RateLimiter {
   if (limitPerMin === undefined) return { take: () => true };
   let windowStart = 0;
@@ -16,7 +19,10 @@ export function createRateLimiter(limitPerMin: number | undefined): RateLimiter 
         windowStart = start;
         counts = new Map();
       }
-      const n = (counts.get(key) ?? 0) + 1;
+      const seen = counts.get(key);
+      // A flood of distinct keys (addresses) cannot grow the map without bound.
+      if (seen === undefined && counts.size >= MAX_KEYS) return false;
+      const n = (seen ?? 0) + 1;
       counts.set(key, n);
       return n <= limitPerMin;
     },

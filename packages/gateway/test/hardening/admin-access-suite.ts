@@ -136,6 +136,58 @@ export function adminAccessSuite(under: StoreUnderTest): void {
       }
     });
 
+    it('redacts secrets of refused requests in any spelling, and URLs that carry credentials', async () => {
+      const anna = keys['ops-anna']?.key as string;
+      const refused = await as(anna, 'POST', '/providers', {
+        name: 'Acq',
+        kind: 'acquirer',
+        bankCode: '936',
+        outbound: { baseUrl: 'https://acq.example', clientKey: 'k', client_secret: 'TOPSECRET-1', partnerId: 'P' },
+      });
+      assert.equal(refused.status, 400);
+      const withPassword = await as(anna, 'POST', '/providers', {
+        name: 'Acq2',
+        kind: 'acquirer',
+        bankCode: '936',
+        outbound: {
+          baseUrl: 'https://:hunter2pw@acq.example',
+          clientKey: 'k',
+          clientSecret: 'TOPSECRET-2',
+          partnerId: 'P',
+        },
+      });
+      assert.equal(withPassword.status, 400, 'a password in the base URL is refused');
+      assert.match(withPassword.body.errors.join(), /outbound\.baseUrl/);
+      const log = JSON.stringify((await as(keys['auditor-citra']?.key as string, 'GET', '/audit?limit=10')).body);
+      for (const secret of ['TOPSECRET-1', 'TOPSECRET-2', 'hunter2pw'])
+        assert.equal(log.includes(secret), false, secret);
+      assert.match(log, /"client_secret":"<redacted>"/);
+    });
+
+    it('keeps the master key status for admin keys', async () => {
+      assert.equal((await as(keys['auditor-citra']?.key as string, 'GET', '/keys')).status, 403);
+      assert.equal((await as(keys['ops-anna']?.key as string, 'GET', '/keys')).status, 200);
+    });
+
+    it('refuses a private key pasted where a public key belongs', async () => {
+      const { generateKeyPairSync } = await import('node:crypto');
+      const privatePem = generateKeyPairSync('rsa', { modulusLength: 2048 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
+      const m = await as(ADMIN_TOKEN, 'POST', '/merchants', { name: 'Careless', publicKeyPem: privatePem });
+      assert.equal(m.status, 400);
+      assert.match(m.body.errors.join(), /publicKeyPem/);
+      const p = await as(ADMIN_TOKEN, 'POST', '/providers', {
+        name: 'B',
+        kind: 'bank',
+        bankCode: '009',
+        publicKeyPem: privatePem,
+      });
+      assert.equal(p.status, 400);
+      const log = JSON.stringify((await as(ADMIN_TOKEN, 'GET', '/audit?limit=10')).body);
+      assert.equal(log.includes(privatePem.split('\n')[1] as string), false, 'the private key is not in the audit log');
+    });
+
     it('refuses a revoked key at once, and never the last admin key', async () => {
       const budi = keys['ops-budi'] as { id: string; key: string };
       assert.equal((await as(budi.key, 'GET', '/merchants')).status, 200);

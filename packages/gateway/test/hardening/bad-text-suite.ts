@@ -176,6 +176,17 @@ export function badTextSuite(under: StoreUnderTest): void {
       assert.notEqual(next.body.items[0].id, first.body.items[0].id);
     });
 
+    it('answers a refused admin path with a problem, never the database’s words, and audits it without the text', async () => {
+      const r = await gw.admin('POST', `/notifications/${encodeURIComponent(NUL)}/replay`);
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.equal(r.body.title, 'Bad Request');
+      assert.doesNotMatch(JSON.stringify(r.body), /UTF8|22021|byte sequence/);
+      const last = (await gw.admin('GET', '/audit?limit=1')).body.items[0];
+      assert.equal(last.action, 'POST /admin/v1/notifications/:id/replay');
+      assert.equal(last.httpStatus, 400);
+      assert.equal(last.target, null);
+    });
+
     it('answers 401 Unknown Client, not 500, to such text in an upstream provider path', async () => {
       const r = await fetch(`${gw.url}/upstream/${encodeURIComponent(`p${NUL}`)}/webhook/payment-qr-notification`, {
         method: 'POST',

@@ -6,6 +6,7 @@ import type { Logger } from '../../logger.ts';
 import { withIdempotency } from '../../payments/idempotency.ts';
 import type { InboundService } from '../../providers/inbound-service.ts';
 import type { InboundCall, Store } from '../../store/store.ts';
+import { storableText } from '../../text.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
 import { rawBodyOf } from '../raw-body.ts';
 import { callingProviderOf, providerRequestOf, snapGuard, upstreamWebhookGuard } from '../snap-auth.ts';
@@ -74,10 +75,10 @@ export function providerApiRoutes(
           at: deps.clock.now(),
           method: request.method,
           path: request.url,
-          requestBody: rawBodyOf(request).subarray(0, LOGGED_BODY_BYTES).toString('utf8'),
+          requestBody: storableText(rawBodyOf(request).subarray(0, LOGGED_BODY_BYTES).toString('utf8')),
           httpStatus: reply.statusCode,
           responseCode: RESPONSE_CODE.exec(answer)?.[1] ?? null,
-          responseBody: answer.slice(0, LOGGED_BODY_BYTES),
+          responseBody: storableText(answer.slice(0, LOGGED_BODY_BYTES)),
           durationMs: reply.elapsedTime,
         });
       },

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import ipaddr from 'ipaddr.js';
 import type { Clock } from '../../clock.ts';
 import { renderQrPng, renderQrSvg } from '../../payments/qr-image.ts';
 import type { Store } from '../../store/store.ts';
@@ -6,6 +7,20 @@ import type { RateLimiter } from '../../tokens/rate-limit.ts';
 
 /** Rendered images kept in memory: a QR's content never changes, so each is rendered once. */
 const CACHE_ENTRIES = 2048;
+
+/**
+ * Whom a request is counted against: an IPv4 address, or an IPv6 client's /64 (one subscriber
+ * holds a whole /64, and could otherwise rotate through its addresses).
+ */
+export function clientOf(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const a = ipaddr.process(ip);
+  if (a.kind() === 'ipv4') return a.toString();
+  return `${(a as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`;
+}
 
 const notFound = JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404 });
 
@@ -33,7 +48,7 @@ export function qrImageRoutes(app: FastifyInstance, deps: { store: Store; clock:
   };
 
   app.get<{ Params: { file: string } }>('/qr/:file', { config: { api: 'admin' } }, async (request, reply) => {
-    if (!deps.limiter.take(request.ip, deps.clock.now())) {
+    if (!deps.limiter.take(clientOf(request.ip), deps.clock.now())) {
       const now = deps.clock.now();
       return reply
         .code(429)

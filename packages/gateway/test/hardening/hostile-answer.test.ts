@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { hostileAnswerSuite } from './hostile-answer-suite.ts';
+
+hostileAnswerSuite(SQLITE);

@@ -25,7 +25,10 @@ describe('health, metrics and logs', () => {
     const text = await (await fetch(`${gw.url}/metrics`)).text();
     assert.match(text, /snapgate_snap_requests_total\{operation="access-token-b2b",responseCode="2007100"\} [1-9]/);
     assert.match(text, /snapgate_snap_requests_total\{operation="access-token-b2b",responseCode="4017100"\} [1-9]/);
-    assert.match(text, /snapgate_snap_request_duration_seconds_count\{operation="access-token-b2b"\} [1-9]/);
+    assert.match(
+      text,
+      /snapgate_snap_request_duration_seconds_count\{operation="access-token-b2b",responseCode="2007100"\} [1-9]/,
+    );
   });
 
   it('never writes secrets, signatures or tokens to the log', async () => {

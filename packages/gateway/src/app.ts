@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { createDeliveryMetrics, type DeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.ts';
 import { createSender } from './delivery/send.ts';
+import { consoleRoutes } from './console/console-routes.ts';
 import { registerAudit } from './http/admin-audit.ts';
 import { adminAuth } from './http/admin-auth.ts';
 import { refuseBadAdminText } from './http/admin-input.ts';
@@ -209,6 +210,7 @@ export function buildApp(deps: AppDeps): Gateway {
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode });
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   openapiRoutes(app, { config });
+  consoleRoutes(app, { config, store, clock, merchants, qris, dispatcher, snapClient });
   app.register(
     async (admin) => {
       admin.addHook('onRequest', adminAuth({ store, clock }));

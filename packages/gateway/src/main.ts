@@ -89,6 +89,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
 
   // Credentials made on this start are printed once to the console, never to the log.
   const lines = [`snapgate ${config.mode} gateway on ${url} (${store.kind} store)`];
+  lines.push(`  console: ${url}/console (sign in with an admin key)`);
   if (boot.generatedAdminToken) lines.push(`  admin token (shown once): ${boot.generatedAdminToken}`);
   if (boot.sandboxMerchant) {
     const m = boot.sandboxMerchant;

@@ -2,7 +2,11 @@ import type { Sealer } from '../secrets/sealer.ts';
 import type { MerchantRecord, Page, ProviderOutbound, ProviderPatch, ProviderRecord, Store } from './store.ts';
 
 /** Settings that hold secrets (the rest, like the admin token's hash, are not secret). */
-export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['jwt_hs256_key', 'callback_rsa_private_pem']);
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  'jwt_hs256_key',
+  'callback_rsa_private_pem',
+  'console_session_key',
+]);
 
 /**
  * The store as the gateway uses it: every secret it writes is sealed (src/secrets/sealer.ts) and

@@ -492,4 +492,34 @@ export interface Store {
   /** The latest notification of each transaction whose latest status is not acknowledged. */
   undelivered(merchantId: string | undefined, limit: number): Promise<NotificationRecord[]>;
   deliveryBacklog(): Promise<DeliveryBacklog>;
+
+  /** Transactions created at or after `since`, counted by status (the console's overview). */
+  countTransactionsByStatus(since: number): Promise<Record<string, number>>;
+  /** Notifications counted by state (the console's overview). */
+  countNotificationsByState(): Promise<Record<string, number>>;
+  /** Callback attempts started at or after `since`, counted per minute, oldest minute first. */
+  attemptsPerMinute(since: number): Promise<AttemptMinute[]>;
+  /** Inbound provider calls at or after `since`, counted by provider id. */
+  countInboundByProvider(since: number): Promise<Record<string, number>>;
+  /** Transactions newest first, filtered (the console's search); the first `offset` rows skipped. */
+  searchTransactions(filter: TransactionSearch, limit: number, offset: number): Promise<TransactionRecord[]>;
+}
+
+/** One minute of callback attempts: `minute` is the minute's start (epoch ms). */
+export interface AttemptMinute {
+  minute: number;
+  acknowledged: number;
+  failed: number;
+}
+
+export interface TransactionSearch {
+  merchantId?: string | undefined;
+  status?: TransactionStatus | undefined;
+  kind?: TransactionKind | undefined;
+  /** created_at >= from (epoch ms). */
+  from?: number | undefined;
+  /** created_at < to (epoch ms). */
+  to?: number | undefined;
+  /** Exactly the referenceNo, the partnerReferenceNo or the virtual account number. */
+  reference?: string | undefined;
 }

@@ -388,6 +388,10 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     const check = (app: FastifyInstance, docs: ApiDocument[] | Json[]) => {
       const routed = routesOf(app);
       for (const self of SELF) assert.ok(routed.delete(self), `${self} is served`);
+      // The web console is pages for people, not an API (docs/console.md).
+      const pages = [...routed].filter((r) => / \/console(\/|$)/.test(r));
+      assert.ok(pages.length > 5, 'the console is served');
+      for (const p of pages) routed.delete(p);
       const documented = new Set<string>();
       for (const d of docs) {
         for (const [path, item] of Object.entries(d.paths as Record<string, Json>)) {
@@ -1056,6 +1060,14 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     );
     assert.equal(
       (await admin('POST', '/admin/v1/merchants/{id}/rotate-secret', { params: { id: 'nope' } })).status,
+      404,
+    );
+    assert.equal(
+      (await admin('POST', '/admin/v1/merchants/{id}/portal-link', { params: { id: spare.id } })).status,
+      201,
+    );
+    assert.equal(
+      (await admin('POST', '/admin/v1/merchants/{id}/portal-link', { params: { id: 'nope' } })).status,
       404,
     );
     const since = new Date(Date.now() - 3600_000).toISOString();

@@ -920,4 +920,70 @@ export class PostgresStore implements Store {
     )[0] as Row;
     return { undelivered: Number(r.n), oldestUndeliveredAt: r.oldest === null ? null : Number(r.oldest) };
   }
+
+  async countTransactionsByStatus(since: number): Promise<Record<string, number>> {
+    const rows = await this.rows(
+      this.pool,
+      'SELECT status, count(*) AS n FROM transactions WHERE created_at >= $1 GROUP BY status',
+      [since],
+    );
+    return Object.fromEntries(rows.map((r) => [String(r.status), Number(r.n)]));
+  }
+
+  async countNotificationsByState(): Promise<Record<string, number>> {
+    const rows = await this.rows(this.pool, 'SELECT state, count(*) AS n FROM notifications GROUP BY state');
+    return Object.fromEntries(rows.map((r) => [String(r.state), Number(r.n)]));
+  }
+
+  async attemptsPerMinute(since: number): Promise<import('../store.ts').AttemptMinute[]> {
+    const rows = await this.rows(
+      this.pool,
+      `SELECT (started_at / 60000) * 60000 AS minute,
+              sum(CASE WHEN outcome = 'acknowledged' THEN 1 ELSE 0 END) AS ok,
+              sum(CASE WHEN outcome = 'acknowledged' THEN 0 ELSE 1 END) AS failed
+       FROM notification_attempts WHERE started_at >= $1 GROUP BY 1 ORDER BY 1`,
+      [since],
+    );
+    return rows.map((r) => ({ minute: Number(r.minute), acknowledged: Number(r.ok), failed: Number(r.failed) }));
+  }
+
+  async countInboundByProvider(since: number): Promise<Record<string, number>> {
+    const rows = await this.rows(
+      this.pool,
+      'SELECT provider_id, count(*) AS n FROM provider_inbound WHERE at >= $1 GROUP BY provider_id',
+      [since],
+    );
+    return Object.fromEntries(rows.map((r) => [String(r.provider_id), Number(r.n)]));
+  }
+
+  async searchTransactions(
+    filter: import('../store.ts').TransactionSearch,
+    limit: number,
+    offset: number,
+  ): Promise<TransactionRecord[]> {
+    const where: string[] = [];
+    const values: unknown[] = [];
+    const add = (sql: (n: number) => string, v: unknown) => {
+      if (v === undefined) return;
+      values.push(v);
+      where.push(sql(values.length));
+    };
+    add((n) => `merchant_id = $${n}`, filter.merchantId);
+    add((n) => `status = $${n}`, filter.status);
+    add((n) => `kind = $${n}`, filter.kind);
+    add((n) => `created_at >= $${n}`, filter.from);
+    add((n) => `created_at < $${n}`, filter.to);
+    add(
+      (n) => `(reference_no = $${n} OR partner_reference_no = $${n} OR virtual_account_no = $${n})`,
+      filter.reference,
+    );
+    values.push(limit, offset);
+    const rows = await this.rows(
+      this.pool,
+      `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY created_at DESC, reference_no DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
+      values,
+    );
+    return rows.map(transactionFromRow);
+  }
 }

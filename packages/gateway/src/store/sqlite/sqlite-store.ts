@@ -908,6 +908,67 @@ export class SqliteStore implements Store {
     return { undelivered: r.n, oldestUndeliveredAt: r.oldest };
   }
 
+  async countTransactionsByStatus(since: number): Promise<Record<string, number>> {
+    const rows = this.db
+      .prepare('SELECT status, count(*) AS n FROM transactions WHERE created_at >= ? GROUP BY status')
+      .all(since) as Array<{ status: string; n: number }>;
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
+  async countNotificationsByState(): Promise<Record<string, number>> {
+    const rows = this.db.prepare('SELECT state, count(*) AS n FROM notifications GROUP BY state').all() as Array<{
+      state: string;
+      n: number;
+    }>;
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+  }
+
+  async attemptsPerMinute(since: number): Promise<import('../store.ts').AttemptMinute[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT (started_at / 60000) * 60000 AS minute,
+                sum(CASE WHEN outcome = 'acknowledged' THEN 1 ELSE 0 END) AS ok,
+                sum(CASE WHEN outcome = 'acknowledged' THEN 0 ELSE 1 END) AS failed
+         FROM notification_attempts WHERE started_at >= ? GROUP BY minute ORDER BY minute`,
+      )
+      .all(since) as Array<{ minute: number; ok: number; failed: number }>;
+    return rows.map((r) => ({ minute: Number(r.minute), acknowledged: Number(r.ok), failed: Number(r.failed) }));
+  }
+
+  async countInboundByProvider(since: number): Promise<Record<string, number>> {
+    const rows = this.db
+      .prepare('SELECT provider_id, count(*) AS n FROM provider_inbound WHERE at >= ? GROUP BY provider_id')
+      .all(since) as Array<{ provider_id: string; n: number }>;
+    return Object.fromEntries(rows.map((r) => [r.provider_id, Number(r.n)]));
+  }
+
+  async searchTransactions(
+    filter: import('../store.ts').TransactionSearch,
+    limit: number,
+    offset: number,
+  ): Promise<TransactionRecord[]> {
+    const where: string[] = [];
+    const params: Record<string, unknown> = { limit, offset };
+    const add = (sql: string, name: string, v: unknown) => {
+      if (v === undefined) return;
+      where.push(sql);
+      params[name] = v;
+    };
+    add('merchant_id = @merchantId', 'merchantId', filter.merchantId);
+    add('status = @status', 'status', filter.status);
+    add('kind = @kind', 'kind', filter.kind);
+    add('created_at >= @from', 'from', filter.from);
+    add('created_at < @to', 'to', filter.to);
+    add('(reference_no = @ref OR partner_reference_no = @ref OR virtual_account_no = @ref)', 'ref', filter.reference);
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY created_at DESC, reference_no DESC LIMIT @limit OFFSET @offset`,
+      )
+      .all(params) as Row[];
+    return rows.map(transactionFromRow);
+  }
+
   private guardUnique<T>(work: () => T): T {
     try {
       return work();

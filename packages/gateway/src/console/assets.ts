@@ -1,0 +1,125 @@
+// The console's only static files: no framework, no build step, nothing from elsewhere.
+
+export const CONSOLE_CSS = `
+:root { --fg: #1d2430; --muted: #5b6675; --bg: #f5f7fa; --card: #fff; --line: #d9dee5; --accent: #0b5cad;
+  --ok: #137333; --warn: #a15c00; --bad: #b3261e; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--fg); background: var(--bg); font-size: 15px; line-height: 1.45; }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, summary:focus-visible, textarea:focus-visible {
+  outline: 3px solid #f0a500; outline-offset: 2px; }
+.skip { position: absolute; left: -9999px; }
+.skip:focus { left: 8px; top: 8px; background: #fff; padding: 6px 10px; z-index: 10; }
+header.top { background: #14253d; color: #fff; display: flex; flex-wrap: wrap; align-items: center; gap: 4px 16px; padding: 8px 16px; }
+header.top .brand { font-weight: 700; margin-right: 12px; }
+header.top nav { display: flex; flex-wrap: wrap; gap: 2px; flex: 1; }
+header.top nav a { color: #dbe6f5; text-decoration: none; padding: 6px 10px; border-radius: 4px; }
+header.top nav a[aria-current="page"] { background: #2c4a73; color: #fff; }
+header.top nav a:hover { background: #243d5f; }
+header.top .who { font-size: 13px; color: #b9c7da; display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+header.top .who button { background: transparent; color: #fff; border: 1px solid #6c83a3; }
+main { max-width: 1200px; margin: 0 auto; padding: 16px; }
+h1 { font-size: 22px; margin: 8px 0 16px; }
+h2 { font-size: 18px; margin: 20px 0 8px; }
+h3 { font-size: 15px; margin: 12px 0 6px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 12px 16px; margin-bottom: 16px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 16px; }
+.stat { font-size: 26px; font-weight: 700; }
+.muted { color: var(--muted); font-size: 13px; }
+.table-wrap { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; background: var(--card); }
+th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: 13px; color: var(--muted); font-weight: 600; }
+td.num, th.num { text-align: right; white-space: nowrap; }
+dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
+dl.kv dt { color: var(--muted); }
+dl.kv dd { margin: 0; overflow-wrap: anywhere; }
+form.inline { display: inline; }
+form.filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; }
+label { display: block; font-size: 13px; color: var(--muted); }
+label input, label select { display: block; margin-top: 2px; }
+input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid #aab4c1; border-radius: 4px; background: #fff; max-width: 100%; }
+input[type="url"], input.wide { width: 100%; }
+.form-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 10px 16px; margin-bottom: 12px; }
+button, .button { font: inherit; padding: 6px 12px; border-radius: 4px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
+button.secondary, .button.secondary { background: #fff; color: var(--accent); }
+button.danger { background: var(--bad); border-color: var(--bad); }
+button[disabled] { opacity: .6; cursor: progress; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; background: #e7ebf0; white-space: nowrap; }
+.badge.s-00, .badge.delivered, .badge.active, .badge.acknowledged { background: #dff3e4; color: var(--ok); }
+.badge.s-01, .badge.s-03, .badge.pending, .badge.retrying, .badge.delivering { background: #fff1d6; color: var(--warn); }
+.badge.s-05, .badge.s-06, .badge.dead, .badge.disabled, .badge.rejected, .badge.error { background: #fbe1df; color: var(--bad); }
+.flash { padding: 10px 14px; border-radius: 6px; margin-bottom: 16px; }
+.flash.ok { background: #dff3e4; border: 1px solid #9fd3ad; }
+.flash.error { background: #fbe1df; border: 1px solid #e8a49f; }
+.empty { padding: 16px; color: var(--muted); text-align: center; background: var(--card); border: 1px dashed var(--line); border-radius: 6px; }
+pre { background: #f0f2f5; padding: 8px; border-radius: 4px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 13px; margin: 4px 0; }
+ol.timeline { list-style: none; padding-left: 0; border-left: 3px solid var(--line); margin-left: 6px; }
+ol.timeline li { position: relative; padding: 2px 0 10px 16px; }
+ol.timeline li::before { content: ""; position: absolute; left: -8px; top: 6px; width: 11px; height: 11px; border-radius: 50%; background: var(--accent); }
+details { border: 1px solid var(--line); border-radius: 4px; padding: 6px 10px; margin: 6px 0; background: #fff; }
+summary { cursor: pointer; }
+.secret { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+.secret input { font-family: ui-monospace, monospace; flex: 1; min-width: 220px; }
+.qr img { width: 220px; height: 220px; image-rendering: pixelated; border: 1px solid var(--line); }
+svg.chart { width: 100%; height: auto; max-height: 220px; }
+svg.chart .ok { fill: #2e8b57; }
+svg.chart .failed { fill: #c0392b; }
+svg.chart text { font-size: 11px; fill: #5b6675; }
+.actions { display: flex; flex-wrap: wrap; gap: 8px; margin: 8px 0; }
+.login { max-width: 420px; margin: 40px auto; }
+.tabs { display: flex; flex-wrap: wrap; gap: 4px; margin-bottom: 12px; }
+.tabs a { padding: 4px 10px; border: 1px solid var(--line); border-radius: 14px; text-decoration: none; background: #fff; }
+.tabs a[aria-current="page"] { background: var(--accent); color: #fff; border-color: var(--accent); }
+.pager { display: flex; gap: 12px; margin: 12px 0; }
+@media (max-width: 640px) {
+  main { padding: 10px; }
+  header.top { padding: 8px; }
+  dl.kv { grid-template-columns: 1fr; }
+  dl.kv dt { margin-top: 6px; }
+  th, td { padding: 6px 4px; font-size: 14px; }
+  .hide-narrow { display: none; }
+}
+`;
+
+export const CONSOLE_JS = `'use strict';
+// Copy buttons, confirmations, and a busy state while a form is submitted. Nothing else.
+document.addEventListener('click', function (event) {
+  var button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
+  if (!button) return;
+  var field = document.getElementById(button.getAttribute('data-copy'));
+  if (!field) return;
+  var done = function () {
+    var status = document.getElementById(button.getAttribute('data-copy') + '-status');
+    if (status) status.textContent = 'Copied';
+  };
+  if (navigator.clipboard && navigator.clipboard.writeText) {
+    navigator.clipboard.writeText(field.value).then(done, function () {
+      field.select();
+      document.execCommand('copy');
+      done();
+    });
+  } else {
+    field.select();
+    document.execCommand('copy');
+    done();
+  }
+});
+document.addEventListener('submit', function (event) {
+  var form = event.target;
+  if (!(form instanceof HTMLFormElement)) return;
+  var question = form.getAttribute('data-confirm');
+  if (question && !window.confirm(question)) {
+    event.preventDefault();
+    return;
+  }
+  form.setAttribute('aria-busy', 'true');
+  var buttons = form.querySelectorAll('button[type="submit"], button:not([type])');
+  window.setTimeout(function () {
+    for (var i = 0; i < buttons.length; i++) {
+      buttons[i].disabled = true;
+      buttons[i].textContent = 'Working…';
+    }
+  }, 0);
+});
+`;

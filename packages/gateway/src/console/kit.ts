@@ -1,0 +1,193 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import { DomainError } from '../domain-error.ts';
+import { redactSecrets } from '../http/admin-audit.ts';
+import { ProblemError } from '../http/problem.ts';
+import { headerValue, rawBodyOf } from '../http/raw-body.ts';
+import type { MerchantRecord, Store } from '../store/store.ts';
+import { firstBadTextField } from '../text.ts';
+import { html } from './html.ts';
+import type { Signer } from './session.ts';
+import { type Flash, layout } from './views.ts';
+
+/** Sent with every console answer: no inline script, nothing from elsewhere, never framed. */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+export function securityHeaders(scope: FastifyInstance): void {
+  scope.addHook('onSend', (_request, reply, payload, done) => {
+    reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('cross-origin-opener-policy', 'same-origin');
+    if (!reply.getHeader('cache-control')) reply.header('cache-control', 'no-store');
+    done(null, payload);
+  });
+}
+
+/** An error shown as a page, with where to go back to. */
+export class ConsoleError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly problems: string[] = [],
+  ) {
+    super(message);
+    this.name = 'ConsoleError';
+  }
+}
+
+export function asConsoleError(e: unknown): ConsoleError | undefined {
+  if (e instanceof ConsoleError) return e;
+  if (e instanceof ProblemError) return new ConsoleError(e.status, e.message, e.errors ?? []);
+  if (e instanceof DomainError) {
+    const status = e.kind === 'invalid' ? 400 : e.kind === 'not-found' ? 404 : 409;
+    return new ConsoleError(status, e.message, e.problems ?? []);
+  }
+  const status = (e as { statusCode?: number }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500)
+    return new ConsoleError(status === 413 ? 413 : 400, 'the request was refused');
+  return undefined;
+}
+
+export function sendHtml(reply: FastifyReply, body: string, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+export function errorPage(e: ConsoleError, back: string, area: 'operator' | 'portal' | 'none' = 'none'): string {
+  const titles: Record<number, string> = {
+    400: 'Not accepted',
+    401: 'Please log in',
+    403: 'Not allowed',
+    404: 'Not found',
+    409: 'Conflict',
+  };
+  return layout(
+    { title: titles[e.status] ?? 'Error', area: area === 'none' ? 'none' : 'none' },
+    html`<section class="card" role="alert"><h1>${titles[e.status] ?? 'Something went wrong'}</h1>
+<p>${e.message}</p>
+${e.problems.length ? html`<ul>${e.problems.map((p) => html`<li>${p}</li>`)}</ul>` : ''}
+<p><a class="button" href="${back}">Go back</a></p></section>`,
+  );
+}
+
+/** An urlencoded form body, every field a string (the last of repeated names wins). */
+export function formOf(request: FastifyRequest): Record<string, string> {
+  const type = headerValue(request, 'content-type') ?? '';
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
+    throw new ConsoleError(415, 'forms are sent as application/x-www-form-urlencoded');
+  }
+  const fields: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(rawBodyOf(request).toString('utf8'))) fields[k] = v;
+  const bad = firstBadTextField(fields);
+  if (bad !== undefined) throw new ConsoleError(400, `the field ${bad || 'form'} holds a control character`);
+  return fields;
+}
+
+/**
+ * A state-changing request must come from a console page: an Origin (when the browser sends one)
+ * of this very host, and the CSRF token of the session (`csrfText`: what it is the MAC of).
+ */
+export function checkCsrf(
+  request: FastifyRequest,
+  signer: Signer,
+  csrfText: string,
+  fields: Record<string, string>,
+): void {
+  const origin = request.headers.origin;
+  if (typeof origin === 'string' && origin !== 'null' && origin !== `${request.protocol}://${request.host}`) {
+    throw new ConsoleError(403, 'this request came from another site');
+  }
+  if (!signer.checkMac(csrfText, fields._csrf)) {
+    throw new ConsoleError(403, 'the form is missing its security token (or it expired): reload the page and retry');
+  }
+}
+
+/** Fields as the audit log keeps them: the CSRF token dropped, secrets redacted. */
+export const auditFields = (fields: Record<string, string>) => {
+  const { _csrf: _, ...rest } = fields;
+  return JSON.stringify(redactSecrets(rest));
+};
+
+export interface AuditWho {
+  keyId: string;
+  keyName: string;
+}
+
+export async function audit(
+  deps: { store: Store; clock: Clock },
+  request: FastifyRequest,
+  who: AuditWho,
+  entry: {
+    action: string;
+    target: string | null;
+    httpStatus: number;
+    fields?: Record<string, string>;
+    before?: unknown;
+    after?: unknown;
+  },
+): Promise<void> {
+  const json = (v: unknown) => (v === undefined ? null : JSON.stringify(redactSecrets(v)));
+  await deps.store.appendAudit({
+    at: deps.clock.now(),
+    keyId: who.keyId,
+    keyName: who.keyName,
+    address: request.ip,
+    method: request.method,
+    path: request.url,
+    action: entry.action,
+    target: entry.target,
+    httpStatus: entry.httpStatus,
+    request: entry.fields ? auditFields(entry.fields) : null,
+    before: json(entry.before),
+    after: json(entry.after),
+  });
+}
+
+/** Every merchant (there are few), oldest first. */
+export async function allMerchants(store: Store): Promise<MerchantRecord[]> {
+  const out: MerchantRecord[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 50; i++) {
+    const page = await store.listMerchants({ limit: 500, cursor });
+    out.push(...page.items);
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  return out;
+}
+
+const FLASH: Record<string, string> = {
+  replayed: 'The notification is queued for delivery again.',
+  saved: 'Saved.',
+  disabled: 'The merchant is disabled: its tokens stopped working.',
+  enabled: 'The merchant is active again.',
+  recovered: 'Dead notifications were queued again.',
+  paid: 'The sandbox acquirer or bank reported the payment.',
+  pending: 'The pending status was notified again.',
+  failed: 'The sandbox acquirer reported a failed payment.',
+  'test-sent': 'A test callback is on its way: your latest notification is being delivered again.',
+};
+
+/** A fixed message by its code (never text from the URL). */
+export function flashOf(query: unknown): Flash | undefined {
+  const code = (query as Record<string, unknown> | undefined)?.ok;
+  if (typeof code !== 'string') return undefined;
+  const text = FLASH[code];
+  return text ? { kind: 'ok', text } : undefined;
+}
+
+/** Where this process itself answers (the sandbox bank and acquirer call it there). */
+export function selfUrlOf(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (typeof address !== 'object' || address === null) throw new TypeError('the gateway is not listening');
+  const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
+/** A query value as a string, or undefined. */
+export const q = (query: unknown, name: string): string | undefined => {
+  const v = (query as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' && v !== '' ? v.slice(0, 200) : undefined;
+};

@@ -1,6 +1,6 @@
 // Every snapgate command: its words, arguments, flags (with their meaning) and what it does.
 // Thin: flags → a call to the admin API (or a service) → print. Built into a parser by program.ts.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { isTransactionStatus, type TransactionStatus } from '@snapgate/snap';
 import { systemClock } from '../clock.ts';
 import { parseQrisContent } from '../payments/qris-content.ts';
@@ -762,6 +762,46 @@ const processCommands: CommandSpec[] = [
       const { serve } = await import('../main.ts');
       await serve();
       await new Promise(() => undefined); // runs until a signal stops it
+    },
+  },
+  {
+    path: 'conformance',
+    description:
+      'check a SNAP server (this gateway or a sandbox) with positive and negative scenarios; exit 1 if any fails',
+    flags: [
+      flag('--client-key <key>', 'the client key to take tokens with (X-CLIENT-KEY)'),
+      flag(
+        '--client-secret <secret>',
+        'the client secret: signs the token (HMAC-SHA256) and every payment call (HMAC-SHA512)',
+      ),
+      flag('--private-key <file>', 'a PEM private key: sign the token request SHA256withRSA instead'),
+      flag('--partner-id <id>', 'X-PARTNER-ID of payment calls'),
+      flag('--channel-id <id>', 'CHANNEL-ID of payment calls', '95221'),
+      flag('--junit <file>', 'also write a JUnit XML report to this file'),
+    ],
+    async run({ values, url, o }) {
+      const { formatJson, formatJunit, formatText, runConformance } = await import('../conformance/index.ts');
+      const clientKey = values['client-key'];
+      const partnerId = values['partner-id'];
+      const secret = values['client-secret'];
+      const privateKeyPem = readFlagFile(values, 'private-key');
+      if (typeof clientKey !== 'string' || typeof partnerId !== 'string') {
+        throw new UsageError('--client-key and --partner-id are required');
+      }
+      if (typeof secret !== 'string' && privateKeyPem === undefined) {
+        throw new UsageError('give --client-secret (and --private-key to sign the token request with RSA)');
+      }
+      const report = await runConformance({
+        url,
+        clientKey,
+        partnerId,
+        channelId: String(values['channel-id'] ?? '95221'),
+        ...(typeof secret === 'string' ? { clientSecret: secret } : {}),
+        ...(privateKeyPem ? { privateKeyPem } : {}),
+      });
+      if (typeof values.junit === 'string') writeFileSync(values.junit, formatJunit(report));
+      o.out((o.json ? formatJson(report) : formatText(report)).trimEnd());
+      if (!report.ok) throw new Error(`${report.failed} of ${report.total} scenarios failed`);
     },
   },
   {

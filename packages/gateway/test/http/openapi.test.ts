@@ -1066,10 +1066,7 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       (await admin('POST', '/admin/v1/merchants/{id}/portal-link', { params: { id: spare.id } })).status,
       201,
     );
-    assert.equal(
-      (await admin('POST', '/admin/v1/merchants/{id}/portal-link', { params: { id: 'nope' } })).status,
-      404,
-    );
+    assert.equal((await admin('POST', '/admin/v1/merchants/{id}/portal-link', { params: { id: 'nope' } })).status, 404);
     const since = new Date(Date.now() - 3600_000).toISOString();
     assert.equal(
       (await admin('POST', '/admin/v1/merchants/{id}/recover', { params: id, body: { since } })).status,

@@ -598,7 +598,10 @@ function merchantPaths(): Record<string, PathItem> {
                 expiresAt: { type: 'string', format: 'date-time' },
               },
             },
-            { url: 'https://gateway.example/console/portal/enter?token=eyJ0IjoicG9ydGFsIn0.c2lnbmF0dXJl', expiresAt: T },
+            {
+              url: 'https://gateway.example/console/portal/enter?token=eyJ0IjoicG9ydGFsIn0.c2lnbmF0dXJl',
+              expiresAt: T,
+            },
             '201',
           ),
           '404': notFound('merchant'),

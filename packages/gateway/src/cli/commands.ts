@@ -69,6 +69,34 @@ const PAGE_FLAGS = [
   flag('--cursor <cursor>', 'continue a list where the previous page ended (printed as "more: --cursor …")'),
 ];
 
+/** Lists that grow with traffic: newest first, within a time range. */
+const TIME_FLAGS = [
+  flag('--since <time>', 'created at or after: a date (Jakarta midnight), an ISO time, or 2h / 30m / 7d ago'),
+  flag('--until <time>', 'created before: same forms as --since'),
+  flag('--oldest-first', 'list oldest first (the default is newest first)'),
+];
+
+/** The query parameters of TIME_FLAGS. */
+function timeQuery(values: Values): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['since', 'until'] as const) {
+    const v = values[name];
+    if (typeof v !== 'string') continue;
+    const t = parseSince(v);
+    if (t === undefined) throw new UsageError(`--${name}: not a date, an ISO time or a duration like 2h: ${v}`);
+    out[name] = t;
+  }
+  if (values['oldest-first'] === true) out.order = 'oldest';
+  return out;
+}
+
+/** `query` plus the time range. */
+function listQuery(values: Values, names: Record<string, string>): string {
+  const q = new URLSearchParams(query(values, names).slice(1));
+  for (const [k, v] of Object.entries(timeQuery(values))) q.set(k, v);
+  return q.size ? `?${q}` : '';
+}
+
 function readFlagFile(values: Values, name: string): string | undefined {
   const path = values[name];
   if (typeof path !== 'string') return undefined;
@@ -362,17 +390,27 @@ const TRANSACTION_COLUMNS = [
 const transactionCommands: CommandSpec[] = [
   {
     path: 'transactions list',
-    description: 'list transactions, oldest first',
+    description: 'list transactions, newest first',
     flags: [
       flag('--merchant <merchantId>', "only this merchant's"),
       flag(
         '--status <status>',
         'only this SNAP status: 00 success, 01 initiated, 02 paying, 03 pending, 04 refunded, 05 canceled, 06 failed',
       ),
+      flag('--kind <kind>', 'only qris or va'),
+      flag('--reference <ref>', 'the referenceNo, partnerReferenceNo, trxId or virtual account number'),
+      ...TIME_FLAGS,
       ...PAGE_FLAGS,
     ],
     async run(ctx) {
-      const qs = query(ctx.values, { merchant: 'merchantId', status: 'status', limit: 'limit', cursor: 'cursor' });
+      const qs = listQuery(ctx.values, {
+        merchant: 'merchantId',
+        status: 'status',
+        kind: 'kind',
+        reference: 'reference',
+        limit: 'limit',
+        cursor: 'cursor',
+      });
       printTable(ctx.o, await ctx.admin.call<Page>('GET', `/transactions${qs}`), TRANSACTION_COLUMNS);
     },
   },
@@ -609,15 +647,16 @@ const SINCE_HELP =
 const notificationCommands: CommandSpec[] = [
   {
     path: 'notifications list',
-    description: 'list notifications (callbacks), oldest first',
+    description: 'list notifications (callbacks), newest first',
     flags: [
       flag('--merchant <merchantId>', "only this merchant's"),
       flag('--state <state>', 'only this state: pending, delivering, retrying, delivered, superseded or dead'),
       flag('--reference-no <referenceNo>', "only this transaction's"),
+      ...TIME_FLAGS,
       ...PAGE_FLAGS,
     ],
     async run(ctx) {
-      const qs = query(ctx.values, {
+      const qs = listQuery(ctx.values, {
         merchant: 'merchantId',
         state: 'state',
         'reference-no': 'referenceNo',

@@ -55,3 +55,19 @@ export const rotateSchema = z.strictObject({
     .max(30 * 86_400)
     .optional(),
 });
+
+/** `?since=&until=&order=` of the admin lists that grow with traffic: newest first by default. */
+export const timeRangeQuery = {
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+  order: z.enum(['newest', 'oldest']).default('newest'),
+};
+
+/** The store's list order from a parsed time-range query. */
+export function listOrderOf(q: { since?: string | undefined; until?: string | undefined; order: 'newest' | 'oldest' }) {
+  return {
+    since: q.since === undefined ? undefined : Date.parse(q.since),
+    until: q.until === undefined ? undefined : Date.parse(q.until),
+    oldestFirst: q.order === 'oldest',
+  };
+}

@@ -520,3 +520,50 @@ export function auditFromRow(r: Row): StoredAuditEntry {
     after: strOrNull(r.after),
   };
 }
+
+/** One admin list query: equality filters, a time range, a search over several columns, a cursor. */
+export interface ListSpec {
+  table: string;
+  /** The sort key: a time column and a unique tiebreaker. */
+  key: [time: string, id: string];
+  equals: Array<[column: string, value: unknown]>;
+  /** `time >= since` and `time < until` (epoch ms). */
+  since?: number | undefined;
+  until?: number | undefined;
+  /** Any of these columns equals the value. */
+  search?: { columns: string[]; value: string } | undefined;
+  oldestFirst?: boolean | undefined;
+  /** The sort key of the last row of the previous page. */
+  after?: [number, string] | undefined;
+  limit: number;
+}
+
+/**
+ * The SQL of an admin list, newest first unless asked otherwise, for both stores: `ph(n)` writes
+ * the n-th placeholder (`?` for SQLite, `$n` for PostgreSQL).
+ */
+export function listSql(spec: ListSpec, ph: (n: number) => string): { text: string; values: unknown[] } {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const param = (v: unknown) => {
+    values.push(v);
+    return ph(values.length);
+  };
+  for (const [column, value] of spec.equals)
+    if (value !== undefined && value !== '') where.push(`${column} = ${param(value)}`);
+  const [time, id] = spec.key;
+  if (spec.since !== undefined) where.push(`${time} >= ${param(spec.since)}`);
+  if (spec.until !== undefined) where.push(`${time} < ${param(spec.until)}`);
+  if (spec.search) {
+    const v = spec.search.value;
+    where.push(`(${spec.search.columns.map((c) => `${c} = ${param(v)}`).join(' OR ')})`);
+  }
+  const op = spec.oldestFirst ? '>' : '<';
+  if (spec.after) {
+    const [t, k] = spec.after;
+    where.push(`(${time} ${op} ${param(t)} OR (${time} = ${param(t)} AND ${id} ${op} ${param(k)}))`);
+  }
+  const dir = spec.oldestFirst ? 'ASC' : 'DESC';
+  const text = `SELECT * FROM ${spec.table} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${time} ${dir}, ${id} ${dir} LIMIT ${param(spec.limit)}`;
+  return { text, values };
+}

@@ -347,7 +347,7 @@ export interface StoredAttempt extends Omit<AttemptRecord, 'nextAttemptAt' | 'fi
   attemptNo: number;
 }
 
-export interface NotificationFilter {
+export interface NotificationFilter extends ListOrder {
   merchantId?: string | undefined;
   state?: NotificationState | undefined;
   referenceNo?: string | undefined;
@@ -359,9 +359,21 @@ export interface DeliveryBacklog {
   oldestUndeliveredAt: number | null;
 }
 
-export interface TransactionFilter {
+/** Filters of an admin list; newest first unless `oldestFirst`. */
+export interface ListOrder {
+  /** Created at or after (epoch ms). */
+  since?: number | undefined;
+  /** Created before (epoch ms). */
+  until?: number | undefined;
+  oldestFirst?: boolean | undefined;
+}
+
+export interface TransactionFilter extends ListOrder {
   merchantId?: string | undefined;
   status?: TransactionStatus | undefined;
+  kind?: TransactionKind | undefined;
+  /** The referenceNo, partnerReferenceNo (QRIS) or trxId (VA), or the virtual account number. */
+  reference?: string | undefined;
 }
 
 export interface Store {

@@ -58,7 +58,30 @@ describe('snapgate transactions …', () => {
       page.nextCursor,
     );
     assert.equal(second.code, 0, second.err);
-    assert.match(second.out, new RegExp(open));
+    // Newest first: the first page has TX-2 (made last), the second TX-1.
+    assert.match(first.out, new RegExp(open));
+    assert.match(second.out, new RegExp(paid));
+    const oldest = JSON.parse(
+      (await runCli(gw, 'transactions', 'list', '--merchant', m.id, '--oldest-first', '--json')).out,
+    );
+    assert.deepEqual(
+      oldest.items.map((t: { referenceNo: string }) => t.referenceNo),
+      [paid, open],
+    );
+    const found = JSON.parse((await runCli(gw, 'transactions', 'list', '--reference', 'TX-2', '--json')).out);
+    assert.deepEqual(
+      found.items.map((t: { referenceNo: string }) => t.referenceNo),
+      [open],
+    );
+    const recent = JSON.parse(
+      (await runCli(gw, 'transactions', 'list', '--merchant', m.id, '--since', '1h', '--json')).out,
+    );
+    assert.equal(recent.items.length, 2);
+    const future = JSON.parse(
+      (await runCli(gw, 'transactions', 'list', '--merchant', m.id, '--until', '2000-01-01', '--json')).out,
+    );
+    assert.equal(future.items.length, 0);
+    assert.equal((await runCli(gw, 'transactions', 'list', '--since', 'yesterday-ish')).code, 2);
 
     const bad = await runCli(gw, 'transactions', 'list', '--status', '99');
     assert.equal(bad.code, 1);

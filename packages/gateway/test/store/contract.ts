@@ -411,6 +411,30 @@ export function storeContract(name: string, factory: StoreFactory): void {
       );
       assert.equal(rest.items.length, 1);
       assert.notEqual(rest.items[0]?.referenceNo, list.items[0]?.referenceNo);
+      // Newest first by default, oldest first on request; a time range; any reference.
+      const m2 = merchant();
+      await store.insertMerchant(m2);
+      const a = txn(m2.id, { createdAt: T0 + 1_000, partnerReferenceNo: 'ORDER-A' });
+      const b = txn(m2.id, { createdAt: T0 + 2_000, kind: 'va', virtualAccountNo: '   88990001' });
+      const c = txn(m2.id, { createdAt: T0 + 3_000 });
+      for (const t of [a, b, c]) await store.insertTransaction(t);
+      const refs = async (f: Parameters<Store['listTransactions']>[0], limit = 10) => {
+        const out: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const p = await store.listTransactions({ merchantId: m2.id, ...f }, { limit, cursor });
+          out.push(...p.items.map((t) => t.referenceNo));
+          cursor = p.nextCursor ?? undefined;
+        } while (cursor);
+        return out;
+      };
+      assert.deepEqual(await refs({}, 1), [c.referenceNo, b.referenceNo, a.referenceNo], 'newest first, paged');
+      assert.deepEqual(await refs({ oldestFirst: true }, 2), [a.referenceNo, b.referenceNo, c.referenceNo]);
+      assert.deepEqual(await refs({ since: T0 + 2_000, until: T0 + 3_000 }), [b.referenceNo]);
+      assert.deepEqual(await refs({ reference: 'ORDER-A' }), [a.referenceNo]);
+      assert.deepEqual(await refs({ reference: '   88990001' }), [b.referenceNo]);
+      assert.deepEqual(await refs({ reference: c.referenceNo }), [c.referenceNo]);
+      assert.deepEqual(await refs({ kind: 'va' }), [b.referenceNo]);
     });
 
     it('stores, finds, pages, updates and rotates providers, outbound settings included', async () => {

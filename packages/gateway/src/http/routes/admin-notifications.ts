@@ -4,13 +4,14 @@ import type { Clock } from '../../clock.ts';
 import type { Dispatcher } from '../../delivery/dispatcher.ts';
 import { iso, notificationView } from '../../payments/transaction-view.ts';
 import type { Store } from '../../store/store.ts';
-import { parseAdminBody, parseWith } from '../admin-body.ts';
+import { listOrderOf, parseAdminBody, parseWith, timeRangeQuery } from '../admin-body.ts';
 import { conflict, notFound } from '../problem.ts';
 
 export const listQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
   state: z.enum(['pending', 'delivering', 'retrying', 'delivered', 'superseded', 'dead']).optional(),
   referenceNo: z.string().max(64).optional(),
+  ...timeRangeQuery,
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(512).optional(),
 });
@@ -30,7 +31,7 @@ export function adminNotificationRoutes(
   app.get('/notifications', { config }, async (request) => {
     const q = parseWith(listQuery, request.query, 'invalid query');
     const page = await store.listNotifications(
-      { merchantId: q.merchantId, state: q.state, referenceNo: q.referenceNo },
+      { merchantId: q.merchantId, state: q.state, referenceNo: q.referenceNo, ...listOrderOf(q) },
       { limit: q.limit, cursor: q.cursor },
     );
     return { items: page.items.map(notificationView), nextCursor: page.nextCursor };

@@ -3,12 +3,15 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { historyView, notificationView, transactionView } from '../../payments/transaction-view.ts';
 import type { Store } from '../../store/store.ts';
-import { parseWith } from '../admin-body.ts';
+import { listOrderOf, parseWith, timeRangeQuery } from '../admin-body.ts';
 import { notFound } from '../problem.ts';
 
 export const listQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
   status: z.enum(Object.keys(TRANSACTION_STATUS) as [keyof typeof TRANSACTION_STATUS]).optional(),
+  kind: z.enum(['qris', 'va']).optional(),
+  reference: z.string().max(64).optional(),
+  ...timeRangeQuery,
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(512).optional(),
 });
@@ -20,7 +23,7 @@ export function adminTransactionRoutes(app: FastifyInstance, deps: { store: Stor
   app.get('/transactions', { config }, async (request) => {
     const q = parseWith(listQuery, request.query, 'invalid query');
     const page = await store.listTransactions(
-      { merchantId: q.merchantId, status: q.status },
+      { merchantId: q.merchantId, status: q.status, kind: q.kind, reference: q.reference, ...listOrderOf(q) },
       { limit: q.limit, cursor: q.cursor },
     );
     return { items: page.items.map(transactionView), nextCursor: page.nextCursor };

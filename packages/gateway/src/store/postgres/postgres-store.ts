@@ -11,6 +11,8 @@ import {
   historyFromRow,
   idempotencyFromRow,
   inboundFromRow,
+  type ListSpec,
+  listSql,
   merchantFromRow,
   merchantToRow,
   merchantUpdateColumns,
@@ -572,25 +574,25 @@ export class PostgresStore implements Store {
   }
 
   async listTransactions(filter: TransactionFilter, page: PageRequest): Promise<Page<TransactionRecord>> {
-    const where: string[] = [];
-    const values: unknown[] = [];
-    const add = (sql: (n: number) => string, v: unknown) => {
-      values.push(v);
-      where.push(sql(values.length));
+    const spec: ListSpec = {
+      table: 'transactions',
+      key: ['created_at', 'reference_no'],
+      equals: [
+        ['merchant_id', filter.merchantId],
+        ['status', filter.status],
+        ['kind', filter.kind],
+      ],
+      since: filter.since,
+      until: filter.until,
+      search: filter.reference
+        ? { columns: ['reference_no', 'partner_reference_no', 'virtual_account_no'], value: filter.reference }
+        : undefined,
+      oldestFirst: filter.oldestFirst,
+      after: page.cursor ? decodeCursor(page.cursor) : undefined,
+      limit: page.limit + 1,
     };
-    if (filter.merchantId) add((n) => `merchant_id = $${n}`, filter.merchantId);
-    if (filter.status) add((n) => `status = $${n}`, filter.status);
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    if (after) {
-      values.push(after[0], after[1]);
-      where.push(`(created_at, reference_no) > ($${values.length - 1}, $${values.length})`);
-    }
-    values.push(page.limit + 1);
-    const rows = await this.rows(
-      this.pool,
-      `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, reference_no LIMIT $${values.length}`,
-      values,
-    );
+    const { text, values } = listSql(spec, (n) => `$${n}`);
+    const rows = await this.rows(this.pool, text, values);
     return toPage(rows.map(transactionFromRow), page.limit, (t) => [t.createdAt, t.referenceNo]);
   }
 
@@ -845,29 +847,22 @@ export class PostgresStore implements Store {
   }
 
   async listNotifications(filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRecord>> {
-    const where: string[] = [];
-    const values: unknown[] = [];
-    for (const [key, column] of [
-      ['merchantId', 'merchant_id'],
-      ['state', 'state'],
-      ['referenceNo', 'reference_no'],
-    ] as const) {
-      if (filter[key]) {
-        values.push(filter[key]);
-        where.push(`${column} = $${values.length}`);
-      }
-    }
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    if (after) {
-      values.push(after[0], after[1]);
-      where.push(`(created_at, id) > ($${values.length - 1}, $${values.length})`);
-    }
-    values.push(page.limit + 1);
-    const rows = await this.rows(
-      this.pool,
-      `SELECT * FROM notifications ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT $${values.length}`,
-      values,
-    );
+    const spec: ListSpec = {
+      table: 'notifications',
+      key: ['created_at', 'id'],
+      equals: [
+        ['merchant_id', filter.merchantId],
+        ['state', filter.state],
+        ['reference_no', filter.referenceNo],
+      ],
+      since: filter.since,
+      until: filter.until,
+      oldestFirst: filter.oldestFirst,
+      after: page.cursor ? decodeCursor(page.cursor) : undefined,
+      limit: page.limit + 1,
+    };
+    const { text, values } = listSql(spec, (n) => `$${n}`);
+    const rows = await this.rows(this.pool, text, values);
     return toPage(rows.map(notificationFromRow), page.limit, (n) => [n.createdAt, n.id]);
   }
 

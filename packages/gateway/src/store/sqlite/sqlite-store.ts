@@ -13,6 +13,8 @@ import {
   historyFromRow,
   idempotencyFromRow,
   inboundFromRow,
+  type ListSpec,
+  listSql,
   merchantFromRow,
   merchantToRow,
   merchantUpdateColumns,
@@ -652,28 +654,25 @@ export class SqliteStore implements Store {
   }
 
   async listTransactions(filter: TransactionFilter, page: PageRequest): Promise<Page<TransactionRecord>> {
-    const where: string[] = [];
-    const params: Record<string, unknown> = { limit: page.limit + 1 };
-    if (filter.merchantId) {
-      where.push('merchant_id = @merchantId');
-      params.merchantId = filter.merchantId;
-    }
-    if (filter.status) {
-      where.push('status = @status');
-      params.status = filter.status;
-    }
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    if (after) {
-      where.push('(created_at > @t OR (created_at = @t AND reference_no > @ref))');
-      params.t = after[0];
-      params.ref = after[1];
-    }
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY created_at, reference_no LIMIT @limit`,
-      )
-      .all(params) as Row[];
+    const spec: ListSpec = {
+      table: 'transactions',
+      key: ['created_at', 'reference_no'],
+      equals: [
+        ['merchant_id', filter.merchantId],
+        ['status', filter.status],
+        ['kind', filter.kind],
+      ],
+      since: filter.since,
+      until: filter.until,
+      search: filter.reference
+        ? { columns: ['reference_no', 'partner_reference_no', 'virtual_account_no'], value: filter.reference }
+        : undefined,
+      oldestFirst: filter.oldestFirst,
+      after: page.cursor ? decodeCursor(page.cursor) : undefined,
+      limit: page.limit + 1,
+    };
+    const { text, values } = listSql(spec, () => '?');
+    const rows = this.prepared(text).all(...values) as Row[];
     return toPage(rows.map(transactionFromRow), page.limit, (t) => [t.createdAt, t.referenceNo]);
   }
 
@@ -860,29 +859,22 @@ export class SqliteStore implements Store {
   }
 
   async listNotifications(filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRecord>> {
-    const where: string[] = [];
-    const params: Record<string, unknown> = { limit: page.limit + 1 };
-    for (const [key, column] of [
-      ['merchantId', 'merchant_id'],
-      ['state', 'state'],
-      ['referenceNo', 'reference_no'],
-    ] as const) {
-      if (filter[key]) {
-        where.push(`${column} = @${key}`);
-        params[key] = filter[key];
-      }
-    }
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    if (after) {
-      where.push('(created_at > @t OR (created_at = @t AND id > @id))');
-      params.t = after[0];
-      params.id = after[1];
-    }
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM notifications ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT @limit`,
-      )
-      .all(params) as Row[];
+    const spec: ListSpec = {
+      table: 'notifications',
+      key: ['created_at', 'id'],
+      equals: [
+        ['merchant_id', filter.merchantId],
+        ['state', filter.state],
+        ['reference_no', filter.referenceNo],
+      ],
+      since: filter.since,
+      until: filter.until,
+      oldestFirst: filter.oldestFirst,
+      after: page.cursor ? decodeCursor(page.cursor) : undefined,
+      limit: page.limit + 1,
+    };
+    const { text, values } = listSql(spec, () => '?');
+    const rows = this.prepared(text).all(...values) as Row[];
     return toPage(rows.map(notificationFromRow), page.limit, (n) => [n.createdAt, n.id]);
   }
 

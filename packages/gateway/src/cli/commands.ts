@@ -160,6 +160,7 @@ const merchantFields: Record<string, string> = {
   nmid: 'nmid',
   mcc: 'mcc',
   'qris-provider': 'qrisProvider',
+  'retry-schedule': 'retrySchedule',
 };
 const merchantFlags = (creating: boolean): FlagSpec[] => {
   const d = (text: string) => (creating ? ` (default: ${text})` : '');
@@ -179,11 +180,16 @@ const merchantFlags = (creating: boolean): FlagSpec[] => {
     flag('--nmid <nmid>', `QRIS national merchant ID: ID and 10 to 13 digits${d('a random one')}`),
     flag('--mcc <mcc>', `merchant category code, 4 digits${d('5999')}`),
     flag('--qris-provider <providerId>', "the acquirer provider that issues this merchant's QRIS"),
+    flag(
+      '--retry-schedule <delays>',
+      `its own callback retry schedule, e.g. 0s,5s,30s${creating ? ' (default: the gateway’s)' : '; "default" for the gateway’s'}`,
+    ),
   ];
 };
 
 function merchantBody(values: Values): Record<string, unknown> {
   const body = bodyOf(values, merchantFields);
+  if (body.retrySchedule === 'default') body.retrySchedule = null;
   const pem = readFlagFile(values, 'public-key-file');
   if (pem !== undefined) body.publicKeyPem = pem;
   return body;

@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.ts';
+import { parseRetrySchedule } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { AttemptRecord, NotificationRecord, Store } from '../store/store.ts';
 import { callbackHeaders, callbackUrlOf } from './callback-signing.ts';
@@ -96,6 +97,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
           error: 'merchant has no callback URL for this kind',
         },
         undefined,
+        scheduleOf(merchant),
       );
     }
     const url = new URL(target);
@@ -121,6 +123,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
             error: `token request failed: ${e.message}`,
           },
           undefined,
+          scheduleOf(merchant),
         );
       }
     }
@@ -154,20 +157,35 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         error: r.error,
       },
       r.status === 429 || r.status === 503 ? parseRetryAfter(r.retryAfter, clock.now()) : undefined,
+      scheduleOf(merchant),
     );
+  }
+
+  // A merchant may have its own retry schedule (to test against a short one); parsed once.
+  const schedules = new Map<string, readonly number[]>();
+  function scheduleOf(merchant: { retrySchedule?: string | null } | undefined): readonly number[] {
+    const text = merchant?.retrySchedule;
+    if (!text) return o.retryScheduleMs;
+    let parsed = schedules.get(text);
+    if (!parsed) {
+      parsed = parseRetrySchedule(text) ?? o.retryScheduleMs;
+      schedules.set(text, parsed);
+    }
+    return parsed;
   }
 
   function finish(
     n: NotificationRecord,
     a: Omit<AttemptRecord, 'nextAttemptAt' | 'finishedAt'>,
     retryAfterMs: number | undefined,
+    scheduleMs: readonly number[] = o.retryScheduleMs,
   ): AttemptRecord {
     const finishedAt = clock.now();
     const delay =
       a.outcome === 'acknowledged'
         ? undefined
         : nextRetryDelayMs({
-            scheduleMs: o.retryScheduleMs,
+            scheduleMs,
             attemptsMade: n.attemptCount + 1,
             retryAfterMs,
             random: random(),

@@ -31,6 +31,8 @@ export interface NewMerchantInput {
   mcc?: string | undefined;
   /** An acquirer's provider id: that acquirer issues this merchant's QRIS. */
   qrisProvider?: string | null | undefined;
+  /** Its own callback retry schedule; the gateway's when absent. */
+  retrySchedule?: string | undefined;
 }
 
 /** What the admin API shows of a merchant: never its secrets. */
@@ -152,6 +154,7 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
         nmid: input.nmid ?? newNmid(),
         mcc: input.mcc ?? '5999',
         qrisProvider: input.qrisProvider ?? null,
+        retrySchedule: input.retrySchedule ?? null,
         status: 'active',
         createdAt: now,
         updatedAt: now,

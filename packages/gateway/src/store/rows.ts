@@ -44,6 +44,7 @@ export function merchantFromRow(r: Row): MerchantRecord {
     previousValidUntil: numOrNull(r.previous_valid_until),
     secretVersion: num(r.secret_version),
     tokensNotBefore: numOrNull(r.tokens_not_before),
+    retrySchedule: strOrNull(r.retry_schedule),
     partnerId: String(r.partner_id),
     publicKeyPem: strOrNull(r.public_key_pem),
     tokenSignature: r.token_signature as TokenSignature,
@@ -81,6 +82,7 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   nmid: 'nmid',
   mcc: 'mcc',
   qrisProvider: 'qris_provider',
+  retrySchedule: 'retry_schedule',
   status: 'status',
 };
 
@@ -152,6 +154,7 @@ export function merchantToRow(m: MerchantRecord): Row {
     nmid: m.nmid,
     mcc: m.mcc,
     qris_provider: m.qrisProvider,
+    retry_schedule: m.retrySchedule ?? null,
     status: m.status,
     created_at: m.createdAt,
     updated_at: m.updatedAt,

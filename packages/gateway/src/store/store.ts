@@ -24,6 +24,8 @@ export interface MerchantRecord {
   secretVersion: number;
   /** Set when the merchant is disabled: tokens issued until then stay dead after re-enabling. */
   tokensNotBefore?: number | null;
+  /** Its own callback retry schedule (`0s,5s,30s`); null: the gateway's SNAPGATE_RETRY_SCHEDULE. */
+  retrySchedule?: string | null;
   partnerId: string;
   publicKeyPem: string | null;
   tokenSignature: TokenSignature;
@@ -63,6 +65,7 @@ export type MerchantPatch = Partial<
     | 'nmid'
     | 'mcc'
     | 'qrisProvider'
+    | 'retrySchedule'
     | 'status'
   >
 >;

@@ -31,6 +31,7 @@ function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
     previousValidUntil: null,
     secretVersion: 1,
     tokensNotBefore: null,
+    retrySchedule: null,
     partnerId: uid('p'),
     publicKeyPem: null,
     tokenSignature: 'any',

@@ -210,6 +210,7 @@ const MERCHANT_EXAMPLE = {
   nmid: 'ID1020021181745',
   mcc: '5812',
   qrisProvider: null,
+  retrySchedule: null,
   status: 'active',
   createdAt: T,
   updatedAt: T,
@@ -320,6 +321,10 @@ const SCHEMAS: Record<string, JsonSchema> = {
       nmid: { type: 'string' },
       mcc: { type: 'string' },
       qrisProvider: { ...nullable({ type: 'string' }), description: 'The acquirer provider that issues its QRIS.' },
+      retrySchedule: {
+        ...nullable({ type: 'string' }),
+        description: 'Its own callback retry schedule (`0s,5s,30s`); null: the gateway’s SNAPGATE_RETRY_SCHEDULE.',
+      },
       status: { enum: ['active', 'disabled'] },
       createdAt: DATE_TIME,
       updatedAt: DATE_TIME,
@@ -475,6 +480,8 @@ const MERCHANT_FIELDS = {
   nmid: 'QRIS National Merchant ID.',
   mcc: 'Merchant category code.',
   qrisProvider: 'An acquirer provider’s id: that acquirer issues its QRIS. Null: snapgate issues them itself.',
+  retrySchedule:
+    'The delays before each callback attempt, comma-separated (`0s,5s,30s,2m`): the last one is the last retry. Null (on update): back to the gateway’s SNAPGATE_RETRY_SCHEDULE.',
 };
 const PROVIDER_FIELDS = {
   name: 'The provider’s name, for operators.',

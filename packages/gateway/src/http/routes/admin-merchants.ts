@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { parseRetrySchedule } from '../../config.ts';
 import type { MerchantService } from '../../merchants/merchant-service.ts';
 import { merchantView } from '../../merchants/merchant-service.ts';
 import type { Store } from '../../store/store.ts';
@@ -11,6 +12,10 @@ const pem = z.string().max(16_384);
 const tokenSignature = z.enum(['any', 'hmac-sha256', 'rsa-sha256']);
 const callbackSignature = z.enum(['hmac-sha512', 'rsa-sha256', 'snap-b2b']);
 const callbackJson = z.enum(['standard', 'php']);
+const retrySchedule = z
+  .string()
+  .max(200)
+  .refine((v) => parseRetrySchedule(v) !== undefined, 'must be a comma-separated list of durations like 0s,10s,1m,2h');
 const printable = (max: number) => text(max).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII (EMVCo)');
 const qris = {
   merchantName: printable(25),
@@ -38,6 +43,7 @@ export const createSchema = z.strictObject({
   nmid: qris.nmid.optional(),
   mcc: qris.mcc.optional(),
   qrisProvider: z.string().max(64).nullable().optional(),
+  retrySchedule: retrySchedule.optional(),
 });
 
 export const patchSchema = z
@@ -57,6 +63,7 @@ export const patchSchema = z
     nmid: qris.nmid.optional(),
     mcc: qris.mcc.optional(),
     qrisProvider: z.string().max(64).nullable().optional(),
+    retrySchedule: retrySchedule.nullable().optional(),
     status: z.enum(['active', 'disabled']).optional(),
   })
   .refine((p) => Object.keys(p).length > 0, 'at least one field is required');

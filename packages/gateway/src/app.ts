@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { consoleRoutes } from './console/console-routes.ts';
 import { createDeliveryMetrics, type DeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.ts';
+import { createPruner, type Pruner } from './delivery/retention.ts';
 import { createSender } from './delivery/send.ts';
 import { registerAudit } from './http/admin-audit.ts';
 import { adminAuth } from './http/admin-auth.ts';
@@ -73,6 +74,8 @@ export interface Gateway {
   /** The one outbound SNAP client: upstream acquirers, and the sandbox bank and acquirer. */
   snapClient: SnapClient;
   expiry: ExpirySweeper;
+  /** SNAPGATE_RETENTION_DAYS; started by main.ts. */
+  retention: Pruner;
   /** Not started by buildApp: main.ts (or a test) starts it. */
   dispatcher: Dispatcher;
   deliveryMetrics: DeliveryMetrics;
@@ -188,6 +191,7 @@ export function buildApp(deps: AppDeps): Gateway {
   const va = createVaService({ store, changer, mode: config.mode });
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const providers = createProviderService({ store, clock, mode: config.mode });
+  const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
 
   healthRoutes(app, {
@@ -229,7 +233,21 @@ export function buildApp(deps: AppDeps): Gateway {
     },
     { prefix: '/admin/v1' },
   );
-  return { app, store, tokens, metrics, qris, va, changer, inbound, snapClient, expiry, dispatcher, deliveryMetrics };
+  return {
+    app,
+    store,
+    tokens,
+    metrics,
+    qris,
+    va,
+    changer,
+    inbound,
+    snapClient,
+    expiry,
+    retention,
+    dispatcher,
+    deliveryMetrics,
+  };
 }
 
 /** Where this process itself answers: the sandbox bank and acquirer call it there. */

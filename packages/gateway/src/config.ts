@@ -37,6 +37,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** How long start-up keeps trying to reach PostgreSQL before it gives up. */
   dbConnectTimeoutSec: number;
+  /** Delivered attempts' bodies and idempotency keys older than this are pruned; undefined: never. */
+  retentionDays: number | undefined;
 }
 
 export interface ServerLimits {
@@ -152,6 +154,10 @@ const schema = z.object({
     }),
   SNAPGATE_METRICS_PORT: int(1, 65535).optional(),
   SNAPGATE_DB_CONNECT_TIMEOUT_SEC: int(0, 3600).default(30),
+  SNAPGATE_RETENTION_DAYS: z
+    .union([z.literal('off'), int(1, 36_500)])
+    .default(90)
+    .transform((v) => (v === 'off' ? undefined : v)),
   SNAPGATE_RETRY_SCHEDULE: z
     .string()
     .default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h')
@@ -220,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: c.SNAPGATE_TRUST_PROXY,
     metricsPort: c.SNAPGATE_METRICS_PORT,
     dbConnectTimeoutSec: c.SNAPGATE_DB_CONNECT_TIMEOUT_SEC,
+    retentionDays: c.SNAPGATE_RETENTION_DAYS,
   };
 }
 

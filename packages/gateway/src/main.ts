@@ -61,6 +61,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
   const port = Number(new URL(url).port);
   await gateway.expiry.runOnce();
   gateway.expiry.start();
+  gateway.retention.start();
   gateway.dispatcher.start();
   const metricsServer =
     config.metricsPort === undefined
@@ -109,6 +110,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
     closing = true;
     logger.info({ signal }, 'shutting down');
     gateway.expiry.stop();
+    gateway.retention.stop();
     // Stop claiming, let attempts in flight finish within a bound, give the rest back.
     await gateway.dispatcher.stop(Math.min(config.callbackTimeoutMs, 10_000));
     metricsServer?.close();

@@ -442,6 +442,13 @@ export interface Store {
    * SNAPGATE_ADMIN_TOKEN or generated): created when absent, its hash replaced when the token changed.
    */
   upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number): Promise<void>;
+  /**
+   * One small batch of retention, in its own short transaction: up to `limit` attempts started
+   * before `before` whose notification was delivered (or superseded) lose their request headers and
+   * response body, and up to `limit` idempotency keys created before `before` are deleted. Never a
+   * transaction, its history, a notification, or an attempt of one still undelivered.
+   */
+  pruneBefore(before: number, limit: number): Promise<{ attempts: number; idempotencyKeys: number }>;
   /** Appends to the audit log (which cannot be changed or deleted). */
   appendAudit(entry: AuditEntry): Promise<void>;
   /** The audit log, newest first, optionally of one target. */

@@ -476,6 +476,23 @@ export class PostgresStore implements Store {
     );
   }
 
+  async pruneBefore(before: number, limit: number): Promise<{ attempts: number; idempotencyKeys: number }> {
+    const attempts = await this.pool.query(
+      `UPDATE notification_attempts SET request_headers = '{}'::jsonb, response_body = NULL
+       WHERE id IN (
+         SELECT a.id FROM notification_attempts a JOIN notifications n ON n.id = a.notification_id
+         WHERE a.started_at < $1 AND a.request_headers <> '{}'::jsonb AND n.state IN ('delivered', 'superseded')
+         ORDER BY a.started_at LIMIT $2)`,
+      [before, limit],
+    );
+    const keys = await this.pool.query(
+      `DELETE FROM idempotency_keys WHERE ctid IN (
+         SELECT ctid FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
+      [before, limit],
+    );
+    return { attempts: attempts.rowCount ?? 0, idempotencyKeys: keys.rowCount ?? 0 };
+  }
+
   async appendAudit(entry: AuditEntry): Promise<void> {
     const { text, values } = insertSql('audit_log', auditToRow(entry));
     await this.pool.query(text, values);

@@ -584,6 +584,21 @@ export class SqliteStore implements Store {
       .run(`key_${name}`, name, tokenSha256, at);
   }
 
+  async pruneBefore(before: number, limit: number): Promise<{ attempts: number; idempotencyKeys: number }> {
+    const attempts = this.prepared(
+      `UPDATE notification_attempts SET request_headers = '{}', response_body = NULL
+       WHERE id IN (
+         SELECT a.id FROM notification_attempts a JOIN notifications n ON n.id = a.notification_id
+         WHERE a.started_at < ? AND a.request_headers <> '{}' AND n.state IN ('delivered', 'superseded')
+         ORDER BY a.started_at LIMIT ?)`,
+    ).run(before, limit).changes;
+    const idempotencyKeys = this.prepared(
+      `DELETE FROM idempotency_keys WHERE rowid IN (
+         SELECT rowid FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+    ).run(before, limit).changes;
+    return { attempts, idempotencyKeys };
+  }
+
   async appendAudit(entry: AuditEntry): Promise<void> {
     const row = auditToRow(entry);
     this.db

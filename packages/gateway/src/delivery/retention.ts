@@ -1,0 +1,67 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { Store } from '../store/store.ts';
+
+export interface Pruner {
+  /** Prunes everything past retention now, batch after batch; returns what it pruned. */
+  runOnce(): Promise<{ attempts: number; idempotencyKeys: number }>;
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * SNAPGATE_RETENTION_DAYS: attempts of delivered notifications lose their request headers and
+ * response bodies, and idempotency keys are deleted, once older than the retention. Small batches,
+ * each its own short transaction, with the event loop given back between them: a large backlog
+ * never blocks requests or holds a long lock. Transactions, their history, notifications and every
+ * attempt of one not yet delivered are kept.
+ */
+export function createPruner(deps: {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  retentionDays: number | undefined;
+  batch?: number;
+  intervalMs?: number;
+}): Pruner {
+  const batch = deps.batch ?? 500;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<{ attempts: number; idempotencyKeys: number }> | undefined;
+
+  async function prune() {
+    const total = { attempts: 0, idempotencyKeys: 0 };
+    if (deps.retentionDays === undefined) return total;
+    const before = deps.clock.now() - deps.retentionDays * 86_400_000;
+    for (;;) {
+      const r = await deps.store.pruneBefore(before, batch);
+      total.attempts += r.attempts;
+      total.idempotencyKeys += r.idempotencyKeys;
+      if (r.attempts < batch && r.idempotencyKeys < batch) break;
+      await yieldToEventLoop();
+    }
+    if (total.attempts + total.idempotencyKeys > 0) deps.logger.info(total, 'retention: pruned');
+    return total;
+  }
+
+  const pruner: Pruner = {
+    runOnce() {
+      running ??= prune().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+    start() {
+      if (timer || deps.retentionDays === undefined) return;
+      timer = setInterval(() => {
+        pruner.runOnce().catch((err) => deps.logger.error({ err }, 'retention failed'));
+      }, deps.intervalMs ?? 3_600_000);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+  return pruner;
+}

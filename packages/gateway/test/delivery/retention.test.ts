@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { retentionSuite } from './retention-suite.ts';
+
+retentionSuite(SQLITE);

@@ -42,6 +42,7 @@ import { createProviderService } from './providers/provider-service.ts';
 import { createSandboxPayer } from './providers/sandbox-providers.ts';
 import { createSnapClient, type SnapClient } from './providers/snap-client.ts';
 import { createUpstreamAcquirer } from './providers/upstream-acquirer.ts';
+import { enterRequest } from './request-context.ts';
 import { loadMasterKey, type MasterKeyResult } from './secrets/master-key.ts';
 import type { Sealer } from './secrets/sealer.ts';
 import { SECRET_SETTINGS, sealedStore } from './store/sealed-store.ts';
@@ -122,6 +123,7 @@ export function buildApp(deps: AppDeps): Gateway {
   // Callback-style hooks: an async hook costs a promise and a tick on every request.
   app.addHook('onRequest', (request, _reply, done) => {
     (request as Timed)[STARTED] = process.hrtime.bigint();
+    enterRequest(request.id);
     done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -23,6 +23,8 @@ export function callbackHeaders(input: {
   gatewayPrivateKey: KeyObject;
   /** `snap-b2b`: the token the merchant's own token endpoint issued to the gateway. */
   accessToken?: string | undefined;
+  /** X-Request-Id: the request that caused the notification (its id when none did). */
+  requestId?: string | null | undefined;
 }): Record<string, string> {
   const { merchant, url, body, notificationId, nowMs, accessToken } = input;
   const timestamp = formatJakartaTimestamp(nowMs);
@@ -32,6 +34,7 @@ export function callbackHeaders(input: {
     'x-timestamp': timestamp,
     'x-partner-id': merchant.partnerId,
     'x-external-id': notificationId,
+    'x-request-id': input.requestId ?? notificationId,
   };
   if (merchant.callbackSignature === 'snap-b2b') {
     if (!accessToken) throw new TypeError('a snap-b2b callback needs the merchant’s access token');

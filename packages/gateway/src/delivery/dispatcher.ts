@@ -135,6 +135,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       nowMs: startedAt,
       gatewayPrivateKey: o.gatewayPrivateKey,
       accessToken,
+      requestId: n.requestId,
     });
     const r = await sender.post(url, headers, n.body);
     if (accessToken && r.status === 401) tokens.drop(merchant.id, accessToken);

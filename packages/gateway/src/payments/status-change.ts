@@ -1,4 +1,5 @@
 import { canChangeStatus, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
+import { currentRequestId } from '../request-context.ts';
 import type {
   IdempotencyRecord,
   RefundRecord,
@@ -104,6 +105,7 @@ export function createStatusChanger(deps: {
                 id: newNotificationId(nowMs),
                 body: notificationBody(next, nowMs, format),
                 nextAttemptAt: nowMs + firstAttemptDelayMs,
+                requestId: currentRequestId() ?? null,
               }
             : undefined,
           refund: request.refund,

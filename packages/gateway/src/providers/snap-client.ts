@@ -11,6 +11,7 @@ import {
 } from '@snapgate/snap';
 import { Agent } from 'undici';
 import type { Clock } from '../clock.ts';
+import { currentRequestId } from '../request-context.ts';
 
 export const DEFAULT_PATH_PREFIX = '/api/snap/v1.0';
 /** A SNAP answer is a small JSON object; anything past this is not one we want in memory. */
@@ -168,8 +169,12 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): Sna
   ): Promise<SnapAnswer> {
     let raw: string;
     let httpStatus: number;
+    // The request this call is made for travels on: one id across the gateway, its sandbox and an
+    // upstream acquirer that logs it.
+    const requestId = currentRequestId();
+    const headers = requestId ? { ...request.headers, 'x-request-id': requestId } : request.headers;
     try {
-      const res = await agent.request({ origin, ...request, signal });
+      const res = await agent.request({ origin, ...request, headers, signal });
       httpStatus = res.statusCode;
       const chunks: Buffer[] = [];
       let size = 0;

@@ -381,6 +381,7 @@ export function notificationFromRow(r: Row): NotificationRecord {
     updatedAt: num(r.updated_at),
     deliveredAt: numOrNull(r.delivered_at),
     lastError: strOrNull(r.last_error),
+    requestId: strOrNull(r.request_id),
   };
 }
 

@@ -255,6 +255,8 @@ export interface NotificationRecord {
   updatedAt: number;
   deliveredAt: number | null;
   lastError: string | null;
+  /** The X-Request-Id of the request that caused it; sent with every attempt. */
+  requestId?: string | null;
 }
 
 /** A new outbox row written in the same transaction as the change that caused it. */
@@ -262,6 +264,7 @@ export interface NewNotification {
   id: string;
   body: string;
   nextAttemptAt: number;
+  requestId?: string | null;
 }
 
 /** The stored answer to an X-EXTERNAL-ID, replayed byte for byte. */

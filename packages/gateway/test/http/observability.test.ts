@@ -100,3 +100,40 @@ describe('docs/grafana-dashboard.json', () => {
     }
   });
 });
+
+describe('the request id in the notification attempt log', () => {
+  it('sends the X-Request-Id of the request that caused a notification with every attempt, and logs it', async () => {
+    const { startReceiver, waitFor } = await import('../helpers/receiver.ts');
+    const receiver = await startReceiver();
+    const gw = await startGateway({ dispatch: true });
+    try {
+      const m = await gw.createMerchant({ callbackBaseUrl: receiver.baseUrl });
+      const c = await authenticate(gw.url, m);
+      const qr = await snapCall(gw.url, c, '/api/snap/v1.0/qr/qr-mpm-generate', {
+        partnerReferenceNo: 'TRACE-1',
+        amount: { value: '1.00', currency: 'IDR' },
+      });
+      const paid = await fetch(`${gw.url}/admin/v1/sandbox/qris/${qr.body.referenceNo}/pay`, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer test-admin-token-0123456789',
+          'content-type': 'application/json',
+          'x-request-id': 'trace-pay-42',
+        },
+        body: '{}',
+      });
+      assert.equal(paid.status, 200);
+      await waitFor('the callback', () => receiver.received.length >= 1);
+      assert.equal(receiver.received[0]?.headers['x-request-id'], 'trace-pay-42');
+      const note = (await gw.admin('GET', `/notifications?referenceNo=${qr.body.referenceNo}`)).body.items[0];
+      const shown = await waitFor('the attempt recorded', async () => {
+        const s = (await gw.admin('GET', `/notifications/${note.id}`)).body;
+        return s.attempts.length > 0 ? s : undefined;
+      });
+      assert.equal(shown.attempts[0].requestHeaders['x-request-id'], 'trace-pay-42');
+    } finally {
+      await gw.close();
+      await receiver.close();
+    }
+  });
+});

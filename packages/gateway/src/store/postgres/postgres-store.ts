@@ -691,9 +691,20 @@ export class PostgresStore implements Store {
     );
     await c.query(
       `INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
-         attempt_count, next_attempt_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $9, $9)`,
-      [n.id, txn.referenceNo, txn.merchantId, txn.kind, txn.seq, txn.status, n.body, n.nextAttemptAt, at],
+         attempt_count, next_attempt_at, created_at, updated_at, request_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $9, $9, $10)`,
+      [
+        n.id,
+        txn.referenceNo,
+        txn.merchantId,
+        txn.kind,
+        txn.seq,
+        txn.status,
+        n.body,
+        n.nextAttemptAt,
+        at,
+        n.requestId ?? null,
+      ],
     );
   }
 

@@ -225,8 +225,9 @@ export class SqliteStore implements Store {
       ),
       insertNotification: p(
         `INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
-           attempt_count, next_attempt_at, created_at, updated_at)
-         VALUES (@id, @referenceNo, @merchantId, @kind, @txnSeq, @latestStatus, @body, 'pending', 0, @nextAttemptAt, @at, @at)`,
+           attempt_count, next_attempt_at, created_at, updated_at, request_id)
+         VALUES (@id, @referenceNo, @merchantId, @kind, @txnSeq, @latestStatus, @body, 'pending', 0, @nextAttemptAt, @at, @at,
+           @requestId)`,
       ),
       insertRefund: p(
         `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
@@ -771,6 +772,7 @@ export class SqliteStore implements Store {
       body: n.body,
       nextAttemptAt: n.nextAttemptAt,
       at,
+      requestId: n.requestId ?? null,
     });
   }
 

@@ -142,6 +142,8 @@ async function serveGateway(): Promise<{ ready: ReadyMessage; close: () => Promi
     SNAPGATE_HOST: HOST,
     SNAPGATE_PORT: '0',
     SNAPGATE_MODE: 'production',
+    // Production seals secrets at rest: the token path opens the merchant's sealed secret.
+    SNAPGATE_MASTER_KEY: randomBytes(32).toString('base64'),
     SNAPGATE_RATE_LIMIT: 'off',
     SNAPGATE_LOG_LEVEL: 'warn',
   });

@@ -64,6 +64,8 @@ export interface AppDeps {
 
 export interface Gateway {
   app: FastifyInstance;
+  /** The configuration it was built with (publicUrl follows the bound address when not set). */
+  config: Config;
   /** The store as the gateway uses it: secrets sealed at rest, opened when read. */
   store: Store;
   tokens: TokenService;
@@ -189,7 +191,7 @@ export function buildApp(deps: AppDeps): Gateway {
     timeoutMs: config.upstreamTimeoutMs,
     logger,
   });
-  const qris = createQrisService({ store, changer, publicUrl: config.publicUrl, upstream });
+  const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream });
   const va = createVaService({ store, changer, mode: config.mode });
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const providers = createProviderService({ store, clock, mode: config.mode });
@@ -237,6 +239,7 @@ export function buildApp(deps: AppDeps): Gateway {
   );
   return {
     app,
+    config,
     store,
     tokens,
     metrics,
@@ -280,11 +283,16 @@ export async function assembleGateway(
   return { gateway: buildApp({ ...deps, store, sealer, keys: boot }), boot, masterKey };
 }
 
-/** Listens and returns the base URL actually bound (port 0 picks a free port). */
+/**
+ * Listens and returns the base URL actually bound (port 0 picks a free port). Without
+ * SNAPGATE_PUBLIC_URL, the links the gateway writes (qrUrl, the console's) follow that address.
+ */
 export async function listenOn(gateway: Gateway, host: string, port: number): Promise<string> {
   await gateway.app.listen({ port, host });
   const address = gateway.app.server.address();
   const bound = typeof address === 'object' && address ? address.port : port;
   const scheme = isTls(gateway.app.server) ? 'https' : 'http';
-  return `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  const url = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  if (!gateway.config.publicUrlSet) gateway.config.publicUrl = url;
+  return url;
 }

@@ -8,6 +8,8 @@ export interface Config {
   host: string;
   mode: Mode;
   publicUrl: string;
+  /** True when SNAPGATE_PUBLIC_URL was set; otherwise publicUrl follows the address bound. */
+  publicUrlSet: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Requests per client key per minute; `undefined` = off. */
   rateLimitPerMin: number | undefined;
@@ -198,6 +200,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (
       c.SNAPGATE_PUBLIC_URL ?? `${c.SNAPGATE_TLS_CERT_FILE ? 'https' : 'http'}://${hostForUrl}:${c.SNAPGATE_PORT}`
     ).replace(/\/+$/, ''),
+    publicUrlSet: c.SNAPGATE_PUBLIC_URL !== undefined,
     logLevel: c.SNAPGATE_LOG_LEVEL,
     rateLimitPerMin: c.SNAPGATE_RATE_LIMIT,
     qrRateLimitPerMin: c.SNAPGATE_QR_RATE_LIMIT,

@@ -35,7 +35,8 @@ const ok = (serviceCode: string, fields: Record<string, unknown>): SnapResponse 
 export interface QrisServiceDeps {
   store: Store;
   changer: StatusChanger;
-  publicUrl: string;
+  /** The gateway's public address, read when a QRIS is made (it may follow the bound port). */
+  publicUrl: () => string;
   /** Forwards the QRIS of merchants whose acquirer issues them. */
   upstream: UpstreamAcquirer;
 }
@@ -162,7 +163,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
             referenceNo,
             partnerReferenceNo,
             qrContent,
-            qrUrl: `${publicUrl}/qr/${referenceNo}.png`,
+            qrUrl: `${publicUrl()}/qr/${referenceNo}.png`,
             merchantName: m.merchantName,
             additionalInfo: { validityPeriod: formatJakartaTimestamp(expiresAt) },
           });

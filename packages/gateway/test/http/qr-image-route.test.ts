@@ -14,6 +14,7 @@ describe('GET /qr/<referenceNo>.png', () => {
   let gw: TestGateway;
   let lookups = 0;
   let referenceNo: string;
+  let qrUrl: string;
   before(async () => {
     // The real store, with its transaction lookups counted.
     const real = new SqliteStore({ file: join(mkdtempSync(join(tmpdir(), 'snapgate-qr-')), 'gw.db') });
@@ -37,8 +38,14 @@ describe('GET /qr/<referenceNo>.png', () => {
       amount: { value: '1000.00', currency: 'IDR' },
     });
     referenceNo = qr.body.referenceNo;
+    qrUrl = qr.body.qrUrl;
   });
   after(() => gw.close());
+
+  it('names, in qrUrl, the address the gateway listens on when SNAPGATE_PUBLIC_URL is not set', () => {
+    assert.equal(qrUrl, `${gw.url}/qr/${referenceNo}.png`);
+    assert.doesNotMatch(qrUrl, /:0\//);
+  });
 
   it('renders once: concurrent and later requests get the same bytes, with caching headers and an ETag', async () => {
     lookups = 0;

@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
 import { adminAccessRoutes } from './http/routes/admin-access.ts';
+import { adminCertificationRoutes } from './http/routes/admin-certifications.ts';
 import { adminKeyRoutes } from './http/routes/admin-keys.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
@@ -230,6 +231,16 @@ export function buildApp(deps: AppDeps): Gateway {
       adminProviderRoutes(admin, { providers, store });
       adminKeyRoutes(admin, { store, sealer: deps.sealer });
       adminAccessRoutes(admin, { store, clock });
+      adminCertificationRoutes(admin, {
+        store,
+        clock,
+        mode: config.mode,
+        callbackTimeoutMs: config.callbackTimeoutMs,
+        gatewayPrivateKey: deps.keys.callbackPrivateKey,
+        changer,
+        qris,
+        va,
+      });
       if (config.mode === 'sandbox') {
         const payer = createSandboxPayer({ store, client: snapClient, selfUrl: () => selfUrlOf(app) });
         sandboxRoutes(admin, { qris, payer, clock });

@@ -810,6 +810,41 @@ const processCommands: CommandSpec[] = [
     },
   },
   {
+    path: 'certify',
+    description:
+      "webhook certification (sandbox): a merchant's callback endpoint must acknowledge true notifications and refuse forged ones; exit 1 if any fails",
+    flags: [
+      flag('--merchant <id>', 'the merchant to certify'),
+      flag('--qris <referenceNos>', 'two unpaid QRIS referenceNos, comma-separated (default: its newest two)'),
+      flag('--va <number>', 'an unpaid VA: its number or referenceNo (default: its newest)'),
+      flag('--create', 'create the transactions itself (its system will not know those orders)'),
+      flag('--junit <file>', 'also write a JUnit XML report to this file'),
+    ],
+    async run(ctx) {
+      const { values, o } = ctx;
+      const { formatJson, formatJunit, formatText } = await import('../certification/index.ts');
+      const merchantId = values.merchant;
+      if (typeof merchantId !== 'string') throw new UsageError('--merchant is required');
+      const body: Record<string, unknown> = {};
+      if (typeof values.qris === 'string') {
+        body.qris = values.qris
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+      }
+      if (typeof values.va === 'string') body.va = values.va;
+      if (values.create === true) body.create = true;
+      const report = await ctx.admin.call<import('../certification/index.ts').CertificationReport>(
+        'POST',
+        `/merchants/${enc(merchantId)}/certifications`,
+        body,
+      );
+      if (typeof values.junit === 'string') writeFileSync(values.junit, formatJunit(report));
+      o.out((o.json ? formatJson(report) : formatText(report)).trimEnd());
+      if (!report.ok) throw new Error(`${report.failed} of ${report.total} scenarios failed`);
+    },
+  },
+  {
     path: 'conformance',
     description:
       'check a SNAP server (this gateway or a sandbox) with positive and negative scenarios; exit 1 if any fails',

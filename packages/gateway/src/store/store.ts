@@ -528,6 +528,12 @@ export interface Store {
   countInboundByProvider(since: number): Promise<Record<string, number>>;
   /** Transactions newest first, filtered (the console's search); the first `offset` rows skipped. */
   searchTransactions(filter: TransactionSearch, limit: number, offset: number): Promise<TransactionRecord[]>;
+
+  /** Stores a webhook certification run. */
+  insertCertification(run: CertificationRecord): Promise<void>;
+  /** A merchant's certification runs, newest first. */
+  listCertifications(merchantId: string): Promise<CertificationRecord[]>;
+  findCertification(id: string): Promise<CertificationRecord | undefined>;
 }
 
 /** One minute of callback attempts: `minute` is the minute's start (epoch ms). */
@@ -547,4 +553,16 @@ export interface TransactionSearch {
   to?: number | undefined;
   /** Exactly the referenceNo, the partnerReferenceNo or the virtual account number. */
   reference?: string | undefined;
+}
+
+/** One webhook certification run of a merchant (sandbox mode). */
+export interface CertificationRecord {
+  id: string;
+  merchantId: string;
+  startedAt: number;
+  finishedAt: number;
+  /** True when every scenario passed. */
+  passed: boolean;
+  /** The report, as JSON text. */
+  report: string;
 }

@@ -75,7 +75,13 @@ export function retentionSuite(under: StoreUnderTest): void {
 
       // Not old enough yet: nothing goes.
       const lines: string[] = [];
-      const logger = createLogger('info', new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+      const sink = new Writable({
+        write(c, _e, cb) {
+          lines.push(String(c));
+          cb();
+        },
+      });
+      const logger = createLogger('info', sink);
       const pruner = createPruner({ store: gw.store, clock, logger, retentionDays: 90, batch: 2 });
       assert.deepEqual(await pruner.runOnce(), { attempts: 0, idempotencyKeys: 0 });
 

@@ -1238,6 +1238,22 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       400,
     );
 
+    // Webhook certification: a run with transactions of its own, and refusals.
+    const CERTIFY = '/admin/v1/merchants/{id}/certifications';
+    const certified = (
+      await admin('POST', '/admin/v1/merchants', { body: { name: 'Certified', callbackBaseUrl: receiver.baseUrl } })
+    ).body;
+    const certification = await admin('POST', CERTIFY, { params: { id: certified.id }, body: { create: true } });
+    assert.equal(certification.status, 201);
+    assert.equal((await admin('POST', CERTIFY, { params: { id: certified.id } })).status, 422);
+    assert.equal((await admin('POST', CERTIFY, { params: { id: 'nope' } })).status, 404);
+    assert.equal((await admin('POST', CERTIFY, { params: { id: certified.id }, body: { qris: ['x'] } })).status, 400);
+    assert.equal((await admin('GET', CERTIFY, { params: { id: certified.id } })).status, 200);
+    assert.equal((await admin('GET', CERTIFY, { params: { id: 'nope' } })).status, 404);
+    const CERTIFICATION = '/admin/v1/certifications/{id}';
+    assert.equal((await admin('GET', CERTIFICATION, { params: { id: certification.body.id } })).status, 200);
+    assert.equal((await admin('GET', CERTIFICATION, { params: { id: 'nope' } })).status, 404);
+
     // Admin keys, the audit log, the master keys.
     const reader = await admin('POST', '/admin/v1/admin-keys', { body: { name: 'openapi-reader', scope: 'read' } });
     assert.equal(reader.status, 201);

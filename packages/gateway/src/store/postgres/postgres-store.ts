@@ -1009,4 +1009,36 @@ export class PostgresStore implements Store {
     );
     return rows.map(transactionFromRow);
   }
+
+  async insertCertification(run: import('../store.ts').CertificationRecord): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO certifications (id, merchant_id, started_at, finished_at, passed, report) VALUES ($1, $2, $3, $4, $5, $6)',
+      [run.id, run.merchantId, run.startedAt, run.finishedAt, run.passed ? 1 : 0, run.report],
+    );
+  }
+
+  async listCertifications(merchantId: string): Promise<import('../store.ts').CertificationRecord[]> {
+    const rows = await this.rows(
+      this.pool,
+      'SELECT * FROM certifications WHERE merchant_id = $1 ORDER BY started_at DESC, id DESC',
+      [merchantId],
+    );
+    return rows.map(certificationFromRow);
+  }
+
+  async findCertification(id: string): Promise<import('../store.ts').CertificationRecord | undefined> {
+    const rows = await this.rows(this.pool, 'SELECT * FROM certifications WHERE id = $1', [id]);
+    return rows[0] ? certificationFromRow(rows[0]) : undefined;
+  }
+}
+
+function certificationFromRow(r: Row): import('../store.ts').CertificationRecord {
+  return {
+    id: String(r.id),
+    merchantId: String(r.merchant_id),
+    startedAt: Number(r.started_at),
+    finishedAt: Number(r.finished_at),
+    passed: Number(r.passed) === 1,
+    report: String(r.report),
+  };
 }

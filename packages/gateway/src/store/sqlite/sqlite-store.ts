@@ -1011,4 +1011,35 @@ export class SqliteStore implements Store {
     if (!st) throw new TypeError(`no prepared statement ${name}`);
     return st;
   }
+
+  async insertCertification(run: import('../store.ts').CertificationRecord): Promise<void> {
+    this.db
+      .prepare(
+        'INSERT INTO certifications (id, merchant_id, started_at, finished_at, passed, report) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .run(run.id, run.merchantId, run.startedAt, run.finishedAt, run.passed ? 1 : 0, run.report);
+  }
+
+  async listCertifications(merchantId: string): Promise<import('../store.ts').CertificationRecord[]> {
+    const rows = this.db
+      .prepare('SELECT * FROM certifications WHERE merchant_id = ? ORDER BY started_at DESC, id DESC')
+      .all(merchantId) as Row[];
+    return rows.map(certificationFromRow);
+  }
+
+  async findCertification(id: string): Promise<import('../store.ts').CertificationRecord | undefined> {
+    const row = this.db.prepare('SELECT * FROM certifications WHERE id = ?').get(id) as Row | undefined;
+    return row ? certificationFromRow(row) : undefined;
+  }
+}
+
+function certificationFromRow(r: Row): import('../store.ts').CertificationRecord {
+  return {
+    id: String(r.id),
+    merchantId: String(r.merchant_id),
+    startedAt: Number(r.started_at),
+    finishedAt: Number(r.finished_at),
+    passed: Number(r.passed) === 1,
+    report: String(r.report),
+  };
 }

@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { certificationRouteSuite } from './admin-route-suite.ts';
+
+certificationRouteSuite(SQLITE);

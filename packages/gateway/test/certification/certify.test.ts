@@ -252,6 +252,48 @@ describe('webhook certification: receivers that fail it', () => {
     }
   });
 
+  it('a strict receiver that refuses a repeated X-EXTERNAL-ID fails exactly the duplicate scenario', async () => {
+    const { verifyCallback, ACKNOWLEDGEMENT } = await import('@snapgate/merchant-sdk');
+    let secret = '';
+    let partnerId = '';
+    const seen = new Set<string>();
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const answer = (status: number, body: unknown) =>
+          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        try {
+          verifyCallback(
+            { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks) },
+            { clientSecret: secret, partnerId },
+          );
+        } catch (e) {
+          return answer(401, (e as { toBody(): unknown }).toBody());
+        }
+        const id = String(req.headers['x-external-id']);
+        // Too strict: a repeat is the network's doing and must be acknowledged, not refused.
+        if (seen.has(id)) return answer(409, { responseCode: '4092600', responseMessage: 'Conflict' });
+        seen.add(id);
+        return answer(200, ACKNOWLEDGEMENT);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const m = await gw.createMerchant({ name: 'Strict', callbackBaseUrl: url });
+      secret = m.clientSecret;
+      partnerId = m.partnerId;
+      const report = await certifyMerchant(await depsOf(gw), { merchantId: m.id, create: true });
+      const failed = report.results.filter((r) => !r.passed).map((r) => r.id);
+      assert.deepEqual(failed, ['duplicate']);
+      assert.match(byId(report).get('duplicate')?.reason ?? '', /HTTP 409/);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it('a receiver that refuses everything fails every must-acknowledge scenario', async () => {
     const refusing = await startFixedReceiver(401, { responseCode: '4012600', responseMessage: 'Unauthorized' });
     try {

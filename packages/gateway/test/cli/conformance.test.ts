@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from '../helpers/cli.ts';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
+import { adminApiOf, spawnGateway } from '../helpers/process.ts';
 
 describe('snapgate conformance', () => {
   let gw: TestGateway;
@@ -52,5 +53,33 @@ describe('snapgate conformance', () => {
     const report = JSON.parse(r.out);
     assert.ok(report.failed > 0);
     assert.equal((await runCli(gw, 'conformance', '--client-key', 'k')).code, 2);
+  });
+});
+
+describe('snapgate conformance against a gateway process', () => {
+  it('passes against `src/main.ts` running as its own process', { timeout: 60_000 }, async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'snapgate-conformance-'));
+    const token = 'conformance-admin-token-000000';
+    const g = await spawnGateway({ SNAPGATE_DB: join(dir, 'gw.db'), SNAPGATE_ADMIN_TOKEN: token });
+    try {
+      const m = (await adminApiOf(token)(g, 'POST', '/merchants', { name: 'Conformance' })).body;
+      const r = await runCli(
+        { url: g.url },
+        'conformance',
+        '--client-key',
+        m.clientKey,
+        '--client-secret',
+        m.clientSecret,
+        '--partner-id',
+        m.partnerId,
+      );
+      assert.equal(r.code, 0, `${r.out}\n${r.err}`);
+    } finally {
+      g.child.kill('SIGTERM');
+      await g.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

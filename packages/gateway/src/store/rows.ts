@@ -1,4 +1,5 @@
 import type { TransactionStatus } from '@snapgate/snap';
+import { decodeCursor } from './cursor.ts';
 import type {
   AdminKeyRecord,
   AdminScope,
@@ -8,8 +9,10 @@ import type {
   IdempotencyRecord,
   MerchantRecord,
   MerchantStatus,
+  NotificationFilter,
   NotificationRecord,
   NotificationState,
+  PageRequest,
   ProviderKind,
   ProviderOutbound,
   ProviderRecord,
@@ -20,6 +23,7 @@ import type {
   StoredAuditEntry,
   StoredInboundCall,
   TokenSignature,
+  TransactionFilter,
   TransactionKind,
   TransactionRecord,
   TransactionUpdate,
@@ -570,4 +574,43 @@ export function listSql(spec: ListSpec, ph: (n: number) => string): { text: stri
   const dir = spec.oldestFirst ? 'ASC' : 'DESC';
   const text = `SELECT * FROM ${spec.table} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY ${time} ${dir}, ${id} ${dir} LIMIT ${param(spec.limit)}`;
   return { text, values };
+}
+
+/** The admin list of transactions (both stores). */
+export function transactionListSpec(filter: TransactionFilter, page: PageRequest): ListSpec {
+  return {
+    table: 'transactions',
+    key: ['created_at', 'reference_no'],
+    equals: [
+      ['merchant_id', filter.merchantId],
+      ['status', filter.status],
+      ['kind', filter.kind],
+    ],
+    since: filter.since,
+    until: filter.until,
+    search: filter.reference
+      ? { columns: ['reference_no', 'partner_reference_no', 'virtual_account_no'], value: filter.reference }
+      : undefined,
+    oldestFirst: filter.oldestFirst,
+    after: page.cursor ? decodeCursor(page.cursor) : undefined,
+    limit: page.limit + 1,
+  };
+}
+
+/** The admin list of notifications (both stores). */
+export function notificationListSpec(filter: NotificationFilter, page: PageRequest): ListSpec {
+  return {
+    table: 'notifications',
+    key: ['created_at', 'id'],
+    equals: [
+      ['merchant_id', filter.merchantId],
+      ['state', filter.state],
+      ['reference_no', filter.referenceNo],
+    ],
+    since: filter.since,
+    until: filter.until,
+    oldestFirst: filter.oldestFirst,
+    after: page.cursor ? decodeCursor(page.cursor) : undefined,
+    limit: page.limit + 1,
+  };
 }

@@ -13,12 +13,12 @@ import {
   historyFromRow,
   idempotencyFromRow,
   inboundFromRow,
-  type ListSpec,
   listSql,
   merchantFromRow,
   merchantToRow,
   merchantUpdateColumns,
   notificationFromRow,
+  notificationListSpec,
   partnerServiceIdFor,
   providerFromRow,
   providerToRow,
@@ -29,6 +29,7 @@ import {
   SECRET_COLUMNS,
   statusChangeColumns,
   transactionFromRow,
+  transactionListSpec,
   transactionToRow,
   updateColumns,
   vaPaymentFromRow,
@@ -670,23 +671,7 @@ export class SqliteStore implements Store {
   }
 
   async listTransactions(filter: TransactionFilter, page: PageRequest): Promise<Page<TransactionRecord>> {
-    const spec: ListSpec = {
-      table: 'transactions',
-      key: ['created_at', 'reference_no'],
-      equals: [
-        ['merchant_id', filter.merchantId],
-        ['status', filter.status],
-        ['kind', filter.kind],
-      ],
-      since: filter.since,
-      until: filter.until,
-      search: filter.reference
-        ? { columns: ['reference_no', 'partner_reference_no', 'virtual_account_no'], value: filter.reference }
-        : undefined,
-      oldestFirst: filter.oldestFirst,
-      after: page.cursor ? decodeCursor(page.cursor) : undefined,
-      limit: page.limit + 1,
-    };
+    const spec = transactionListSpec(filter, page);
     const { text, values } = listSql(spec, () => '?');
     const rows = this.prepared(text).all(...values) as Row[];
     return toPage(rows.map(transactionFromRow), page.limit, (t) => [t.createdAt, t.referenceNo]);
@@ -876,20 +861,7 @@ export class SqliteStore implements Store {
   }
 
   async listNotifications(filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRecord>> {
-    const spec: ListSpec = {
-      table: 'notifications',
-      key: ['created_at', 'id'],
-      equals: [
-        ['merchant_id', filter.merchantId],
-        ['state', filter.state],
-        ['reference_no', filter.referenceNo],
-      ],
-      since: filter.since,
-      until: filter.until,
-      oldestFirst: filter.oldestFirst,
-      after: page.cursor ? decodeCursor(page.cursor) : undefined,
-      limit: page.limit + 1,
-    };
+    const spec = notificationListSpec(filter, page);
     const { text, values } = listSql(spec, () => '?');
     const rows = this.prepared(text).all(...values) as Row[];
     return toPage(rows.map(notificationFromRow), page.limit, (n) => [n.createdAt, n.id]);

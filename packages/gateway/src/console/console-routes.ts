@@ -654,12 +654,13 @@ ${secretField('portal-link', 'Sign-in link', link.url)}
       );
     });
 
-    op.post<{ Params: { id: string } }>('/merchants/:id/recover', { config }, async (request, reply) => {
+    /** Recovers a merchant's dead notifications since a time (both forms that offer it). */
+    const recover = async (request: FastifyRequest, reply: FastifyReply, merchantId: string) => {
       const key = need(request, 'POST', '/admin/v1/merchants/:id/recover');
       const fields = formOf(request);
       const since = parseJakartaDateTime(fields.since);
       if (since === undefined) throw new ConsoleError(400, 'give the time to recover from');
-      const m = await store.findMerchantById(request.params.id);
+      const m = await store.findMerchantById(merchantId);
       if (!m) throw notFound('merchant');
       const recovered = await store.recoverDead(m.id, since, clock.now());
       dispatcher.wake();
@@ -674,7 +675,11 @@ ${secretField('portal-link', 'Sign-in link', link.url)}
         `/console/notifications?state=pending&merchant=${encodeURIComponent(m.id)}&ok=recovered`,
         303,
       );
-    });
+    };
+
+    op.post<{ Params: { id: string } }>('/merchants/:id/recover', { config }, (request, reply) =>
+      recover(request, reply, request.params.id),
+    );
 
     // ── Transactions ──
     op.get('/transactions', { config }, async (request, reply) => {
@@ -813,27 +818,9 @@ ${
       );
     });
 
-    op.post('/notifications/recover', { config }, async (request, reply) => {
-      const key = need(request, 'POST', '/admin/v1/merchants/:id/recover');
-      const fields = formOf(request);
-      const since = parseJakartaDateTime(fields.since);
-      if (since === undefined) throw new ConsoleError(400, 'give the time to recover from');
-      const m = await store.findMerchantById(fields.merchantId ?? '');
-      if (!m) throw notFound('merchant');
-      const recovered = await store.recoverDead(m.id, since, clock.now());
-      dispatcher.wake();
-      await audit(deps, request, who(key), {
-        action: 'console: recover dead notifications',
-        target: m.id,
-        httpStatus: 200,
-        fields,
-        after: { recovered },
-      });
-      return reply.redirect(
-        `/console/notifications?state=pending&merchant=${encodeURIComponent(m.id)}&ok=recovered`,
-        303,
-      );
-    });
+    op.post('/notifications/recover', { config }, (request, reply) =>
+      recover(request, reply, formOf(request).merchantId ?? ''),
+    );
 
     // ── Sandbox ──
     if (sandbox && payer) {

@@ -50,6 +50,7 @@ import {
 import { portalRoutes } from './portal-routes.ts';
 import {
   cookiesOf,
+  endedSince,
   loadSigner,
   nonce,
   OPERATOR_COOKIE,
@@ -109,8 +110,9 @@ export function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
 
 /** A portal sign-in link for a merchant, valid PORTAL_LINK_MS. */
 export function portalLink(deps: Pick<ConsoleDeps, 'config' | 'clock'>, signer: Signer, merchantId: string) {
-  const expiresAt = deps.clock.now() + PORTAL_LINK_MS;
-  const token = signer.sign({ t: 'link', m: merchantId, exp: expiresAt, n: nonce() });
+  const now = deps.clock.now();
+  const expiresAt = now + PORTAL_LINK_MS;
+  const token = signer.sign({ t: 'link', m: merchantId, iat: now, exp: expiresAt, n: nonce() });
   return {
     url: `${deps.config.publicUrl}/console/portal/enter?token=${encodeURIComponent(token)}`,
     expiresAt: new Date(expiresAt).toISOString(),
@@ -211,8 +213,9 @@ function operatorConsole(app: FastifyInstance, scope: FastifyInstance, deps: Con
     const token = cookiesOf(request)[OPERATOR_COOKIE];
     const s = signer.verify(token, clock.now());
     if (s?.t !== 'op' || !token) return undefined;
-    const key = await store.findAdminKeyByHash(s.h);
-    if (!key || key.revokedAt !== null || key.id !== s.k) return undefined;
+    const key = (await store.listAdminKeys()).find((k) => k.id === s.k);
+    if (!key || key.revokedAt !== null || !signer.checkMac(`key.${key.tokenSha256}`, s.h)) return undefined;
+    if (endedSince(s.iat, key.sessionsNotBefore)) return undefined;
     return { key, csrf: signer.mac(`csrf.${token}`) };
   }
 
@@ -253,11 +256,15 @@ function operatorConsole(app: FastifyInstance, scope: FastifyInstance, deps: Con
         401,
       );
     }
+    const now = clock.now();
+    // A session issued in the same millisecond as a log-out would be refused: issue it after.
+    const iat = Math.max(now, (key.sessionsNotBefore ?? 0) + 1);
     const token = signer.sign({
       t: 'op',
       k: key.id,
-      h: key.tokenSha256,
-      exp: clock.now() + OPERATOR_SESSION_MS,
+      h: signer.mac(`key.${key.tokenSha256}`),
+      iat,
+      exp: now + OPERATOR_SESSION_MS,
       n: nonce(),
     });
     setCookie(request, reply, OPERATOR_COOKIE, token, OPERATOR_SESSION_MS / 1000);
@@ -332,6 +339,8 @@ function operatorConsole(app: FastifyInstance, scope: FastifyInstance, deps: Con
     };
 
     op.post('/logout', { config }, async (request, reply) => {
+      // Every session of this key ends on the server too, not only this browser's cookie.
+      await store.endConsoleSessions({ adminKeyId: opOf(request).key.id }, clock.now());
       setCookie(request, reply, OPERATOR_COOKIE, '', 0);
       await audit(deps, request, who(opOf(request).key), { action: 'console: log out', target: null, httpStatus: 303 });
       return reply.redirect('/console/login', 303);

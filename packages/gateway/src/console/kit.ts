@@ -186,8 +186,8 @@ export function selfUrlOf(app: FastifyInstance): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
-/** A query value as a string, or undefined. */
-export const q = (query: unknown, name: string): string | undefined => {
+/** A query value as a string (at most `max` characters: longer is cut), or undefined. */
+export const q = (query: unknown, name: string, max = 200): string | undefined => {
   const v = (query as Record<string, unknown> | undefined)?.[name];
-  return typeof v === 'string' && v !== '' ? v.slice(0, 200) : undefined;
+  return typeof v === 'string' && v !== '' ? v.slice(0, max) : undefined;
 };

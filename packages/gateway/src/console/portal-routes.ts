@@ -6,7 +6,16 @@ import { type MerchantService, merchantView } from '../merchants/merchant-servic
 import type { MerchantRecord, NotificationState, Store } from '../store/store.ts';
 import { type Html, html } from './html.ts';
 import { audit, ConsoleError, checkCsrf, flashOf, formOf, q, sendHtml } from './kit.ts';
-import { cookiesOf, nonce, PORTAL_COOKIE, PORTAL_SESSION_MS, PRE_COOKIE, type Signer, setCookie } from './session.ts';
+import {
+  cookiesOf,
+  endedSince,
+  nonce,
+  PORTAL_COOKIE,
+  PORTAL_SESSION_MS,
+  PRE_COOKIE,
+  type Signer,
+  setCookie,
+} from './session.ts';
 import { csrfField, layout, notificationTable, transactionDetail, transactionTable } from './views.ts';
 
 export interface PortalDeps {
@@ -37,10 +46,14 @@ export function portalRoutes(portal: FastifyInstance, deps: PortalDeps): void {
   const gone = (what: string) => new ConsoleError(404, `${what} not found`);
 
   portal.get('/enter', { config }, async (request, reply) => {
-    const token = q(request.query, 'token') ?? '';
+    // A signed link is longer than other query values (session.ts caps tokens at 2048).
+    const token = q(request.query, 'token', 2048) ?? '';
     const link = signer.verify(token, clock.now());
     const merchant = link?.t === 'link' ? await store.findMerchantById(link.m) : undefined;
-    if (merchant?.status !== 'active') {
+    if (
+      merchant?.status !== 'active' ||
+      endedSince(link?.iat ?? 0, merchant.portalNotBefore, merchant.tokensNotBefore)
+    ) {
       throw new ConsoleError(
         401,
         'this sign-in link is not valid: it expired, or the merchant is disabled. Ask your gateway operator for a new one.',
@@ -66,8 +79,15 @@ export function portalRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     checkCsrf(request, signer, `pre.${cookiesOf(request)[PRE_COOKIE] ?? ''}`, fields);
     const link = signer.verify(fields.token, clock.now());
     const merchant = link?.t === 'link' ? await store.findMerchantById(link.m) : undefined;
-    if (merchant?.status !== 'active') throw new ConsoleError(401, 'this sign-in link is not valid any more');
-    const token = signer.sign({ t: 'portal', m: merchant.id, exp: clock.now() + PORTAL_SESSION_MS, n: nonce() });
+    if (
+      merchant?.status !== 'active' ||
+      endedSince(link?.iat ?? 0, merchant.portalNotBefore, merchant.tokensNotBefore)
+    ) {
+      throw new ConsoleError(401, 'this sign-in link is not valid any more');
+    }
+    const now = clock.now();
+    const iat = Math.max(now, (merchant.portalNotBefore ?? 0) + 1, (merchant.tokensNotBefore ?? 0) + 1);
+    const token = signer.sign({ t: 'portal', m: merchant.id, iat, exp: now + PORTAL_SESSION_MS, n: nonce() });
     setCookie(request, reply, PORTAL_COOKIE, token, PORTAL_SESSION_MS / 1000);
     setCookie(request, reply, PRE_COOKIE, '', 0);
     await audit(deps, request, who(merchant), { action: 'portal: sign in', target: merchant.id, httpStatus: 303 });
@@ -79,7 +99,10 @@ export function portalRoutes(portal: FastifyInstance, deps: PortalDeps): void {
       const token = cookiesOf(request)[PORTAL_COOKIE];
       const s = signer.verify(token, clock.now());
       const merchant = s?.t === 'portal' ? await store.findMerchantById(s.m) : undefined;
-      if (merchant?.status !== 'active') {
+      if (
+        merchant?.status !== 'active' ||
+        endedSince(s?.iat ?? 0, merchant.portalNotBefore, merchant.tokensNotBefore)
+      ) {
         setCookie(request, reply, PORTAL_COOKIE, '', 0);
         throw new ConsoleError(
           401,
@@ -112,6 +135,8 @@ export function portalRoutes(portal: FastifyInstance, deps: PortalDeps): void {
     };
 
     p.post('/logout', { config }, async (request, reply) => {
+      // Every portal session and sign-in link of this merchant ends on the server too.
+      await store.endConsoleSessions({ merchantId: sessionOf(request).merchant.id }, clock.now());
       setCookie(request, reply, PORTAL_COOKIE, '', 0);
       return sendHtml(
         reply,

@@ -21,12 +21,22 @@ export const PORTAL_SESSION_MS = 2 * 3600_000;
 export const PORTAL_LINK_MS = 15 * 60_000;
 
 export type SessionPayload =
-  /** An operator, by the admin key's id and SHA-256. */
-  | { t: 'op'; k: string; h: string; exp: number; n: string }
+  /**
+   * An operator, by the admin key's id and a MAC of its SHA-256 (never the hash itself: a cookie
+   * must not help anyone guess the key).
+   */
+  | { t: 'op'; k: string; h: string; iat: number; exp: number; n: string }
   /** A merchant in its portal. */
-  | { t: 'portal'; m: string; exp: number; n: string }
+  | { t: 'portal'; m: string; iat: number; exp: number; n: string }
   /** A portal sign-in link, exchanged for a portal session. */
-  | { t: 'link'; m: string; exp: number; n: string };
+  | { t: 'link'; m: string; iat: number; exp: number; n: string };
+
+/**
+ * Whether a session issued at `iat` was ended since: by a log-out (`notBefore`), or, for a
+ * merchant's portal, by disabling the merchant (`tokensNotBefore`).
+ */
+export const endedSince = (iat: number, ...notBefore: Array<number | null | undefined>): boolean =>
+  notBefore.some((t) => t !== null && t !== undefined && iat <= t);
 
 export interface Signer {
   sign(payload: SessionPayload): string;
@@ -61,7 +71,14 @@ export async function loadSigner(store: Store): Promise<Signer> {
       } catch {
         return undefined;
       }
-      if (typeof payload !== 'object' || payload === null || typeof payload.exp !== 'number') return undefined;
+      if (
+        typeof payload !== 'object' ||
+        payload === null ||
+        typeof payload.exp !== 'number' ||
+        typeof payload.iat !== 'number'
+      ) {
+        return undefined;
+      }
       return payload.exp > now ? payload : undefined;
     },
     mac: (text) => macOf(`mac.${text}`).toString('base64url'),

@@ -47,7 +47,7 @@ export type MerchantView = Omit<
 
 export function merchantView(m: MerchantRecord): MerchantView {
   // Secrets never leave; tokensNotBefore is the gateway's own bookkeeping.
-  const { clientSecret: _s, previousSecret: _p, tokensNotBefore: _t, ...rest } = m;
+  const { clientSecret: _s, previousSecret: _p, tokensNotBefore: _t, portalNotBefore: _pn, ...rest } = m;
   return {
     ...rest,
     previousValidUntil: m.previousValidUntil === null ? null : new Date(m.previousValidUntil).toISOString(),

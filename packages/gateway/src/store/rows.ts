@@ -49,6 +49,7 @@ export function merchantFromRow(r: Row): MerchantRecord {
     secretVersion: num(r.secret_version),
     tokensNotBefore: numOrNull(r.tokens_not_before),
     retrySchedule: strOrNull(r.retry_schedule),
+    portalNotBefore: numOrNull(r.portal_not_before),
     partnerId: String(r.partner_id),
     publicKeyPem: strOrNull(r.public_key_pem),
     tokenSignature: r.token_signature as TokenSignature,
@@ -479,6 +480,7 @@ export function adminKeyFromRow(r: Row): AdminKeyRecord {
     createdAt: num(r.created_at),
     lastUsedAt: numOrNull(r.last_used_at),
     revokedAt: numOrNull(r.revoked_at),
+    sessionsNotBefore: numOrNull(r.sessions_not_before),
   };
 }
 

@@ -26,6 +26,8 @@ export interface MerchantRecord {
   tokensNotBefore?: number | null;
   /** Its own callback retry schedule (`0s,5s,30s`); null: the gateway's SNAPGATE_RETRY_SCHEDULE. */
   retrySchedule?: string | null;
+  /** Portal sessions and sign-in links issued until then are refused (portal log-out). */
+  portalNotBefore?: number | null;
   partnerId: string;
   publicKeyPem: string | null;
   tokenSignature: TokenSignature;
@@ -150,6 +152,8 @@ export interface AdminKeyRecord {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** Console sessions of this key issued until then are refused (console log-out). */
+  sessionsNotBefore?: number | null;
 }
 
 /** One state-changing admin action: who, what (before and after, secrets redacted), when, from where. */
@@ -440,6 +444,8 @@ export interface Store {
   /** Revokes a key; undefined when there is none with this id. */
   revokeAdminKey(id: string, at: number): Promise<AdminKeyRecord | undefined>;
   touchAdminKey(id: string, at: number): Promise<void>;
+  /** Ends every console session of an admin key, and every portal session of a merchant, issued until `at`. */
+  endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number): Promise<void>;
   /**
    * Makes the key named `name` an admin key with this SHA-256 (the bootstrap token, from
    * SNAPGATE_ADMIN_TOKEN or generated): created when absent, its hash replaced when the token changed.

@@ -322,11 +322,22 @@ describe('web console in Chromium', { skip: !available && !CI ? missing : false 
     await portal.close();
   });
 
-  test('logout ends the session', async () => {
+  test('logout ends the session, on the server too: a copied cookie is refused', async () => {
     await page.goto(`${gw.url}/console/overview`);
+    const copied = (await context.cookies(`${gw.url}/console/`)).find((c) => c.name === 'snapgate_console');
+    assert.ok(copied);
     await page.click('header button:text("Log out")');
     assert.equal(new URL(page.url()).pathname, '/console/login');
     await page.goto(`${gw.url}/console/overview`);
     assert.equal(new URL(page.url()).pathname, '/console/login');
+    const replayed = await fetch(`${gw.url}/console/overview`, {
+      headers: { cookie: `snapgate_console=${copied.value}` },
+      redirect: 'manual',
+    });
+    assert.equal(replayed.status, 303);
+    assert.equal(replayed.headers.get('location'), '/console/login');
+    // The cookie holds no hash of the admin key, only a MAC of it.
+    const payload = JSON.parse(Buffer.from(copied.value.split('.')[0] ?? '', 'base64url').toString('utf8'));
+    assert.doesNotMatch(JSON.stringify(payload), /[0-9a-f]{64}/);
   });
 });

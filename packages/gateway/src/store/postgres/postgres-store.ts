@@ -464,6 +464,15 @@ export class PostgresStore implements Store {
     return r[0] ? adminKeyFromRow(r[0]) : undefined;
   }
 
+  async endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number): Promise<void> {
+    if ('adminKeyId' in who) {
+      await this.pool.query('UPDATE admin_keys SET sessions_not_before = $1 WHERE id = $2', [at, who.adminKeyId]);
+    } else {
+      await this.pool.query('UPDATE merchants SET portal_not_before = $1 WHERE id = $2', [at, who.merchantId]);
+      this.forgetMerchants();
+    }
+  }
+
   async touchAdminKey(id: string, at: number): Promise<void> {
     await this.pool.query('UPDATE admin_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
   }

@@ -572,6 +572,15 @@ export class SqliteStore implements Store {
     return r ? adminKeyFromRow(r) : undefined;
   }
 
+  async endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number): Promise<void> {
+    if ('adminKeyId' in who) {
+      this.db.prepare('UPDATE admin_keys SET sessions_not_before = ? WHERE id = ?').run(at, who.adminKeyId);
+    } else {
+      this.forgetMerchants();
+      this.db.prepare('UPDATE merchants SET portal_not_before = ? WHERE id = ?').run(at, who.merchantId);
+    }
+  }
+
   async touchAdminKey(id: string, at: number): Promise<void> {
     this.db.prepare('UPDATE admin_keys SET last_used_at = ? WHERE id = ?').run(at, id);
   }

@@ -32,6 +32,7 @@ function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
     secretVersion: 1,
     tokensNotBefore: null,
     retrySchedule: null,
+    portalNotBefore: null,
     partnerId: uid('p'),
     publicKeyPem: null,
     tokenSignature: 'any',

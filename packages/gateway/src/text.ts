@@ -1,19 +1,24 @@
 // Text no field may carry: C0 controls but tab, line feed and carriage return, DEL, and a UTF-16
 // surrogate without its pair (JSON's \ud800 escape). PostgreSQL cannot store NUL or a lone
 // surrogate, and no SNAP field means either: both stores refuse them alike, at the edge.
+/**
+ * How many UTF-16 units at `i` make one allowed character: 1, or 2 for a surrogate pair; 0 when
+ * the unit there is not allowed (the one rule isBadText and storableText both follow).
+ */
+function allowedAt(s: string, i: number): 0 | 1 | 2 {
+  const c = s.charCodeAt(i);
+  if (c < 0x20) return c === 0x09 || c === 0x0a || c === 0x0d ? 1 : 0;
+  if (c === 0x7f || (c >= 0xdc00 && c <= 0xdfff)) return 0;
+  if (c >= 0xd800 && c <= 0xdbff) return (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 0;
+  return 1;
+}
+
 /** True when a string holds a control character or a lone surrogate. */
 export function isBadText(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20) {
-      if (c !== 0x09 && c !== 0x0a && c !== 0x0d) return true;
-    } else if (c === 0x7f || (c >= 0xdc00 && c <= 0xdfff)) {
-      return true;
-    } else if (c >= 0xd800 && c <= 0xdbff) {
-      const next = s.charCodeAt(i + 1);
-      if (!(next >= 0xdc00 && next <= 0xdfff)) return true;
-      i++;
-    }
+  for (let i = 0; i < s.length; ) {
+    const n = allowedAt(s, i);
+    if (n === 0) return true;
+    i += n;
   }
   return false;
 }
@@ -57,17 +62,10 @@ export function firstBadTextField(value: unknown): string | undefined {
 export function storableText(s: string): string {
   if (!isBadText(s)) return s;
   let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    const pairs = c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
-    if (pairs) {
-      out += s.slice(i, i + 2);
-      i++;
-    } else if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) || c === 0x7f || (c >= 0xd800 && c <= 0xdfff)) {
-      out += '\ufffd';
-    } else {
-      out += s[i];
-    }
+  for (let i = 0; i < s.length; ) {
+    const n = allowedAt(s, i);
+    out += n === 0 ? '\ufffd' : s.slice(i, i + n);
+    i += n || 1;
   }
   return out;
 }

@@ -1,15 +1,19 @@
 import { canChangeStatus, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
 import { currentRequestId } from '../request-context.ts';
-import type {
-  IdempotencyRecord,
-  RefundRecord,
-  StatusChange,
-  Store,
-  TransactionRecord,
-  VaPaymentRecord,
+import {
+  type IdempotencyRecord,
+  type RefundRecord,
+  type StatusChange,
+  type Store,
+  type TransactionRecord,
+  UniqueViolation,
+  type VaPaymentRecord,
 } from '../store/store.ts';
 import { newNotificationId } from './ids.ts';
 import { notificationBody } from './notification-body.ts';
+
+/** The notifications table's primary key, as SQLite (`notifications.id`) and PostgreSQL name it. */
+const isNotificationIdConstraint = (c: string) => c === 'notifications.id' || c === 'notifications_pkey';
 
 export class IllegalStatusChange extends Error {
   readonly from: TransactionStatus;
@@ -92,26 +96,33 @@ export function createStatusChanger(deps: {
         const notify = request.notify !== false && isNotified(txn, request.to);
         // The merchant's serialisation, read through the store's exact merchant cache.
         const format = notify ? (await store.findMerchantById(txn.merchantId))?.callbackJson : undefined;
-        const changed = await store.changeStatus({
-          referenceNo: txn.referenceNo,
-          expectedSeq: txn.seq,
-          status: next.status,
-          statusDesc: next.statusDesc,
-          reason: request.reason ?? null,
-          at: nowMs,
-          patch,
-          notification: notify
-            ? {
-                id: newNotificationId(nowMs),
-                body: notificationBody(next, nowMs, format),
-                nextAttemptAt: nowMs + firstAttemptDelayMs,
-                requestId: currentRequestId() ?? null,
-              }
-            : undefined,
-          refund: request.refund,
-          idempotency: request.idempotency,
-          vaPayment: request.vaPayment,
-        });
+        let changed: TransactionRecord | undefined;
+        try {
+          changed = await store.changeStatus({
+            referenceNo: txn.referenceNo,
+            expectedSeq: txn.seq,
+            status: next.status,
+            statusDesc: next.statusDesc,
+            reason: request.reason ?? null,
+            at: nowMs,
+            patch,
+            notification: notify
+              ? {
+                  id: newNotificationId(nowMs),
+                  body: notificationBody(next, nowMs, format),
+                  nextAttemptAt: nowMs + firstAttemptDelayMs,
+                  requestId: currentRequestId() ?? null,
+                }
+              : undefined,
+            refund: request.refund,
+            idempotency: request.idempotency,
+            vaPayment: request.vaPayment,
+          });
+        } catch (e) {
+          // Another instance drew the same notification id in the same millisecond: draw again.
+          if (notify && e instanceof UniqueViolation && isNotificationIdConstraint(e.constraint)) continue;
+          throw e;
+        }
         if (changed) {
           if (notify) deps.onNotified?.();
           return changed;

@@ -116,37 +116,42 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
         bankCode,
         ...(additionalInfo ? { additionalInfo } : {}),
       };
-      const txn: TransactionRecord = {
-        referenceNo: newReferenceNo(ctx.now),
-        merchantId: ctx.merchant.id,
-        kind: 'va',
-        partnerReferenceNo: trxId,
-        status: '01',
-        statusDesc: TRANSACTION_STATUS['01'],
-        seq: 1,
-        amount: type === 'C' ? (totalAmount?.value ?? null) : null,
-        currency: 'IDR',
-        paidAmount: null,
-        refundedAmount: '0.00',
-        feeAmount: '0.00',
-        virtualAccountNo: `${partnerServiceId}${customerNo}`,
-        billNumber: newBillNumber(),
-        expiresAt: expiredMs ?? ctx.now + DEFAULT_EXPIRY_MS,
-        paidAt: null,
-        details: details as unknown as Record<string, unknown>,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      };
-      const response = respond(svc, 'Success', { virtualAccountData: vaData(txn) });
-      try {
-        await store.insertTransaction(txn, recordFor(response));
-      } catch (e) {
-        if (e instanceof UniqueViolation && e.constraint.includes('partner_reference_no')) {
-          throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { trxId } });
+      // The reference is 12 random digits: a collision with an existing one draws once more
+      // (the VA number stays the one allocated above).
+      for (let attempt = 0; ; attempt++) {
+        const txn: TransactionRecord = {
+          referenceNo: newReferenceNo(ctx.now),
+          merchantId: ctx.merchant.id,
+          kind: 'va',
+          partnerReferenceNo: trxId,
+          status: '01',
+          statusDesc: TRANSACTION_STATUS['01'],
+          seq: 1,
+          amount: type === 'C' ? (totalAmount?.value ?? null) : null,
+          currency: 'IDR',
+          paidAmount: null,
+          refundedAmount: '0.00',
+          feeAmount: '0.00',
+          virtualAccountNo: `${partnerServiceId}${customerNo}`,
+          billNumber: newBillNumber(),
+          expiresAt: expiredMs ?? ctx.now + DEFAULT_EXPIRY_MS,
+          paidAt: null,
+          details: details as unknown as Record<string, unknown>,
+          createdAt: ctx.now,
+          updatedAt: ctx.now,
+        };
+        const response = respond(svc, 'Success', { virtualAccountData: vaData(txn) });
+        try {
+          await store.insertTransaction(txn, recordFor(response));
+          return response;
+        } catch (e) {
+          if (e instanceof UniqueViolation && e.constraint.includes('partner_reference_no')) {
+            throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { trxId } });
+          }
+          if (e instanceof UniqueViolation && e.constraint.includes('reference_no') && attempt === 0) continue;
+          throw e;
         }
-        throw e;
       }
-      return response;
     },
 
     async inquiry(ctx: MerchantRequest): Promise<SnapResponse> {

@@ -325,13 +325,18 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   }
 
   let backlogAt = 0;
+  let backlogEveryMs = 1000;
   function updateBacklog(): void {
     const now = clock.now();
-    if (now - backlogAt < 1000) return;
+    if (now - backlogAt < backlogEveryMs) return;
     backlogAt = now;
+    const started = performance.now();
     store
       .deliveryBacklog()
       .then((b) => {
+        // Counting a large backlog takes a while (measured: 107 ms at 1,000,000 undelivered on
+        // SQLite, where it blocks the loop): the gauges refresh at most once every 20 times that.
+        backlogEveryMs = Math.max(1000, 20 * (performance.now() - started));
         metrics.backlog.set(b.undelivered);
         metrics.oldestUndeliveredAge.set(
           b.oldestUndeliveredAt === null ? 0 : Math.max(0, (clock.now() - b.oldestUndeliveredAt) / 1000),

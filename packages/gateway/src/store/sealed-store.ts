@@ -91,11 +91,19 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
     rotateProviderSecret: async (id, r) => openProvider(await inner.rotateProviderSecret(id, sealRotation(r))),
   };
 
+  // Bound once per method, not on every call (several store calls per request); a method
+  // replaced on the inner store (a test's or a benchmark's probe) is bound anew.
+  const bound = new Map<PropertyKey, { method: unknown; bound: unknown }>();
   return new Proxy(inner, {
     get(target, prop, receiver) {
       if (Object.hasOwn(overrides, prop)) return overrides[prop as keyof Store];
-      const v = Reflect.get(target, prop, receiver);
-      return typeof v === 'function' ? v.bind(target) : v;
+      const v: unknown = Reflect.get(target, prop, receiver);
+      if (typeof v !== 'function') return v;
+      const known = bound.get(prop);
+      if (known?.method === v) return known.bound;
+      const b = v.bind(target);
+      bound.set(prop, { method: v, bound: b });
+      return b;
     },
   });
 }

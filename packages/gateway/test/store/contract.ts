@@ -20,7 +20,7 @@ let seq = 0;
 const uid = (p: string) => `${p}-${Date.now()}-${++seq}`;
 const T0 = 1_800_000_000_000;
 
-function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
+export function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
   const id = uid('m');
   return {
     id,
@@ -88,7 +88,7 @@ function provider(over: Partial<ProviderRecord> = {}): ProviderRecord {
   };
 }
 
-function txn(merchantId: string, over: Partial<TransactionRecord> = {}): TransactionRecord {
+export function txn(merchantId: string, over: Partial<TransactionRecord> = {}): TransactionRecord {
   return {
     referenceNo: uid('r'),
     merchantId,

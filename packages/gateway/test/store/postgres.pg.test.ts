@@ -89,3 +89,28 @@ describe('PostgreSQL merchant cache across instances', () => {
     }
   });
 });
+
+describe('PostgreSQL prepared statements and a newer instance changing a table', () => {
+  it('a prepared SELECT * keeps working after another instance adds a column (a rolling upgrade)', async () => {
+    const db = await createTestDatabase();
+    // One connection, so the statement prepared by the first call is the one the later calls meet.
+    const store = new PostgresStore({ connectionString: db.url, max: 1 });
+    await store.migrate();
+    try {
+      assert.equal(await store.findTransaction('none-yet'), undefined);
+      const other = new PostgresStore({ connectionString: db.url, max: 1 });
+      try {
+        await other.pool.query('ALTER TABLE transactions ADD COLUMN added_by_a_newer_version TEXT');
+      } finally {
+        await other.close();
+      }
+      // PostgreSQL refuses the old plan ("cached plan must not change result type"); the store
+      // prepares the statement anew and answers.
+      assert.equal(await store.findTransaction('none-yet'), undefined);
+      assert.equal(await store.findTransaction('still-none'), undefined);
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+});

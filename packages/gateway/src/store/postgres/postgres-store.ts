@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { readMigrations } from '../migrations.ts';
@@ -66,6 +67,42 @@ import {
 
 type Client = pg.PoolClient | pg.Pool;
 
+const statementDigests = new Map<string, string>();
+/** Bumped when a newer instance changed a table under prepared statements (a rolling upgrade). */
+let statementGeneration = 0;
+/**
+ * Every statement with parameters is a named prepared statement (its name a digest of its text):
+ * each connection parses and plans it once, then only binds and runs it (measured: parsing and
+ * planning were a large part of PostgreSQL's CPU per callback, docs/benchmarks.md).
+ */
+function prepared(text: string, values: unknown[]): pg.QueryConfig | string {
+  // Without parameters (BEGIN, COMMIT, a migration's script) it is a plain query.
+  if (values.length === 0) return text;
+  let digest = statementDigests.get(text);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(text).digest('hex').slice(0, 24);
+    statementDigests.set(text, digest);
+  }
+  return { name: `sg${statementGeneration}_${digest}`, text, values };
+}
+
+/** PostgreSQL refuses a prepared `SELECT *` whose table gained a column since it was prepared. */
+const isStalePlan = (e: unknown) =>
+  (e as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String(e));
+
+async function query(client: Client, text: string, values: unknown[]): Promise<pg.QueryResult> {
+  const q = prepared(text, values);
+  if (typeof q === 'string') return client.query(q);
+  try {
+    return await client.query(q);
+  } catch (e) {
+    if (!isStalePlan(e)) throw e;
+    // Prepared anew under fresh names (once per generation); the old ones die with their connections.
+    if (q.name === `sg${statementGeneration}_${statementDigests.get(text)}`) statementGeneration++;
+    return client.query(prepared(text, values));
+  }
+}
+
 export interface PostgresStoreOptions {
   connectionString: string;
   /** Pool size per gateway process. */
@@ -90,6 +127,9 @@ function insertSql(table: string, row: Row): { text: string; values: unknown[] }
 }
 
 const NEWER_EXISTS = `EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no AND o.txn_seq > n.txn_seq)`;
+/** Another notification of the same transaction is being sent (its lease still runs). */
+const DELIVERING_SIBLING_EXISTS = `EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no
+  AND o.id <> n.id AND o.state = 'delivering' AND o.lease_until > $1)`;
 
 /**
  * The store on PostgreSQL, for several gateway instances sharing one database. Every verb is
@@ -187,12 +227,12 @@ export class PostgresStore implements Store {
   private async tx<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     const c = await this.pool.connect();
     try {
-      await c.query('BEGIN');
+      await this.run(c, 'BEGIN');
       const r = await work(c);
-      await c.query('COMMIT');
+      await this.run(c, 'COMMIT');
       return r;
     } catch (e) {
-      await c.query('ROLLBACK').catch(() => undefined);
+      await this.run(c, 'ROLLBACK').catch(() => undefined);
       throw e;
     } finally {
       c.release();
@@ -200,14 +240,20 @@ export class PostgresStore implements Store {
   }
 
   private async rows(client: Client, text: string, values: unknown[] = []): Promise<Row[]> {
-    return (await client.query(text, values)).rows as Row[];
+    return (await query(client, text, values)).rows as Row[];
+  }
+
+  /** A statement whose answer is not read (its row count may be). */
+  private run(client: Client, text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+    return query(client, text, values);
   }
 
   async migrate(): Promise<void> {
     await this.tx(async (c) => {
       // One instance migrates at a time; the others wait and find nothing left to do.
-      await c.query('SELECT pg_advisory_xact_lock(7061686761)');
-      await c.query(
+      await this.run(c, 'SELECT pg_advisory_xact_lock(7061686761)');
+      await this.run(
+        c,
         'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
       );
       const applied = new Set(
@@ -216,7 +262,7 @@ export class PostgresStore implements Store {
       for (const m of readMigrations(new URL('./migrations/', import.meta.url))) {
         if (applied.has(m.version)) continue;
         await c.query(m.sql);
-        await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        await this.run(c, 'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
           m.version,
           m.name,
           Date.now(),
@@ -227,7 +273,7 @@ export class PostgresStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
+    await this.run(this.pool, 'SELECT 1');
   }
 
   async close(): Promise<void> {
@@ -247,7 +293,8 @@ export class PostgresStore implements Store {
         for (const row of rows) {
           const next = resealRow(row, columns, reseal);
           if (!next) continue;
-          await c.query(
+          await this.run(
+            c,
             `UPDATE ${table} SET ${columns.map((col, i) => `${col} = $${i + 1}`).join(', ')} WHERE id = $${columns.length + 1}`,
             [...columns.map((col) => next[col]), row.id],
           );
@@ -258,7 +305,7 @@ export class PostgresStore implements Store {
         const r = await this.rows(c, 'SELECT value FROM settings WHERE key = $1 FOR UPDATE', [key]);
         const next = r[0] ? reseal(String(r[0].value)) : undefined;
         if (next === undefined) continue;
-        await c.query('UPDATE settings SET value = $1 WHERE key = $2', [next, key]);
+        await this.run(c, 'UPDATE settings SET value = $1 WHERE key = $2', [next, key]);
         n++;
       }
       return n;
@@ -275,7 +322,7 @@ export class PostgresStore implements Store {
   async getOrCreateSetting(key: string, create: () => string): Promise<string> {
     const existing = await this.getSetting(key);
     if (existing !== undefined) return existing;
-    await this.pool.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
+    await this.run(this.pool, 'INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
       key,
       create(),
     ]);
@@ -412,7 +459,8 @@ export class PostgresStore implements Store {
     if (calls.length === 0) return;
     // One statement for the batch: parallel arrays unnested into rows.
     const column = <K extends keyof InboundCall>(k: K) => calls.map((c) => c[k]);
-    await this.pool.query(
+    await this.run(
+      this.pool,
       `INSERT INTO provider_inbound (provider_id, at, method, path, request_body, http_status, response_code,
          response_body, duration_ms)
        SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[],
@@ -466,19 +514,20 @@ export class PostgresStore implements Store {
 
   async endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number): Promise<void> {
     if ('adminKeyId' in who) {
-      await this.pool.query('UPDATE admin_keys SET sessions_not_before = $1 WHERE id = $2', [at, who.adminKeyId]);
+      await this.run(this.pool, 'UPDATE admin_keys SET sessions_not_before = $1 WHERE id = $2', [at, who.adminKeyId]);
     } else {
-      await this.pool.query('UPDATE merchants SET portal_not_before = $1 WHERE id = $2', [at, who.merchantId]);
+      await this.run(this.pool, 'UPDATE merchants SET portal_not_before = $1 WHERE id = $2', [at, who.merchantId]);
       this.forgetMerchants();
     }
   }
 
   async touchAdminKey(id: string, at: number): Promise<void> {
-    await this.pool.query('UPDATE admin_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
+    await this.run(this.pool, 'UPDATE admin_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
   }
 
   async upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number): Promise<void> {
-    await this.pool.query(
+    await this.run(
+      this.pool,
       `INSERT INTO admin_keys (id, name, scope, token_sha256, created_at) VALUES ($1, $2, 'admin', $3, $4)
        ON CONFLICT (name) DO UPDATE SET token_sha256 = excluded.token_sha256
        WHERE admin_keys.token_sha256 <> excluded.token_sha256`,
@@ -487,7 +536,8 @@ export class PostgresStore implements Store {
   }
 
   async pruneBefore(before: number, limit: number): Promise<{ attempts: number; idempotencyKeys: number }> {
-    const attempts = await this.pool.query(
+    const attempts = await this.run(
+      this.pool,
       `UPDATE notification_attempts SET request_headers = '{}'::jsonb, response_body = NULL
        WHERE id IN (
          SELECT a.id FROM notification_attempts a JOIN notifications n ON n.id = a.notification_id
@@ -495,7 +545,8 @@ export class PostgresStore implements Store {
          ORDER BY a.started_at LIMIT $2)`,
       [before, limit],
     );
-    const keys = await this.pool.query(
+    const keys = await this.run(
+      this.pool,
       `DELETE FROM idempotency_keys WHERE ctid IN (
          SELECT ctid FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
       [before, limit],
@@ -544,7 +595,8 @@ export class PostgresStore implements Store {
   }
 
   private async putIdempotency(c: Client, record: IdempotencyRecord, at: number): Promise<void> {
-    await c.query(
+    await this.run(
+      c,
       `INSERT INTO idempotency_keys (merchant_id, day, external_id, request_hash, http_status, response_body, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [
@@ -568,7 +620,8 @@ export class PostgresStore implements Store {
       if (idempotency) await this.putIdempotency(c, idempotency, txn.createdAt);
       const { text, values } = insertSql('transactions', transactionToRow(txn));
       await c.query(text, values);
-      await c.query(
+      await this.run(
+        c,
         'INSERT INTO status_history (reference_no, seq, status, status_desc, reason, changed_at) VALUES ($1, $2, $3, $4, $5, $6)',
         [txn.referenceNo, txn.seq, txn.status, txn.statusDesc, null, txn.createdAt],
       );
@@ -635,7 +688,8 @@ export class PostgresStore implements Store {
       const r = await this.updateGuarded(c, change.referenceNo, change.expectedSeq, statusChangeColumns(change));
       if (!r) return undefined;
       const txn = transactionFromRow(r);
-      await c.query(
+      await this.run(
+        c,
         'INSERT INTO status_history (reference_no, seq, status, status_desc, reason, changed_at) VALUES ($1, $2, $3, $4, $5, $6)',
         [txn.referenceNo, txn.seq, txn.status, txn.statusDesc, change.reason, change.at],
       );
@@ -645,7 +699,8 @@ export class PostgresStore implements Store {
       if (change.idempotency) await this.putIdempotency(c, change.idempotency, change.at);
       if (change.vaPayment) {
         const v = change.vaPayment;
-        await c.query(
+        await this.run(
+          c,
           `INSERT INTO va_payments (provider_id, payment_request_id, reference_no, http_status, response_body, created_at)
            VALUES ($1, $2, $3, $4, $5, $6)`,
           [v.providerId, v.paymentRequestId, v.referenceNo, v.httpStatus, v.responseBody, v.createdAt],
@@ -656,7 +711,8 @@ export class PostgresStore implements Store {
   }
 
   private async putRefund(c: pg.PoolClient, refund: NonNullable<StatusChange['refund']>): Promise<void> {
-    await c.query(
+    await this.run(
+      c,
       `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [
@@ -678,12 +734,14 @@ export class PostgresStore implements Store {
     at: number,
   ): Promise<void> {
     // Latest wins (docs/protocol.md#callbacks): an undelivered older notification of this transaction is superseded.
-    await c.query(
+    await this.run(
+      c,
       `UPDATE notifications SET state = 'superseded', next_attempt_at = NULL, updated_at = $1
        WHERE reference_no = $2 AND state IN ('pending', 'retrying')`,
       [at, txn.referenceNo],
     );
-    await c.query(
+    await this.run(
+      c,
       `INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
          attempt_count, next_attempt_at, created_at, updated_at, request_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $9, $9, $10)`,
@@ -733,7 +791,8 @@ export class PostgresStore implements Store {
           // Two merchants taking their first number at the same bank may pick the same prefix:
           // the unique constraint decides, and the loser draws again.
           const taken = await this.rows(c, 'SELECT count(*) AS n FROM va_prefixes WHERE bank_code = $1', [bankCode]);
-          await c.query(
+          await this.run(
+            c,
             `INSERT INTO va_prefixes (merchant_id, bank_code, partner_service_id, next_customer_no) VALUES ($1, $2, $3, 1)
              ON CONFLICT (merchant_id, bank_code) DO NOTHING`,
             [merchantId, bankCode, partnerServiceIdFor(bankCode, Number(taken[0]?.n ?? 0) + 1)],
@@ -771,90 +830,92 @@ export class PostgresStore implements Store {
     leaseMs: number,
     limit: number,
   ): Promise<NotificationRecord[]> {
-    return this.tx(async (c) => {
-      await c.query(
-        `UPDATE notifications n SET state = 'superseded', claimed_by = NULL, lease_until = NULL, updated_at = $1
-         WHERE n.state = 'delivering' AND n.lease_until <= $1 AND ${NEWER_EXISTS}`,
-        [now],
-      );
-      const rows = await this.rows(
-        c,
-        `WITH candidates AS (
-           SELECT n.id FROM notifications n
-           WHERE ((n.state IN ('pending', 'retrying') AND n.next_attempt_at <= $1)
-               OR (n.state = 'delivering' AND n.lease_until <= $1))
-             AND NOT ${NEWER_EXISTS}
-             AND NOT EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no AND o.id <> n.id
-                               AND o.state = 'delivering' AND o.lease_until > $1)
-           ORDER BY CASE WHEN n.state = 'delivering' THEN n.lease_until ELSE n.next_attempt_at END
-           LIMIT $4
-           FOR UPDATE SKIP LOCKED)
-         UPDATE notifications SET state = 'delivering', claimed_by = $2, lease_until = $1 + $3, updated_at = $1
-         FROM candidates WHERE notifications.id = candidates.id
-         RETURNING notifications.*`,
-        [now, workerId, leaseMs, limit],
-      );
-      return rows.map(notificationFromRow);
-    });
+    // One statement, so one round trip and its own transaction. A claim left by a worker that
+    // died, of a notification a newer one has superseded since, is retired on the way.
+    const rows = await this.rows(
+      this.pool,
+      // Each branch walks its own index and stops at the limit (measured: one query over both
+      // states sorted the whole due backlog, 33 ms per claim of 200 at a backlog of 20,000,
+      // against 7.5 ms). Expired leases are other instances' work that never came back.
+      `WITH retired AS (
+         UPDATE notifications n SET state = 'superseded', claimed_by = NULL, lease_until = NULL, updated_at = $1
+         WHERE n.state = 'delivering' AND n.lease_until <= $1 AND ${NEWER_EXISTS}),
+       expired AS (
+         SELECT n.id, n.lease_until AS due FROM notifications n
+         WHERE n.state = 'delivering' AND n.lease_until <= $1
+           AND NOT ${NEWER_EXISTS} AND NOT ${DELIVERING_SIBLING_EXISTS}
+         ORDER BY n.lease_until LIMIT $4
+         FOR UPDATE SKIP LOCKED),
+       pending AS (
+         SELECT n.id, n.next_attempt_at AS due FROM notifications n
+         WHERE n.state IN ('pending', 'retrying') AND n.next_attempt_at <= $1
+           AND NOT ${NEWER_EXISTS} AND NOT ${DELIVERING_SIBLING_EXISTS}
+         ORDER BY n.next_attempt_at LIMIT $4
+         FOR UPDATE SKIP LOCKED),
+       candidates AS (
+         SELECT id FROM (SELECT * FROM expired UNION ALL SELECT * FROM pending) c ORDER BY due LIMIT $4)
+       UPDATE notifications SET state = 'delivering', claimed_by = $2, lease_until = $1 + $3, updated_at = $1
+       FROM candidates WHERE notifications.id = candidates.id
+       RETURNING notifications.*`,
+      [now, workerId, leaseMs, limit],
+    );
+    return rows.map(notificationFromRow);
   }
 
   async recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]> {
     if (attempts.length === 0) return [];
-    // Two set-based statements per batch, whatever its size: a round trip per attempt was the
-    // single-instance limit on PostgreSQL (docs/benchmarks.md).
+    // One set-based statement per batch, whatever its size (a round trip per attempt was the
+    // single-instance limit on PostgreSQL, docs/benchmarks.md): the attempt rows and the
+    // notifications' new states commit together. Both parts see the notifications as they were,
+    // so attempt_no is the count before this attempt, plus one.
     const col = <T>(f: (a: AttemptRecord) => T) => attempts.map(f);
-    return this.tx(async (c) => {
-      await c.query(
-        `INSERT INTO notification_attempts (notification_id, attempt_no, worker_id, started_at, url, request_headers,
+    const rows = await this.rows(
+      this.pool,
+      `WITH x AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::int[], $7::text[],
+           $8::int[], $9::text[], $10::text[], $11::bool[], $12::bigint[], $13::bigint[])
+           AS x(id, worker, started, url, headers, status, body, duration, outcome, error, ack, next, finished)),
+       attempts AS (
+         INSERT INTO notification_attempts (notification_id, attempt_no, worker_id, started_at, url, request_headers,
            response_status, response_body, duration_ms, outcome, error)
          SELECT x.id, (SELECT attempt_count + 1 FROM notifications WHERE id = x.id), x.worker, x.started, x.url,
            x.headers::jsonb, x.status, x.body, x.duration, x.outcome, x.error
-         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[], $9::text[], $10::text[])
-           AS x(id, worker, started, url, headers, status, body, duration, outcome, error)`,
-        [
-          col((a) => a.notificationId),
-          col((a) => a.workerId),
-          col((a) => a.startedAt),
-          col((a) => a.url),
-          col((a) => JSON.stringify(a.requestHeaders)),
-          col((a) => a.responseStatus),
-          col((a) => a.responseBody),
-          col((a) => a.durationMs),
-          col((a) => a.outcome),
-          col((a) => a.error),
-        ],
-      );
-      const rows = await this.rows(
-        c,
-        `UPDATE notifications n SET
-           attempt_count = n.attempt_count + 1,
-           state = CASE
-             WHEN x.ack THEN 'delivered'
-             WHEN ${NEWER_EXISTS} THEN 'superseded'
-             WHEN x.next IS NULL THEN 'dead'
-             ELSE 'retrying' END,
-           next_attempt_at = CASE WHEN x.ack THEN NULL ELSE x.next END,
-           delivered_at = CASE WHEN x.ack THEN x.finished ELSE n.delivered_at END,
-           last_error = x.error, claimed_by = NULL, lease_until = NULL, updated_at = x.finished
-         FROM unnest($1::text[], $2::text[], $3::bool[], $4::bigint[], $5::bigint[], $6::text[])
-           AS x(id, worker, ack, next, finished, error)
-         WHERE n.id = x.id AND n.claimed_by = x.worker AND n.state = 'delivering'
-         RETURNING n.*`,
-        [
-          col((a) => a.notificationId),
-          col((a) => a.workerId),
-          col((a) => a.outcome === 'acknowledged'),
-          col((a) => a.nextAttemptAt ?? null),
-          col((a) => a.finishedAt),
-          col((a) => a.error),
-        ],
-      );
-      return rows.map(notificationFromRow);
-    });
+         FROM x)
+       UPDATE notifications n SET
+         attempt_count = n.attempt_count + 1,
+         state = CASE
+           WHEN x.ack THEN 'delivered'
+           WHEN ${NEWER_EXISTS} THEN 'superseded'
+           WHEN x.next IS NULL THEN 'dead'
+           ELSE 'retrying' END,
+         next_attempt_at = CASE WHEN x.ack THEN NULL ELSE x.next END,
+         delivered_at = CASE WHEN x.ack THEN x.finished ELSE n.delivered_at END,
+         last_error = x.error, claimed_by = NULL, lease_until = NULL, updated_at = x.finished
+       FROM x
+       WHERE n.id = x.id AND n.claimed_by = x.worker AND n.state = 'delivering'
+       RETURNING n.*`,
+      [
+        col((a) => a.notificationId),
+        col((a) => a.workerId),
+        col((a) => a.startedAt),
+        col((a) => a.url),
+        col((a) => JSON.stringify(a.requestHeaders)),
+        col((a) => a.responseStatus),
+        col((a) => a.responseBody),
+        col((a) => a.durationMs),
+        col((a) => a.outcome),
+        col((a) => a.error),
+        col((a) => a.outcome === 'acknowledged'),
+        col((a) => a.nextAttemptAt ?? null),
+        col((a) => a.finishedAt),
+      ],
+    );
+    return rows.map(notificationFromRow);
   }
 
   async releaseClaims(workerId: string, now: number, keep: readonly string[] = []): Promise<number> {
-    const r = await this.pool.query(
+    const r = await this.run(
+      this.pool,
       `UPDATE notifications SET state = CASE WHEN attempt_count = 0 THEN 'pending' ELSE 'retrying' END,
          next_attempt_at = $2, claimed_by = NULL, lease_until = NULL, updated_at = $2
        WHERE claimed_by = $1 AND state = 'delivering' AND NOT (id = ANY($3::text[]))`,
@@ -895,7 +956,8 @@ export class PostgresStore implements Store {
   }
 
   async recoverDead(merchantId: string, since: number, now: number): Promise<number> {
-    const r = await this.pool.query(
+    const r = await this.run(
+      this.pool,
       `UPDATE notifications n SET state = 'pending', next_attempt_at = $3, updated_at = $3
        WHERE n.merchant_id = $1 AND n.state = 'dead' AND n.created_at >= $2 AND NOT ${NEWER_EXISTS}`,
       [merchantId, since, now],
@@ -992,7 +1054,8 @@ export class PostgresStore implements Store {
   }
 
   async insertCertification(run: import('../store.ts').CertificationRecord): Promise<void> {
-    await this.pool.query(
+    await this.run(
+      this.pool,
       'INSERT INTO certifications (id, merchant_id, started_at, finished_at, passed, report) VALUES ($1, $2, $3, $4, $5, $6)',
       [run.id, run.merchantId, run.startedAt, run.finishedAt, run.passed ? 1 : 0, run.report],
     );

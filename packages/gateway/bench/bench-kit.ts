@@ -2,8 +2,10 @@
 // fork from their own file (`--serve <kind>`), percentiles, CPU time from /proc, and the text
 // table. What each one measures, and how it reports it, stays in its own file.
 import { type ChildProcess, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
+import { Session as InspectorSession } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GatewayProcess } from '../test/helpers/process.ts';
 
@@ -70,6 +72,51 @@ export async function serveReceiverChild(handle: RequestListener, stats: () => o
   serveChild({ port }, close, stats);
 }
 
+/**
+ * BENCH_CPU_PROF=<dir>: profiles one measured phase of this process (the in-process gateway) with
+ * the inspector and writes `<dir>/<name>.cpuprofile` when the returned function is called.
+ */
+export async function profilePhase(name: string): Promise<() => Promise<void>> {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return async () => undefined;
+  const session = new InspectorSession();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
+/** A merchant's acknowledgement of a callback. */
+export const ACK_BODY = '{"responseCode":"2002600","responseMessage":"Success"}';
+/** The payer a benchmark's payments carry. */
+export const PAYER = { payerName: 'Budi Santoso', payerIssuer: '93600014', payerRefId: '112233445566' };
+
+export interface AckReceiverStats {
+  requests: number;
+}
+
+export type AckReceiverChild = ForkedServer<{ port: number }, AckReceiverStats>;
+
+/** Child side of a merchant that acknowledges every callback (bare node:http) and counts them. */
+export function serveAckReceiverChild(): Promise<void> {
+  let requests = 0;
+  return serveReceiverChild(
+    (req, res) => {
+      req.resume();
+      req.on('end', () => {
+        requests++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(ACK_BODY);
+      });
+    },
+    (): AckReceiverStats => ({ requests }),
+  );
+}
+
 /** Parent side: a server forked from the benchmark's file. */
 export interface ForkedServer<Ready, Stats> {
   /** The child's first message. */
@@ -97,8 +144,12 @@ export async function forkServer<Ready extends { port: number }, Stats extends o
   options: ForkOptions = {},
 ): Promise<ForkedServer<Ready, Stats>> {
   const output = options.isQuiet ? 'pipe' : 'inherit';
+  // BENCH_CPU_PROF=<dir>: every server child writes a V8 CPU profile there when it exits
+  // (read it with bench/profile-summary.ts).
+  const profileDir = process.env.BENCH_CPU_PROF;
   const child: ChildProcess = fork(fileURLToPath(moduleUrl), ['--serve', kind], {
     env: { ...process.env, ...options.env },
+    execArgv: profileDir ? [...process.execArgv, '--cpu-prof', `--cpu-prof-dir=${profileDir}`] : process.execArgv,
     stdio: ['ignore', output, output, 'ipc'],
   });
   let kept = '';

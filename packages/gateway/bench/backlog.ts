@@ -530,7 +530,7 @@ function report(
     line('database + WAL after draining', `${fmt(totals.dbMiB)} MiB (${fmt(totals.attemptRows)} attempt rows)`),
     line(
       'deliveryBacklog query at the full backlog',
-      `${fmt(backlogQueryMs, 1)} ms (the dispatcher runs it once a second, blocking its loop)`,
+      `${fmt(backlogQueryMs, 1)} ms (the dispatcher refreshes its backlog gauges with it, at most once every 20 times its duration)`,
     ),
     line('flat', flat),
   ];

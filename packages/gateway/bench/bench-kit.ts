@@ -2,11 +2,19 @@
 // fork from their own file (`--serve <kind>`), percentiles, CPU time from /proc, and the text
 // table. What each one measures, and how it reports it, stays in its own file.
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { Session as InspectorSession } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
+import { assembleGateway, listenOn } from '../src/app.ts';
+import { systemClock } from '../src/clock.ts';
+import { loadConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { openStore } from '../src/store/open-store.ts';
 import type { GatewayProcess } from '../test/helpers/process.ts';
 
 /** Every server a benchmark starts listens on loopback only: the figures are the code's, not a network's. */
@@ -88,6 +96,66 @@ export async function profilePhase(name: string): Promise<() => Promise<void>> {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
+  };
+}
+
+/** What a bare Fastify baseline answers: the very bytes and headers the gateway answered with. */
+export interface BareFastifyInput {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** Child side: a bare Fastify 5 with one POST route answering `input` (the baseline of a benchmark). */
+export async function serveBareFastify(
+  input: BareFastifyInput,
+): Promise<{ ready: { port: number }; close: () => Promise<void> }> {
+  const app = Fastify({ logger: false });
+  app.post(input.path, async (_request, reply) =>
+    reply.headers(input.headers).type('application/json').send(input.body),
+  );
+  await app.listen({ port: 0, host: HOST });
+  const address = app.server.address();
+  if (typeof address !== 'object' || address === null) throw new TypeError('fastify has no port');
+  return { ready: { port: address.port }, close: () => app.close() };
+}
+
+/**
+ * Child side: a throw-away gateway in production mode (secrets sealed at rest, so every request
+ * opens a sealed secret), rate limit off, on a fresh SQLite file, or on PostgreSQL at
+ * `databaseUrl`. Answers its port, admin token and SQLite file.
+ */
+export async function serveBenchGateway(databaseUrl?: string): Promise<{
+  ready: { port: number; adminToken: string; dbPath: string };
+  close: () => Promise<void>;
+}> {
+  const dir = mkdtempSync(join(tmpdir(), 'snapgate-bench-'));
+  const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
+  const config = loadConfig({
+    SNAPGATE_DB: join(dir, 'snapgate.db'),
+    SNAPGATE_ADMIN_TOKEN: adminToken,
+    SNAPGATE_HOST: HOST,
+    SNAPGATE_PORT: '0',
+    SNAPGATE_MODE: 'production',
+    SNAPGATE_MASTER_KEY: randomBytes(32).toString('base64'),
+    SNAPGATE_RATE_LIMIT: 'off',
+    SNAPGATE_LOG_LEVEL: 'warn',
+  });
+  const store = await openStore({ sqlitePath: config.sqlitePath, databaseUrl });
+  const { gateway } = await assembleGateway({
+    config,
+    store,
+    clock: systemClock,
+    logger: createLogger(config.logLevel),
+  });
+  const url = await listenOn(gateway, HOST, 0);
+  return {
+    ready: { port: Number(new URL(url).port), adminToken, dbPath: config.sqlitePath },
+    close: async () => {
+      await gateway.app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

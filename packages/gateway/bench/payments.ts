@@ -1,22 +1,4 @@
-// Payment API benchmark: QRIS generate and VA create on the embedded SQLite store, each request
-// signed (HMAC-SHA512 over a B2B access token), idempotent (its own X-EXTERNAL-ID and
-// partnerReferenceNo / trxId) and durable (the gateway answers after its commit), side by side in
-// one run with a bare Fastify 5 answering the same bytes (repeat runs differ by 20–30 %, so only
-// figures from the same run compare).
-//
-//   npm run bench:payments                   # 50 connections, 10 s per server and operation
-//   npm run bench:payments -- --duration 2   # quick check
-//   npm run bench:payments -- --json         # also print the raw figures as JSON
-//
-// Each server runs in a child process (this file with `--serve <kind>`), listening on 127.0.0.1
-// port 0. The load runs in this process: undici Pool loops, one request in flight per connection,
-// every request with a fresh id and a signature over its own body (autocannon sends one fixed
-// body). After the run, this process counts the gateway's rows in its SQLite file (read-only, from
-// outside the gateway) against the successful answers. Not a test: nothing asserts timings.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import {
   B2B_TOKEN_PATH,
   formatJakartaTimestamp,
@@ -28,20 +10,16 @@ import {
   tokenStringToSign,
 } from '@snapgate/snap';
 import Database from 'better-sqlite3';
-import Fastify from 'fastify';
 import { Pool } from 'undici';
-import { assembleGateway, listenOn } from '../src/app.ts';
-import { systemClock } from '../src/clock.ts';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/logger.ts';
-import { openStore } from '../src/store/open-store.ts';
 import {
+  type BareFastifyInput,
   cpuNowUs,
   type ForkedServer,
   fmt,
   forkServer,
-  HOST,
   percentiles,
+  serveBareFastify,
+  serveBenchGateway,
   serveChild,
   servedKind,
   table,
@@ -72,61 +50,11 @@ interface ReadyMessage {
   dbPath?: string;
 }
 
-interface FastifyServeInput {
-  path: string;
-  /** The exact body the gateway answered with, so both responses carry the same bytes. */
-  body: string;
-  headers: Record<string, string>;
-}
-
-async function serveFastify(input: FastifyServeInput): Promise<{ ready: ReadyMessage; close: () => Promise<void> }> {
-  const app = Fastify({ logger: false });
-  app.post(input.path, async (_request, reply) =>
-    reply.headers(input.headers).type('application/json').send(input.body),
-  );
-  await app.listen({ port: 0, host: HOST });
-  const address = app.server.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('fastify has no port');
-  return { ready: { port: address.port }, close: () => app.close() };
-}
-
-async function serveGateway(): Promise<{ ready: ReadyMessage; close: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'snapgate-bench-'));
-  const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
-  const config = loadConfig({
-    SNAPGATE_DB: join(dir, 'snapgate.db'),
-    SNAPGATE_ADMIN_TOKEN: adminToken,
-    SNAPGATE_HOST: HOST,
-    SNAPGATE_PORT: '0',
-    SNAPGATE_MODE: 'production',
-    // Production seals secrets at rest: every request's merchant holds a sealed secret.
-    SNAPGATE_MASTER_KEY: randomBytes(32).toString('base64'),
-    SNAPGATE_RATE_LIMIT: 'off',
-    SNAPGATE_LOG_LEVEL: 'warn',
-  });
-  const store = await openStore({ sqlitePath: config.sqlitePath, databaseUrl: undefined });
-  const { gateway } = await assembleGateway({
-    config,
-    store,
-    clock: systemClock,
-    logger: createLogger(config.logLevel),
-  });
-  const url = await listenOn(gateway, HOST, 0);
-  return {
-    ready: { port: Number(new URL(url).port), adminToken, dbPath: config.sqlitePath },
-    close: async () => {
-      await gateway.app.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function runChild(kind: ServerKind): Promise<void> {
   const started =
     kind === 'gateway'
-      ? await serveGateway()
-      : await serveFastify(JSON.parse(process.env.BENCH_FASTIFY_INPUT ?? '{}') as FastifyServeInput);
+      ? await serveBenchGateway()
+      : await serveBareFastify(JSON.parse(process.env.BENCH_FASTIFY_INPUT ?? '{}') as BareFastifyInput);
   // The parent reads the CPU time around each run from serveChild's answers.
   serveChild(started.ready, started.close);
 }
@@ -499,7 +427,7 @@ async function main(): Promise<void> {
       responseBytes[op.name] = sample.answer.body.length;
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(sample.answer.headers)) if (!OWN_HEADERS.has(k)) headers[k] = v;
-      const input: FastifyServeInput = { path: op.path, body: sample.answer.body, headers };
+      const input: BareFastifyInput = { path: op.path, body: sample.answer.body, headers };
       const bare = await start('fastify', { BENCH_FASTIFY_INPUT: JSON.stringify(input) });
 
       process.stderr.write(`measuring bare Fastify, ${op.name} (${options.durationSec} s)…\n`);

@@ -11,10 +11,8 @@
 // Each server runs in a child process (this file with `--serve <kind>`), listening on
 // 127.0.0.1 port 0; autocannon runs in this process. Not a test: nothing asserts timings.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism, cpus } from 'node:os';
 import {
   B2B_TOKEN_PATH,
   formatJakartaTimestamp,
@@ -24,19 +22,16 @@ import {
   successCode,
   tokenStringToSign,
 } from '@snapgate/snap';
-import Fastify from 'fastify';
-import { assembleGateway, listenOn } from '../src/app.ts';
-import { systemClock } from '../src/clock.ts';
-import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/logger.ts';
-import { openStore } from '../src/store/open-store.ts';
 import { createTestDatabase } from '../test/helpers/postgres.ts';
 import {
+  type BareFastifyInput,
   type ForkedServer,
   fmt,
   forkServer,
   HOST,
   listenOnLoopback,
+  serveBareFastify,
+  serveBenchGateway,
   serveChild,
   servedKind,
   table,
@@ -118,58 +113,6 @@ interface ReadyMessage {
   accessTokenFormat?: 'jwt' | 'opaque';
 }
 
-interface FastifyServeInput {
-  /** The exact body snapgate answered with, so both responses carry the same bytes. */
-  body: string;
-  headers: Record<string, string>;
-}
-
-async function serveFastify(input: FastifyServeInput): Promise<{ ready: ReadyMessage; close: () => Promise<void> }> {
-  const app = Fastify({ logger: false });
-  app.post(B2B_TOKEN_PATH, async (_request, reply) =>
-    reply.headers(input.headers).type('application/json').send(input.body),
-  );
-  await app.listen({ port: 0, host: HOST });
-  const address = app.server.address();
-  if (typeof address !== 'object' || address === null) throw new TypeError('fastify has no port');
-  return { ready: { port: address.port }, close: () => app.close() };
-}
-
-async function serveGateway(): Promise<{ ready: ReadyMessage; close: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'snapgate-bench-'));
-  const adminToken = `bench-admin-${randomBytes(16).toString('hex')}`;
-  const config = loadConfig({
-    SNAPGATE_DB: join(dir, 'snapgate.db'),
-    SNAPGATE_ADMIN_TOKEN: adminToken,
-    SNAPGATE_HOST: HOST,
-    SNAPGATE_PORT: '0',
-    SNAPGATE_MODE: 'production',
-    // Production seals secrets at rest: the token path opens the merchant's sealed secret.
-    SNAPGATE_MASTER_KEY: randomBytes(32).toString('base64'),
-    SNAPGATE_RATE_LIMIT: 'off',
-    SNAPGATE_LOG_LEVEL: 'warn',
-  });
-  // --store postgres: the parent made a fresh database and passed its URL down.
-  const store = await openStore({ sqlitePath: config.sqlitePath, databaseUrl: process.env.SNAPGATE_DATABASE_URL });
-  const { gateway } = await assembleGateway({
-    config,
-    store,
-    clock: systemClock,
-    logger: createLogger(config.logLevel),
-  });
-  const { app } = gateway;
-  const url = await listenOn(gateway, HOST, 0);
-  const address = { port: Number(new URL(url).port) };
-  return {
-    ready: { port: address.port, adminToken },
-    close: async () => {
-      await app.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function servePeer(format: 'jwt' | 'opaque'): Promise<{ ready: ReadyMessage; close: () => Promise<void> }> {
   const { default: Provider, errors } = await importUntyped<OidcProviderModule>('oidc-provider');
   // The issuer names the port, so the socket is bound before the provider exists.
@@ -234,10 +177,11 @@ async function servePeer(format: 'jwt' | 'opaque'): Promise<{ ready: ReadyMessag
 async function runChild(kind: ServerKind): Promise<void> {
   const started =
     kind === 'gateway'
-      ? await serveGateway()
+      ? // --store postgres: the parent made a fresh database and passed its URL down.
+        await serveBenchGateway(process.env.SNAPGATE_DATABASE_URL)
       : kind === 'peer'
         ? await servePeer(process.env.BENCH_PEER_FORMAT === 'opaque' ? 'opaque' : 'jwt')
-        : await serveFastify(JSON.parse(process.env.BENCH_FASTIFY_INPUT ?? '{}') as FastifyServeInput);
+        : await serveBareFastify(JSON.parse(process.env.BENCH_FASTIFY_INPUT ?? '{}') as BareFastifyInput);
   // The parent reads the CPU time around each run from serveChild's answers.
   serveChild(started.ready, started.close);
 }
@@ -467,7 +411,8 @@ async function main(): Promise<void> {
     const sample = await post(hmac.url, hmac.headers(), TOKEN_BODY);
     if (!snapSuccess(sample.status, sample.body))
       throw new Error(`snapgate check failed: HTTP ${sample.status} ${sample.body}`);
-    const fastifyInput: FastifyServeInput = {
+    const fastifyInput: BareFastifyInput = {
+      path: B2B_TOKEN_PATH,
       body: sample.body,
       headers: { 'X-TIMESTAMP': formatJakartaTimestamp(Date.now()), 'X-CLIENT-KEY': hmacMerchant.clientKey },
     };

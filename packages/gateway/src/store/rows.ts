@@ -9,6 +9,7 @@ import type {
   IdempotencyRecord,
   MerchantRecord,
   MerchantStatus,
+  MovedNotification,
   NotificationFilter,
   NotificationRecord,
   NotificationState,
@@ -369,6 +370,14 @@ export function historyFromRow(r: Row): StatusHistoryEntry {
 }
 
 export function notificationFromRow(r: Row): NotificationRecord {
+  return { ...movedNotificationFromRow(r), body: String(r.body) };
+}
+
+/** Every column of `notifications` but the body (an attempt's result does not read it back). */
+export const MOVED_NOTIFICATION_COLUMNS =
+  'id, reference_no, merchant_id, kind, txn_seq, latest_status, state, attempt_count, next_attempt_at, claimed_by, lease_until, created_at, updated_at, delivered_at, last_error, request_id';
+
+export function movedNotificationFromRow(r: Row): MovedNotification {
   return {
     id: String(r.id),
     referenceNo: String(r.reference_no),
@@ -376,7 +385,6 @@ export function notificationFromRow(r: Row): NotificationRecord {
     kind: r.kind as TransactionKind,
     txnSeq: num(r.txn_seq),
     latestStatus: r.latest_status as TransactionStatus,
-    body: String(r.body),
     state: r.state as NotificationState,
     attemptCount: num(r.attempt_count),
     nextAttemptAt: numOrNull(r.next_attempt_at),

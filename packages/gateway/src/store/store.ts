@@ -263,6 +263,9 @@ export interface NotificationRecord {
   requestId?: string | null;
 }
 
+/** A notification as an attempt left it: everything but its body, which the attempt did not change. */
+export type MovedNotification = Omit<NotificationRecord, 'body'>;
+
 /** A new outbox row written in the same transaction as the change that caused it. */
 export interface NewNotification {
   id: string;
@@ -507,7 +510,7 @@ export interface Store {
    * when acknowledged; else superseded if a newer one exists, retrying, or dead. A row is changed
    * only by its claimant; the attempt is logged either way. Returns the notifications moved.
    */
-  recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]>;
+  recordAttempts(attempts: AttemptRecord[]): Promise<MovedNotification[]>;
   /**
    * Gives back a worker's claims (graceful shutdown): due again at `now`. Rows in `keep` are still
    * being sent: they keep their lease, so no other instance sends them at the same time.

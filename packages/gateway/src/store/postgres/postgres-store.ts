@@ -13,9 +13,11 @@ import {
   idempotencyFromRow,
   inboundFromRow,
   listSql,
+  MOVED_NOTIFICATION_COLUMNS,
   merchantFromRow,
   merchantToRow,
   merchantUpdateColumns,
+  movedNotificationFromRow,
   notificationFromRow,
   notificationListSpec,
   partnerServiceIdFor,
@@ -43,6 +45,7 @@ import {
   type InboundCall,
   type MerchantPatch,
   type MerchantRecord,
+  type MovedNotification,
   type NewNotification,
   type NotificationFilter,
   type NotificationRecord,
@@ -127,6 +130,9 @@ function insertSql(table: string, row: Row): { text: string; values: unknown[] }
 }
 
 const NEWER_EXISTS = `EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no AND o.txn_seq > n.txn_seq)`;
+const MOVED_COLUMNS_OF_N = MOVED_NOTIFICATION_COLUMNS.split(', ')
+  .map((c) => `n.${c}`)
+  .join(', ');
 /** Another notification of the same transaction is being sent (its lease still runs). */
 const DELIVERING_SIBLING_EXISTS = `EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no
   AND o.id <> n.id AND o.state = 'delivering' AND o.lease_until > $1)`;
@@ -862,7 +868,7 @@ export class PostgresStore implements Store {
     return rows.map(notificationFromRow);
   }
 
-  async recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]> {
+  async recordAttempts(attempts: AttemptRecord[]): Promise<MovedNotification[]> {
     if (attempts.length === 0) return [];
     // One set-based statement per batch, whatever its size (a round trip per attempt was the
     // single-instance limit on PostgreSQL, docs/benchmarks.md): the attempt rows and the
@@ -893,7 +899,7 @@ export class PostgresStore implements Store {
          last_error = x.error, claimed_by = NULL, lease_until = NULL, updated_at = x.finished
        FROM x
        WHERE n.id = x.id AND n.claimed_by = x.worker AND n.state = 'delivering'
-       RETURNING n.*`,
+       RETURNING ${MOVED_COLUMNS_OF_N}`,
       [
         col((a) => a.notificationId),
         col((a) => a.workerId),
@@ -910,7 +916,7 @@ export class PostgresStore implements Store {
         col((a) => a.finishedAt),
       ],
     );
-    return rows.map(notificationFromRow);
+    return rows.map(movedNotificationFromRow);
   }
 
   async releaseClaims(workerId: string, now: number, keep: readonly string[] = []): Promise<number> {

@@ -14,9 +14,11 @@ import {
   idempotencyFromRow,
   inboundFromRow,
   listSql,
+  MOVED_NOTIFICATION_COLUMNS,
   merchantFromRow,
   merchantToRow,
   merchantUpdateColumns,
+  movedNotificationFromRow,
   notificationFromRow,
   notificationListSpec,
   partnerServiceIdFor,
@@ -44,6 +46,7 @@ import {
   type InboundCall,
   type MerchantPatch,
   type MerchantRecord,
+  type MovedNotification,
   type NewNotification,
   type NotificationFilter,
   type NotificationRecord,
@@ -303,7 +306,7 @@ export class SqliteStore implements Store {
            delivered_at = CASE WHEN @acknowledged = 1 THEN @finishedAt ELSE delivered_at END,
            last_error = @error, claimed_by = NULL, lease_until = NULL, updated_at = @finishedAt
          WHERE id = @notificationId AND claimed_by = @workerId AND state = 'delivering'
-         RETURNING *`,
+         RETURNING ${MOVED_NOTIFICATION_COLUMNS}`,
       ),
       releaseClaims: p(
         `UPDATE notifications SET state = CASE WHEN attempt_count = 0 THEN 'pending' ELSE 'retrying' END,
@@ -850,10 +853,10 @@ export class SqliteStore implements Store {
     }, 'now');
   }
 
-  async recordAttempts(attempts: AttemptRecord[]): Promise<NotificationRecord[]> {
+  async recordAttempts(attempts: AttemptRecord[]): Promise<MovedNotification[]> {
     // One savepoint for the whole batch, in the turn's group commit (measured: 31k rows/s against 5.1k one by one).
     return this.write(() => {
-      const moved: NotificationRecord[] = [];
+      const moved: MovedNotification[] = [];
       for (const a of attempts) {
         this.s('insertAttempt').run({
           notificationId: a.notificationId,
@@ -875,7 +878,7 @@ export class SqliteStore implements Store {
           finishedAt: a.finishedAt,
           error: a.error,
         }) as Row | undefined;
-        if (r) moved.push(notificationFromRow(r));
+        if (r) moved.push(movedNotificationFromRow(r));
       }
       return moved;
     }, 'now');

@@ -13,6 +13,11 @@ export function newReferenceNo(nowMs: number): string {
 // database counts from its own start; a collision there is retried by the status changer.
 let notificationSequence = randomInt(10_000_000);
 
+/** After a collision with another instance's id: count on from another random place. */
+export function reseedNotificationIds(): void {
+  notificationSequence = randomInt(10_000_000);
+}
+
 /** A notification id, sent as X-EXTERNAL-ID: numeric, time-ordered, 20 digits. */
 export function newNotificationId(nowMs: number): string {
   notificationSequence = (notificationSequence + 1) % 10_000_000;

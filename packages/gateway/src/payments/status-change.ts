@@ -9,7 +9,7 @@ import {
   UniqueViolation,
   type VaPaymentRecord,
 } from '../store/store.ts';
-import { newNotificationId } from './ids.ts';
+import { newNotificationId, reseedNotificationIds } from './ids.ts';
 import { notificationBody } from './notification-body.ts';
 
 /** The notifications table's primary key, as SQLite (`notifications.id`) and PostgreSQL name it. */
@@ -80,6 +80,7 @@ export function createStatusChanger(deps: {
   return {
     async change(initial, request, nowMs) {
       let txn = initial;
+      let idRedraws = 0;
       for (let attempt = 0; attempt < 5; attempt++) {
         const isRenotify = request.renotify === true && txn.status === request.to;
         if (!isRenotify && !canChangeStatus(txn.status, request.to))
@@ -119,8 +120,14 @@ export function createStatusChanger(deps: {
             vaPayment: request.vaPayment,
           });
         } catch (e) {
-          // Another instance drew the same notification id in the same millisecond: draw again.
-          if (notify && e instanceof UniqueViolation && isNotificationIdConstraint(e.constraint)) continue;
+          // Another instance drew the same notification id in the same millisecond: this process
+          // moves its counter somewhere else and draws again (not counted as a lost race).
+          if (notify && e instanceof UniqueViolation && isNotificationIdConstraint(e.constraint) && idRedraws < 5) {
+            idRedraws++;
+            reseedNotificationIds();
+            attempt--;
+            continue;
+          }
           throw e;
         }
         if (changed) {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
 import { waitFor } from '../helpers/receiver.ts';
-import { storeContract } from './contract.ts';
+import { merchant, storeContract, txn } from './contract.ts';
 
 let drop: (() => Promise<void>) | undefined;
 storeContract('PostgreSQL', {
@@ -108,6 +108,45 @@ describe('PostgreSQL prepared statements and a newer instance changing a table',
       // prepares the statement anew and answers.
       assert.equal(await store.findTransaction('none-yet'), undefined);
       assert.equal(await store.findTransaction('still-none'), undefined);
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+
+  it('inside a transaction too: the status change runs again whole and commits once', async () => {
+    const db = await createTestDatabase();
+    const store = new PostgresStore({ connectionString: db.url, max: 1 });
+    await store.migrate();
+    try {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const a = txn(m.id);
+      const b = txn(m.id);
+      await store.insertTransaction(a);
+      await store.insertTransaction(b);
+      const pay = (t: typeof a) =>
+        store.changeStatus({
+          referenceNo: t.referenceNo,
+          expectedSeq: t.seq,
+          status: '00',
+          statusDesc: 'Success',
+          reason: 'paid',
+          at: t.createdAt + 1,
+          notification: { id: `${t.referenceNo}-n`, body: '{}', nextAttemptAt: t.createdAt + 1 },
+        });
+      // Prepares `UPDATE transactions … RETURNING *` on the one connection.
+      assert.equal((await pay(a))?.status, '00');
+      const other = new PostgresStore({ connectionString: db.url, max: 1 });
+      try {
+        await other.pool.query('ALTER TABLE transactions ADD COLUMN added_inside_a_transaction TEXT');
+      } finally {
+        await other.close();
+      }
+      const paid = await pay(b);
+      assert.equal(paid?.status, '00');
+      assert.equal((await store.statusHistory(b.referenceNo)).length, 2);
+      assert.equal((await store.notificationsOf(b.referenceNo)).length, 1);
     } finally {
       await store.close();
       await db.drop();

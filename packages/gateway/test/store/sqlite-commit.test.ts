@@ -113,3 +113,60 @@ describe('SQLite group commit: the writes of one event-loop turn share one trans
     }
   });
 });
+
+describe('SQLite group commit when SQLite itself rolls the whole transaction back', () => {
+  it('refuses every write of the batch and runs none after the failure on its own', async () => {
+    const f = file();
+    let failNext = false;
+    let store: SqliteStore | undefined;
+    store = new SqliteStore({
+      file: f,
+      faults: {
+        afterStatusUpdate: () => {
+          if (!failNext) return;
+          failNext = false;
+          // What SQLITE_FULL or SQLITE_IOERR do: the transaction is gone, not just the savepoint.
+          store?.db.exec('ROLLBACK');
+          throw new Error('database or disk is full');
+        },
+      },
+    });
+    try {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const first = txn(m.id);
+      const failing = txn(m.id);
+      const after = txn(m.id);
+      await store.insertTransaction(failing);
+      failNext = true;
+      const change = {
+        referenceNo: failing.referenceNo,
+        expectedSeq: failing.seq,
+        status: '00' as const,
+        statusDesc: 'Success',
+        reason: null,
+        at: failing.createdAt + 1,
+      };
+      // One turn: a write before the failing change, the change, a write after it.
+      const results = await Promise.allSettled([
+        store.insertTransaction(first),
+        store.changeStatus(change),
+        store.insertTransaction(after),
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['rejected', 'rejected', 'rejected'],
+      );
+      assert.equal(await store.findTransaction(first.referenceNo), undefined);
+      assert.equal(await store.findTransaction(after.referenceNo), undefined, 'not committed on its own');
+      assert.equal((await store.findTransaction(failing.referenceNo))?.status, failing.status);
+      assert.equal(store.db.inTransaction, false);
+      // The store goes on working.
+      await store.insertTransaction(after);
+      assert.ok(await store.findTransaction(after.referenceNo));
+    } finally {
+      await store.close();
+      store = undefined;
+    }
+  });
+});

@@ -102,6 +102,8 @@ async function query(client: Client, text: string, values: unknown[]): Promise<p
     if (!isStalePlan(e)) throw e;
     // Prepared anew under fresh names (once per generation); the old ones die with their connections.
     if (q.name === `sg${statementGeneration}_${statementDigests.get(text)}`) statementGeneration++;
+    // Inside a transaction the error aborted it: the transaction is run again whole (tx()).
+    if (!(client instanceof pg.Pool)) throw e;
     return client.query(prepared(text, values));
   }
 }
@@ -231,17 +233,22 @@ export class PostgresStore implements Store {
   }
 
   private async tx<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await this.run(c, 'BEGIN');
-      const r = await work(c);
-      await this.run(c, 'COMMIT');
-      return r;
-    } catch (e) {
-      await this.run(c, 'ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      c.release();
+    for (let attempt = 0; ; attempt++) {
+      const c = await this.pool.connect();
+      try {
+        await this.run(c, 'BEGIN');
+        const r = await work(c);
+        await this.run(c, 'COMMIT');
+        return r;
+      } catch (e) {
+        await this.run(c, 'ROLLBACK').catch(() => undefined);
+        // A table a newer instance changed under a prepared statement: nothing of this
+        // transaction was written; run it again under freshly prepared statements.
+        if (isStalePlan(e) && attempt === 0) continue;
+        throw e;
+      } finally {
+        c.release();
+      }
     }
   }
 

@@ -754,6 +754,10 @@ export class SqliteStore implements Store {
             try {
               outcomes.push({ value: savepoint(work) });
             } catch (error) {
+              // Some errors (a full disk, I/O, out of memory) make SQLite roll back the whole
+              // transaction, not the savepoint: nothing of this batch is written, and a later
+              // write must not run on its own as a transaction of its own. Every caller is refused.
+              if (!this.db.inTransaction) throw error;
               outcomes.push({ error: isUniqueError(error) ? uniqueViolation(error) : error });
             }
           }

@@ -27,6 +27,7 @@ import { type GatewayProcess, spawnGateway } from '../test/helpers/process.ts';
 import {
   type AckReceiverChild,
   type AckReceiverStats,
+  createWithAdmin,
   fmt,
   forkReceiver,
   HOST,
@@ -67,14 +68,8 @@ interface Merchant {
 
 /** POST /admin/v1/merchants on a running gateway. */
 async function createMerchant(g: GatewayProcess, adminToken: string, callbackBaseUrl: string): Promise<Merchant> {
-  const res = await fetch(`${g.url}/admin/v1/merchants`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench backlog', callbackBaseUrl }),
-  });
-  const body = (await res.json()) as { id?: string; callbackJson?: CallbackJson };
-  if (res.status !== 201 || !body.id) throw new Error(`creating a merchant failed: HTTP ${res.status}`);
-  return { id: body.id, callbackJson: body.callbackJson ?? 'standard' };
+  const body = await createWithAdmin(g.url, adminToken, '/merchants', { name: 'bench backlog', callbackBaseUrl });
+  return { id: String(body.id), callbackJson: (body.callbackJson as CallbackJson | undefined) ?? 'standard' };
 }
 
 // ---------------------------------------------------------------------------------------

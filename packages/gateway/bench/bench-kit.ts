@@ -15,7 +15,7 @@ import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { openStore } from '../src/store/open-store.ts';
-import type { GatewayProcess } from '../test/helpers/process.ts';
+import { adminApiOf, type GatewayProcess } from '../test/helpers/process.ts';
 
 /** Every server a benchmark starts listens on loopback only: the figures are the code's, not a network's. */
 export const HOST = '127.0.0.1';
@@ -157,6 +157,18 @@ export async function serveBenchGateway(databaseUrl?: string): Promise<{
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** POSTs to the admin API of a gateway a benchmark started: the created record, or an error naming the answer. */
+export async function createWithAdmin(
+  baseUrl: string,
+  adminToken: string,
+  path: string,
+  input: unknown,
+): Promise<Record<string, unknown>> {
+  const r = await adminApiOf(adminToken)({ url: baseUrl }, 'POST', path, input);
+  if (r.status !== 201) throw new Error(`POST /admin/v1${path} failed: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body as Record<string, unknown>;
 }
 
 /** A merchant's acknowledgement of a callback. */

@@ -25,6 +25,7 @@ import {
 import { createTestDatabase } from '../test/helpers/postgres.ts';
 import {
   type BareFastifyInput,
+  createWithAdmin,
   type ForkedServer,
   fmt,
   forkServer,
@@ -298,14 +299,9 @@ function snapTarget(gateway: ChildServer, name: string, clientKey: string, sign:
 }
 
 async function createMerchant(gateway: ChildServer, input: Record<string, string>) {
-  const res = await fetch(`${gateway.baseUrl}/admin/v1/merchants`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${gateway.ready.adminToken}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(input),
-  });
-  const body = (await res.json()) as { clientKey?: string; clientSecret?: string };
-  if (res.status !== 201 || !body.clientKey || !body.clientSecret) {
-    throw new Error(`creating a merchant failed: HTTP ${res.status} ${JSON.stringify(body)}`);
+  const body = await createWithAdmin(gateway.baseUrl, gateway.ready.adminToken ?? '', '/merchants', input);
+  if (typeof body.clientKey !== 'string' || typeof body.clientSecret !== 'string') {
+    throw new Error(`creating a merchant answered no credentials: ${JSON.stringify(body)}`);
   }
   return { clientKey: body.clientKey, clientSecret: body.clientSecret };
 }

@@ -2,6 +2,7 @@ import { canChangeStatus, TRANSACTION_STATUS, type TransactionStatus } from '@sn
 import { currentRequestId } from '../request-context.ts';
 import {
   type IdempotencyRecord,
+  type NewNotification,
   type RefundRecord,
   type StatusChange,
   type Store,
@@ -77,10 +78,32 @@ export function createStatusChanger(deps: {
   onNotified?: () => void;
 }): StatusChanger {
   const { store, firstAttemptDelayMs } = deps;
+
+  /**
+   * The store's change, its notification under a fresh id. Another instance may have drawn the
+   * same id in the same millisecond: this process's counter moves somewhere else and draws again.
+   */
+  async function changeWithFreshId(
+    change: Omit<StatusChange, 'notification'>,
+    notification: Omit<NewNotification, 'id'> | undefined,
+  ): Promise<TransactionRecord | undefined> {
+    for (let redraw = 0; ; redraw++) {
+      try {
+        return await store.changeStatus({
+          ...change,
+          notification: notification && { ...notification, id: newNotificationId(change.at) },
+        });
+      } catch (e) {
+        const isIdTaken = e instanceof UniqueViolation && isNotificationIdConstraint(e.constraint);
+        if (!notification || !isIdTaken || redraw >= 5) throw e;
+        reseedNotificationIds();
+      }
+    }
+  }
+
   return {
     async change(initial, request, nowMs) {
       let txn = initial;
-      let idRedraws = 0;
       for (let attempt = 0; attempt < 5; attempt++) {
         const isRenotify = request.renotify === true && txn.status === request.to;
         if (!isRenotify && !canChangeStatus(txn.status, request.to))
@@ -97,9 +120,8 @@ export function createStatusChanger(deps: {
         const notify = request.notify !== false && isNotified(txn, request.to);
         // The merchant's serialisation, read through the store's exact merchant cache.
         const format = notify ? (await store.findMerchantById(txn.merchantId))?.callbackJson : undefined;
-        let changed: TransactionRecord | undefined;
-        try {
-          changed = await store.changeStatus({
+        const changed = await changeWithFreshId(
+          {
             referenceNo: txn.referenceNo,
             expectedSeq: txn.seq,
             status: next.status,
@@ -107,29 +129,18 @@ export function createStatusChanger(deps: {
             reason: request.reason ?? null,
             at: nowMs,
             patch,
-            notification: notify
-              ? {
-                  id: newNotificationId(nowMs),
-                  body: notificationBody(next, nowMs, format),
-                  nextAttemptAt: nowMs + firstAttemptDelayMs,
-                  requestId: currentRequestId() ?? null,
-                }
-              : undefined,
             refund: request.refund,
             idempotency: request.idempotency,
             vaPayment: request.vaPayment,
-          });
-        } catch (e) {
-          // Another instance drew the same notification id in the same millisecond: this process
-          // moves its counter somewhere else and draws again (not counted as a lost race).
-          if (notify && e instanceof UniqueViolation && isNotificationIdConstraint(e.constraint) && idRedraws < 5) {
-            idRedraws++;
-            reseedNotificationIds();
-            attempt--;
-            continue;
-          }
-          throw e;
-        }
+          },
+          notify
+            ? {
+                body: notificationBody(next, nowMs, format),
+                nextAttemptAt: nowMs + firstAttemptDelayMs,
+                requestId: currentRequestId() ?? null,
+              }
+            : undefined,
+        );
         if (changed) {
           if (notify) deps.onNotified?.();
           return changed;

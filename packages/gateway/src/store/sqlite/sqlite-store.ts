@@ -752,13 +752,13 @@ export class SqliteStore implements Store {
         .transaction(() => {
           for (const { work } of batch) {
             try {
-              outcomes.push({ value: savepoint(work) });
+              outcomes.push({ value: this.guardUnique(() => savepoint(work)) });
             } catch (error) {
               // Some errors (a full disk, I/O, out of memory) make SQLite roll back the whole
               // transaction, not the savepoint: nothing of this batch is written, and a later
               // write must not run on its own as a transaction of its own. Every caller is refused.
               if (!this.db.inTransaction) throw error;
-              outcomes.push({ error: isUniqueError(error) ? uniqueViolation(error) : error });
+              outcomes.push({ error });
             }
           }
         })

@@ -86,9 +86,8 @@ export interface Gateway {
 }
 
 const RESPONSE_CODE = /"responseCode":"(\d{7})"/;
-const STARTED = Symbol('snapgate.started');
 const CODE = Symbol('snapgate.responseCode');
-type Timed = FastifyRequest & { [STARTED]?: bigint; [CODE]?: string };
+type Timed = FastifyRequest & { [CODE]?: string };
 
 /** `X-Request-Id` as the client sent it when it is a sane token, else a fresh one. */
 function requestIdOf(req: IncomingMessage): string {
@@ -106,11 +105,8 @@ export function buildApp(deps: AppDeps): Gateway {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
-    // No request may hang a connection: slow senders are cut off (see limitServer). The socket
-    // idle timeout is only a backstop: it must outlast the slowest handler (an upstream call).
-    requestTimeout: config.server.requestTimeoutMs,
-    keepAliveTimeout: config.server.keepAliveTimeoutMs,
-    connectionTimeout: 2 * config.upstreamTimeoutMs + 30_000,
+    // With a serverFactory Fastify applies none of its server timeouts: limitServer sets them
+    // (no request may hang a connection: slow senders are cut off).
     return503OnClosing: true,
     serverFactory: serverFactoryFor(config),
     genReqId: requestIdOf,
@@ -125,7 +121,6 @@ export function buildApp(deps: AppDeps): Gateway {
 
   // Callback-style hooks: an async hook costs a promise and a tick on every request.
   app.addHook('onRequest', (request, _reply, done) => {
-    (request as Timed)[STARTED] = process.hrtime.bigint();
     enterRequest(request.id);
     done();
   });
@@ -140,14 +135,14 @@ export function buildApp(deps: AppDeps): Gateway {
     }
     done(null, payload);
   });
-  // Counted once the answer is written: the duration covers the whole exchange.
-  app.addHook('onResponse', (request, _reply, done) => {
+  // Counted once the answer is written: Fastify's own timer (started before the first hook,
+  // stopped when the answer is written) covers the whole exchange.
+  app.addHook('onResponse', (request, reply, done) => {
     const operation = request.routeOptions.config?.operation;
     const code = (request as Timed)[CODE];
-    const started = (request as Timed)[STARTED];
-    if (operation !== undefined && code !== undefined && started !== undefined) {
+    if (operation !== undefined && code !== undefined) {
       metrics.snapRequests.inc({ operation, responseCode: code });
-      metrics.snapLatency.observe({ operation, responseCode: code }, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.snapLatency.observe({ operation, responseCode: code }, reply.elapsedTime / 1000);
     }
     done();
   });

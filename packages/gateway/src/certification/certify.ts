@@ -5,7 +5,7 @@ import { generateKeyPairSync, type KeyObject, randomBytes, randomUUID } from 'no
 import { jakartaDay, phpJsonEncode, SERVICE, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
 import { type ConformanceReport, type RecordedRequest, type ScenarioResult, summarise } from '../conformance/report.ts';
-import { callbackHeaders, callbackUrlOf } from '../delivery/callback-signing.ts';
+import { callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from '../delivery/callback-signing.ts';
 import { createCallbackTokens } from '../delivery/callback-token.ts';
 import { createSender, type Sender, type SendResult } from '../delivery/send.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
@@ -254,8 +254,7 @@ export async function certifyMerchant(
   };
 
   const send = async (url: URL, headers: Record<string, string>, body: string): Promise<Sent> => {
-    const recordedHeaders = { ...headers };
-    if (recordedHeaders.authorization) recordedHeaders.authorization = 'Bearer <redacted>';
+    const recordedHeaders = loggedCallbackHeaders(headers);
     const request: RecordedRequest = {
       method: 'POST',
       url: url.toString(),
@@ -336,10 +335,11 @@ export async function certifyMerchant(
       },
       now,
     );
+    // Every change certified here is notified, in the same transaction: the stored bytes are sent.
     const notification = (await store.notificationsOf(changed.referenceNo)).find((n) => n.txnSeq === changed.seq);
-    const notificationId = notification?.id ?? newNotificationId(now);
-    const body = notification?.body ?? notificationBody(changed, now, format);
-    const sent = await send(url, await headersFor(url, body, notificationId), body);
+    if (!notification) throw new Error(`the change of ${changed.referenceNo} wrote no notification`);
+    const body = notification.body;
+    const sent = await send(url, await headersFor(url, body, notification.id), body);
     const what = `${txn.kind === 'qris' ? 'QRIS' : 'VA'} ${txn.partnerReferenceNo ?? txn.referenceNo}`;
     record(
       group,
@@ -349,7 +349,7 @@ export async function certifyMerchant(
       sent,
       `your endpoint refused a true, correctly signed notification that ${what} is ${TRANSACTION_STATUS[to]}: your order would not follow the payment`,
     );
-    return { txn: changed, notificationId, body };
+    return { txn: changed, notificationId: notification.id, body };
   };
 
   const qUrl = new URL(qrisUrl);

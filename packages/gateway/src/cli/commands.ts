@@ -1,5 +1,5 @@
 // Every snapgate command: its words, arguments, flags (with their meaning) and what it does.
-// Thin: flags → a call to the admin API (or a service) → print. Built into a parser by program.ts.
+// Thin: flags → a call to the admin API (or a service) → print. Built into a parser by main.ts.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isTransactionStatus, type TransactionStatus } from '@snapgate/snap';
 import { systemClock } from '../clock.ts';

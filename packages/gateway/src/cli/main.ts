@@ -9,8 +9,6 @@ import { COMMANDS, type CommandSpec, GROUPS, UsageError, type Values } from './c
 import { bashCompletion } from './completion.ts';
 import type { Output } from './output.ts';
 
-export { UsageError } from './commands.ts';
-
 export interface MainIo {
   out?: (s: string) => void;
   err?: (s: string) => void;
@@ -21,7 +19,7 @@ const VERSION = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
-export const UNAUTHORIZED_HINT =
+const UNAUTHORIZED_HINT =
   'hint: the gateway wants an admin key: set SNAPGATE_ADMIN_TOKEN or pass --admin-token <key> ' +
   '(the bootstrap token, or a key from "snapgate admin-key create")';
 

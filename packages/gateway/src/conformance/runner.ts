@@ -1,7 +1,6 @@
 // Runs every conformance scenario against a SNAP server and judges each answer.
 import { randomInt } from 'node:crypto';
 import {
-  B2B_TOKEN_PATH,
   formatJakartaTimestamp,
   hmacSha256Base64,
   hmacSha512Base64,
@@ -10,6 +9,7 @@ import {
   tokenStringToSign,
 } from '@snapgate/snap';
 import { request as undiciRequest } from 'undici';
+import { OPERATIONS } from './operations.ts';
 import {
   type ConformanceReport,
   type RecordedRequest,
@@ -275,19 +275,7 @@ class Runner {
   /** The run's access token, taken once and again shortly before it expires. */
   private async token(): Promise<string> {
     if (this.accessToken && Date.now() < this.accessToken.until) return this.accessToken.value;
-    const timestamp = formatJakartaTimestamp(Date.now());
-    const built: Built = {
-      method: 'POST',
-      path: B2B_TOKEN_PATH,
-      headers: {
-        'content-type': 'application/json',
-        'x-client-key': this.o.clientKey,
-        'x-timestamp': timestamp,
-        'x-signature': this.tokenSignature(this.o.clientKey, timestamp),
-      },
-      body: '{"grantType":"client_credentials"}',
-      externalId: undefined,
-    };
+    const built = this.buildToken(OPERATIONS.token, { body: { grantType: 'client_credentials' } });
     let a: Answer;
     try {
       a = await this.send(built);

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Dispatcher } from '../delivery/dispatcher.ts';
-import { adminAuth, adminCallerOf, hashAdminToken, requiredScope } from '../http/admin-auth.ts';
+import { adminAuth, adminCallerOf, hashAdminToken, requiredScope, scopeCovers } from '../http/admin-auth.ts';
 import { refuseBadAdminText } from '../http/admin-input.ts';
 import { notFound } from '../http/problem.ts';
 import { rawBodyOf } from '../http/raw-body.ts';
@@ -14,14 +14,7 @@ import type { QrisService } from '../payments/qris-service.ts';
 import { IllegalStatusChange } from '../payments/status-change.ts';
 import { createSandboxPayer, ProviderRefusal } from '../providers/sandbox-providers.ts';
 import type { SnapClient } from '../providers/snap-client.ts';
-import type {
-  AdminKeyRecord,
-  AdminScope,
-  NotificationState,
-  Store,
-  TransactionKind,
-  TransactionRecord,
-} from '../store/store.ts';
+import type { AdminKeyRecord, NotificationState, Store, TransactionKind, TransactionRecord } from '../store/store.ts';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
 import {
   age,
@@ -87,7 +80,6 @@ interface Operator {
   csrf: string;
 }
 
-const RANK: Record<AdminScope, number> = { read: 0, operate: 1, admin: 2 };
 const PAGE = 50;
 const STATES: NotificationState[] = ['dead', 'retrying', 'pending', 'delivering', 'delivered', 'superseded'];
 const config = { api: 'admin' as const };
@@ -132,7 +124,8 @@ function portalLinkRoute(admin: FastifyInstance, deps: ConsoleDeps, signer: Sign
   admin.addHook('preValidation', refuseBadAdminText);
   admin.post<{ Params: { id: string } }>('/merchants/:id/portal-link', { config }, async (request, reply) => {
     const caller = adminCallerOf(request);
-    if (rawBodyOf(request).length > 0 && rawBodyOf(request).toString('utf8').trim() !== '{}') {
+    const body = rawBodyOf(request);
+    if (body.length > 0 && body.toString('utf8').trim() !== '{}') {
       throw new ConsoleError(400, 'this route takes no body');
     }
     const merchant = await store.findMerchantById(request.params.id.slice(0, 64));
@@ -303,13 +296,13 @@ function operatorConsole(app: FastifyInstance, scope: FastifyInstance, deps: Con
     const need = (request: FastifyRequest, method: string, adminRoute: string) => {
       const { key } = opOf(request);
       const needed = requiredScope(method, adminRoute);
-      if (RANK[key.scope] < RANK[needed]) {
+      if (!scopeCovers(key.scope, needed)) {
         throw new ConsoleError(403, `the key ${key.name} has the ${key.scope} scope; this needs ${needed}`);
       }
       return key;
     };
     const can = (request: FastifyRequest, method: string, adminRoute: string) =>
-      RANK[opOf(request).key.scope] >= RANK[requiredScope(method, adminRoute)];
+      scopeCovers(opOf(request).key.scope, requiredScope(method, adminRoute));
     const who = (key: AdminKeyRecord) => ({ keyId: key.id, keyName: key.name });
     const page = (
       request: FastifyRequest,
@@ -360,7 +353,6 @@ function operatorConsole(app: FastifyInstance, scope: FastifyInstance, deps: Con
         store.listProviders({ limit: 500 }),
       ]);
       const total = Object.values(byStatus).reduce((a, b) => a + b, 0);
-      const names = new Map(providers.items.map((p) => [p.id, p.name]));
       return page(
         request,
         reply,
@@ -399,7 +391,7 @@ ${
     ? empty('No provider is registered.')
     : html`<div class="table-wrap"><table><thead><tr><th>Provider</th><th class="num">Calls</th></tr></thead><tbody>${providers.items.map(
         (p) =>
-          html`<tr><td><a href="/console/providers/${encodeURIComponent(p.id)}">${names.get(p.id)}</a></td><td class="num">${inbound[p.id] ?? 0}</td></tr>`,
+          html`<tr><td><a href="/console/providers/${encodeURIComponent(p.id)}">${p.name}</a></td><td class="num">${inbound[p.id] ?? 0}</td></tr>`,
       )}</tbody></table></div>`
 }</section>`,
       );

@@ -1,25 +1,13 @@
-import { TRANSACTION_STATUS } from '@snapgate/snap';
+import { formatJakartaTimestamp, TRANSACTION_STATUS } from '@snapgate/snap';
 
 // Times in Asia/Jakarta (WIB, UTC+7, no daylight saving), amounts in Rupiah: `Rp 15.000,00`.
 const JAKARTA_OFFSET_MS = 7 * 3600_000;
 const DAY_MS = 86_400_000;
 
-const dateTime = new Intl.DateTimeFormat('en-CA', {
-  timeZone: 'Asia/Jakarta',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-});
-
 /** `2026-11-24 06:03:38 WIB`; an em dash for no time. */
 export function jakartaTime(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
-  const p = Object.fromEntries(dateTime.formatToParts(new Date(ms)).map((x) => [x.type, x.value]));
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second} WIB`;
+  return `${formatJakartaTimestamp(ms).slice(0, 19).replace('T', ' ')} WIB`;
 }
 
 /** `HH:MM` in Jakarta. */

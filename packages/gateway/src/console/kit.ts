@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { DomainError } from '../domain-error.ts';
-import { redactSecrets } from '../http/admin-audit.ts';
+import { auditValue, redactSecrets } from '../http/admin-audit.ts';
 import { ProblemError } from '../http/problem.ts';
 import { headerValue, rawBodyOf } from '../http/raw-body.ts';
 import type { MerchantRecord, Store } from '../store/store.ts';
@@ -55,7 +55,7 @@ export function sendHtml(reply: FastifyReply, body: string, status = 200): Fasti
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
 
-export function errorPage(e: ConsoleError, back: string, area: 'operator' | 'portal' | 'none' = 'none'): string {
+export function errorPage(e: ConsoleError, back: string): string {
   const titles: Record<number, string> = {
     400: 'Not accepted',
     401: 'Please log in',
@@ -64,7 +64,7 @@ export function errorPage(e: ConsoleError, back: string, area: 'operator' | 'por
     409: 'Conflict',
   };
   return layout(
-    { title: titles[e.status] ?? 'Error', area: area === 'none' ? 'none' : 'none' },
+    { title: titles[e.status] ?? 'Error', area: 'none' },
     html`<section class="card" role="alert"><h1>${titles[e.status] ?? 'Something went wrong'}</h1>
 <p>${e.message}</p>
 ${e.problems.length ? html`<ul>${e.problems.map((p) => html`<li>${p}</li>`)}</ul>` : ''}
@@ -128,7 +128,6 @@ export async function audit(
     after?: unknown;
   },
 ): Promise<void> {
-  const json = (v: unknown) => (v === undefined ? null : JSON.stringify(redactSecrets(v)));
   await deps.store.appendAudit({
     at: deps.clock.now(),
     keyId: who.keyId,
@@ -140,8 +139,8 @@ export async function audit(
     target: entry.target,
     httpStatus: entry.httpStatus,
     request: entry.fields ? auditFields(entry.fields) : null,
-    before: json(entry.before),
-    after: json(entry.after),
+    before: auditValue(entry.before),
+    after: auditValue(entry.after),
   });
 }
 

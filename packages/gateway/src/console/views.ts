@@ -174,6 +174,8 @@ ${
 }
 
 function notificationCard(n: NotificationRecord, attempts: StoredAttempt[], o: DetailOptions): Html {
+  // Every attempt sent these same stored bytes.
+  const body = pretty(n.body);
   return html`<article class="card" id="n-${n.id}" aria-label="Notification ${n.id}">
 <h3>Notification ${n.id} ${badge(n.state, n.state)}</h3>
 <dl class="kv">
@@ -189,7 +191,7 @@ ${
     ? html`<form method="post" action="${o.base}/notifications/${encodeURIComponent(n.id)}/replay" class="actions">${csrfField(o.csrf)}<button type="submit">Replay notification ${n.id}</button></form>`
     : ''
 }
-<details><summary>Request body</summary><pre>${pretty(n.body)}</pre></details>
+<details><summary>Request body</summary><pre>${body}</pre></details>
 ${
   attempts.length === 0
     ? html`<p class="muted">No attempt yet.</p>`
@@ -206,7 +208,7 @@ ${a.error ? html`<dt>Error</dt><dd>${a.error}</dd>` : ''}
 <h4>Request headers</h4><pre>${Object.entries(a.requestHeaders)
           .map(([k, v]) => `${k}: ${v}`)
           .join('\n')}</pre>
-<h4>Request body</h4><pre>${pretty(n.body)}</pre>
+<h4>Request body</h4><pre>${body}</pre>
 <h4>Response body</h4><pre class="response-body">${a.responseBody ?? ''}</pre>
 </details>`,
       )

@@ -59,6 +59,11 @@ export function callbackHeaders(input: {
 
 export const SNAP_B2B_CHANNEL_ID = '95221';
 
+/** A callback's headers as the attempt log and reports keep them: never the merchant's token. */
+export function loggedCallbackHeaders(headers: Record<string, string>): Record<string, string> {
+  return headers.authorization ? { ...headers, authorization: 'Bearer <redacted>' } : headers;
+}
+
 /** Where a `snap-b2b` merchant issues tokens: its callbackTokenUrl, or the SNAP path under its base URL. */
 export function callbackTokenUrlOf(merchant: MerchantRecord): string | undefined {
   if (merchant.callbackTokenUrl) return merchant.callbackTokenUrl;

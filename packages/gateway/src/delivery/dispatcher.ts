@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import { parseRetrySchedule } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import type { AttemptRecord, NotificationRecord, Store } from '../store/store.ts';
-import { callbackHeaders, callbackUrlOf } from './callback-signing.ts';
+import { callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from './callback-signing.ts';
 import { CallbackTokenFailed, createCallbackTokens, type TokenRequestRecord } from './callback-token.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.ts';
@@ -81,6 +81,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     // The store caches merchants exactly (ADR 0006): no lookup per callback, and a changed URL
     // or secret applies to the very next attempt.
     const merchant = await store.findMerchantById(n.merchantId);
+    const scheduleMs = scheduleOf(merchant);
     const target = merchant ? callbackUrlOf(merchant, n.kind) : undefined;
     const base = { notificationId: n.id, workerId, startedAt };
     if (!merchant || !target) {
@@ -97,7 +98,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
           error: 'merchant has no callback URL for this kind',
         },
         undefined,
-        scheduleOf(merchant),
+        scheduleMs,
       );
     }
     const url = new URL(target);
@@ -123,7 +124,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
             error: `token request failed: ${e.message}`,
           },
           undefined,
-          scheduleOf(merchant),
+          scheduleMs,
         );
       }
     }
@@ -140,7 +141,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     const r = await sender.post(url, headers, n.body);
     if (accessToken && r.status === 401) tokens.drop(merchant.id, accessToken);
     // The attempt log shows the token request this attempt made, never a token.
-    const logged: Record<string, string> = accessToken ? { ...headers, authorization: 'Bearer <redacted>' } : headers;
+    const logged = loggedCallbackHeaders(headers);
     if (tokenRequest) {
       logged['x-snapgate-token-request'] =
         `POST ${tokenRequest.url} → HTTP ${tokenRequest.status ?? '-'} in ${tokenRequest.durationMs} ms`;
@@ -158,7 +159,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         error: r.error,
       },
       r.status === 429 || r.status === 503 ? parseRetryAfter(r.retryAfter, clock.now()) : undefined,
-      scheduleOf(merchant),
+      scheduleMs,
     );
   }
 

@@ -43,7 +43,8 @@ const json = (text: string | undefined): unknown => {
     return undefined;
   }
 };
-const stored = (v: unknown) => (v === undefined ? null : JSON.stringify(redactSecrets(v)));
+/** A value as the audit log stores it: JSON with every secret redacted, or null. */
+export const auditValue = (v: unknown) => (v === undefined ? null : JSON.stringify(redactSecrets(v)));
 
 const BEFORE = Symbol('snapgate.auditBefore');
 type WithBefore = FastifyRequest & { [BEFORE]?: unknown };
@@ -101,9 +102,9 @@ export function registerAudit(admin: FastifyInstance, deps: { store: Store; cloc
       action: `${request.method} ${request.routeOptions.url ?? request.url}`,
       target,
       httpStatus: reply.statusCode,
-      request: stored(json(rawBodyOf(request).toString('utf8'))),
-      before: stored((request as WithBefore)[BEFORE]),
-      after: stored(after),
+      request: auditValue(json(rawBodyOf(request).toString('utf8'))),
+      before: auditValue((request as WithBefore)[BEFORE]),
+      after: auditValue(after),
     };
     try {
       await store.appendAudit(entry);

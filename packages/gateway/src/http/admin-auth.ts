@@ -24,6 +24,9 @@ export const adminCallerOf = (request: FastifyRequest): AdminCaller | undefined 
 
 const RANK: Record<AdminScope, number> = { read: 0, operate: 1, admin: 2 };
 
+/** Whether a key of scope `have` may do what needs `needed` (admin ⊃ operate ⊃ read). */
+export const scopeCovers = (have: AdminScope, needed: AdminScope): boolean => RANK[have] >= RANK[needed];
+
 // What an `operate` key may do beyond reading: deliveries and the sandbox. Everything else that
 // changes state (merchants, providers, keys) takes an `admin` key.
 const OPERATE_ROUTES = [
@@ -55,7 +58,7 @@ export function adminAuth(deps: { store: Store; clock: Clock }) {
       throw new ProblemError(401, 'Unauthorized', 'a valid admin key is required (Authorization: Bearer <key>)');
     }
     const needed = requiredScope(request.method, request.routeOptions.url ?? '');
-    if (RANK[key.scope] < RANK[needed]) {
+    if (!scopeCovers(key.scope, needed)) {
       throw new ProblemError(403, 'Forbidden', `the key ${key.name} has the ${key.scope} scope; this needs ${needed}`);
     }
     (request as WithCaller)[CALLER] = { id: key.id, name: key.name, scope: key.scope };

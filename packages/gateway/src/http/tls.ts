@@ -5,7 +5,7 @@ import type { SecureContextOptions } from 'node:tls';
 import type { Config } from '../config.ts';
 
 /** SNAP requires TLS 1.2 or newer on every hop. */
-export const TLS_MIN_VERSION = 'TLSv1.2' as const;
+const TLS_MIN_VERSION = 'TLSv1.2' as const;
 
 function contextOf(tls: NonNullable<Config['tls']>): SecureContextOptions {
   return { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), minVersion: TLS_MIN_VERSION };

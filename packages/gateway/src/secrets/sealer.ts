@@ -11,7 +11,7 @@ const PREFIX = 'sg1.';
 const AAD = Buffer.from('snapgate sealed secret v1');
 
 /** The id a record names its key by: the first 8 hex digits of the key's SHA-256. */
-export const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 8);
+const keyIdOf = (key: Buffer): string => createHash('sha256').update(key).digest('hex').slice(0, 8);
 
 export interface Sealer {
   /** The id of the key new secrets are sealed under. */

@@ -18,7 +18,7 @@ export const auditQuery = listQuery.extend({ target: z.string().max(128).optiona
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** An admin key as the API shows it: never the key, never its hash. */
-export function adminKeyView(k: AdminKeyRecord) {
+function adminKeyView(k: AdminKeyRecord) {
   return {
     id: k.id,
     name: k.name,
@@ -31,7 +31,7 @@ export function adminKeyView(k: AdminKeyRecord) {
 
 const parsed = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
 
-export function auditView(e: StoredAuditEntry) {
+function auditView(e: StoredAuditEntry) {
   return {
     id: e.id,
     at: new Date(e.at).toISOString(),

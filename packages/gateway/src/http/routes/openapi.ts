@@ -4,9 +4,9 @@ import { buildAdminDocument } from '../openapi/admin-document.ts';
 import { renderDocsPage } from '../openapi/docs-page.ts';
 import { buildSnapDocument } from '../openapi/snap-document.ts';
 
-export const SNAP_DOCUMENT_PATH = '/openapi/snap.json';
-export const ADMIN_DOCUMENT_PATH = '/openapi/admin.json';
-export const DOCS_PATH = '/docs';
+const SNAP_DOCUMENT_PATH = '/openapi/snap.json';
+const ADMIN_DOCUMENT_PATH = '/openapi/admin.json';
+const DOCS_PATH = '/docs';
 
 /**
  * The OpenAPI 3.1 documents of the SNAP and admin APIs, and a page that shows both. Public, like

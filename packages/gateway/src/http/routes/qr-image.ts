@@ -12,7 +12,7 @@ const CACHE_ENTRIES = 2048;
  * Whom a request is counted against: an IPv4 address, or an IPv6 client's /64 (one subscriber
  * holds a whole /64, and could otherwise rotate through its addresses).
  */
-export function clientOf(ip: string): string {
+function clientOf(ip: string): string {
   if (!ipaddr.isValid(ip)) return ip;
   const a = ipaddr.process(ip);
   if (a.kind() === 'ipv4') return a.toString();

@@ -178,6 +178,7 @@ export function buildApp(deps: AppDeps): Gateway {
     store,
     firstAttemptDelayMs: config.retryScheduleMs[0] ?? 0,
     onNotified: () => dispatcher.wake(),
+    claimer: dispatcher,
   });
   const snapClient = createSnapClient({ clock, timeoutMs: config.upstreamTimeoutMs });
   const upstream = createUpstreamAcquirer({

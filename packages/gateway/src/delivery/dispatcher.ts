@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock.ts';
 import { parseRetrySchedule } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import type { NotificationClaimer } from '../payments/status-change.ts';
 import type { AttemptRecord, NotificationRecord, Store } from '../store/store.ts';
 import { callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from './callback-signing.ts';
 import { CallbackTokenFailed, createCallbackTokens, type TokenRequestRecord } from './callback-token.ts';
@@ -35,7 +36,7 @@ export interface DispatcherOptions {
   random?: () => number;
 }
 
-export interface Dispatcher {
+export interface Dispatcher extends NotificationClaimer {
   readonly workerId: string;
   start(): void;
   /** New work was committed here: look now rather than at the next poll. */
@@ -249,6 +250,36 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     }
   }
 
+  /** Sends a notification this worker holds the claim of; its result joins the next batch. */
+  function launch(n: NotificationRecord): void {
+    sending.add(n.id);
+    deliver(n)
+      .catch((err): AttemptRecord => {
+        logger.error({ err, notificationId: n.id }, 'callback attempt crashed');
+        return finish(
+          n,
+          {
+            notificationId: n.id,
+            workerId,
+            startedAt: clock.now(),
+            url: null,
+            requestHeaders: {},
+            responseStatus: null,
+            responseBody: null,
+            durationMs: 0,
+            outcome: 'error',
+            error: 'internal error',
+          },
+          undefined,
+        );
+      })
+      .then((r) => {
+        sending.delete(n.id);
+        results.push(r);
+        scheduleFlush();
+      });
+  }
+
   async function pump(): Promise<number> {
     if (pumping) {
       pumpAgain = true;
@@ -268,34 +299,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
           }
           claimedTotal += claimed.length;
           inFlight += claimed.length;
-          for (const n of claimed) {
-            sending.add(n.id);
-            deliver(n)
-              .catch((err): AttemptRecord => {
-                logger.error({ err, notificationId: n.id }, 'callback attempt crashed');
-                return finish(
-                  n,
-                  {
-                    notificationId: n.id,
-                    workerId,
-                    startedAt: clock.now(),
-                    url: null,
-                    requestHeaders: {},
-                    responseStatus: null,
-                    responseBody: null,
-                    durationMs: 0,
-                    outcome: 'error',
-                    error: 'internal error',
-                  },
-                  undefined,
-                );
-              })
-              .then((r) => {
-                sending.delete(n.id);
-                results.push(r);
-                scheduleFlush();
-              });
-          }
+          for (const n of claimed) launch(n);
           // Fewer than asked for: nothing more is due right now.
           if (claimed.length < asked) {
             shortClaimAt = performance.now();
@@ -349,6 +353,34 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
 
   return {
     workerId,
+    reserve() {
+      // A place counts as in flight from here: stop() waits for it, and the claim loop leaves it room.
+      if (!running || stopping || inFlight >= maxInFlight) return undefined;
+      inFlight++;
+      let isSettled = false;
+      return {
+        workerId,
+        leaseUntil: clock.now() + leaseMs,
+        take(n) {
+          if (isSettled) return;
+          isSettled = true;
+          // Stopped meanwhile: its claims were given back, or its lease runs out; either way the
+          // notification is claimed again, never lost.
+          if (!running) {
+            inFlight--;
+            settle();
+            return;
+          }
+          launch(n);
+        },
+        release() {
+          if (isSettled) return;
+          isSettled = true;
+          inFlight--;
+          settle();
+        },
+      };
+    },
     start() {
       if (running) return;
       running = true;

@@ -3,8 +3,10 @@ import { currentRequestId } from '../request-context.ts';
 import {
   type IdempotencyRecord,
   type NewNotification,
+  type NotificationRecord,
   type RefundRecord,
   type StatusChange,
+  type StatusChanged,
   type Store,
   type TransactionRecord,
   UniqueViolation,
@@ -71,11 +73,32 @@ export interface StatusChanger {
   change(txn: TransactionRecord, request: ChangeRequest, nowMs: number): Promise<TransactionRecord>;
 }
 
+/** A place in a dispatcher for a notification claimed at birth (NewNotification.claim). */
+export interface BirthClaim {
+  workerId: string;
+  leaseUntil: number;
+  /** The change committed with its notification claimed: send it now. */
+  take(notification: NotificationRecord): void;
+  /** Nothing was claimed (no notification, another in flight, a lost race, an error). */
+  release(): void;
+}
+
+/** The local dispatcher, as a status change sees it. */
+export interface NotificationClaimer {
+  /** A place for one notification, or `undefined` when the dispatcher is not running or is full. */
+  reserve(): BirthClaim | undefined;
+}
+
 export function createStatusChanger(deps: {
   store: Store;
   firstAttemptDelayMs: number;
-  /** Called after a change with a notification committed (wakes the dispatcher). */
+  /** Called after a change with a notification committed that nobody claimed (wakes the dispatcher). */
   onNotified?: () => void;
+  /**
+   * With a first attempt due at once, a notification is claimed at birth for this dispatcher: it
+   * is sent as soon as its change commits, without a claim of its own.
+   */
+  claimer?: NotificationClaimer;
 }): StatusChanger {
   const { store, firstAttemptDelayMs } = deps;
 
@@ -86,7 +109,7 @@ export function createStatusChanger(deps: {
   async function changeWithFreshId(
     change: Omit<StatusChange, 'notification'>,
     notification: Omit<NewNotification, 'id'> | undefined,
-  ): Promise<TransactionRecord | undefined> {
+  ): Promise<StatusChanged | undefined> {
     for (let redraw = 0; ; redraw++) {
       try {
         return await store.changeStatus({
@@ -120,6 +143,7 @@ export function createStatusChanger(deps: {
         const notify = request.notify !== false && isNotified(txn, request.to);
         // The merchant's serialisation, read through the store's exact merchant cache.
         const format = notify ? (await store.findMerchantById(txn.merchantId))?.callbackJson : undefined;
+        const place = notify && firstAttemptDelayMs <= 0 ? deps.claimer?.reserve() : undefined;
         const changed = await changeWithFreshId(
           {
             referenceNo: txn.referenceNo,
@@ -138,12 +162,18 @@ export function createStatusChanger(deps: {
                 body: notificationBody(next, nowMs, format),
                 nextAttemptAt: nowMs + firstAttemptDelayMs,
                 requestId: currentRequestId() ?? null,
+                claim: place && { workerId: place.workerId, leaseUntil: place.leaseUntil },
               }
             : undefined,
-        );
+        ).catch((e: unknown) => {
+          place?.release();
+          throw e;
+        });
+        if (changed?.claimed && place) place.take(changed.claimed);
+        else place?.release();
         if (changed) {
-          if (notify) deps.onNotified?.();
-          return changed;
+          if (notify && !changed.claimed) deps.onNotified?.();
+          return changed.txn;
         }
         if (request.decidedOnRead) throw new LostRace(txn.referenceNo);
         const fresh = await store.findTransaction(txn.referenceNo);

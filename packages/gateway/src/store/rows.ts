@@ -10,6 +10,7 @@ import type {
   MerchantRecord,
   MerchantStatus,
   MovedNotification,
+  NewNotification,
   NotificationFilter,
   NotificationRecord,
   NotificationState,
@@ -366,6 +367,37 @@ export function historyFromRow(r: Row): StatusHistoryEntry {
     statusDesc: strOrNull(r.status_desc),
     reason: strOrNull(r.reason),
     changedAt: num(r.changed_at),
+  };
+}
+
+/**
+ * A notification as a status change writes it: pending, or claimed at birth when `claimed`
+ * (NewNotification.claim, granted because no other notification of the transaction is in flight).
+ */
+export function newNotificationRecord(
+  txn: TransactionRecord,
+  n: NewNotification,
+  at: number,
+  claimed: boolean,
+): NotificationRecord {
+  return {
+    id: n.id,
+    referenceNo: txn.referenceNo,
+    merchantId: txn.merchantId,
+    kind: txn.kind,
+    txnSeq: txn.seq,
+    latestStatus: txn.status,
+    body: n.body,
+    state: claimed ? 'delivering' : 'pending',
+    attemptCount: 0,
+    nextAttemptAt: n.nextAttemptAt,
+    claimedBy: claimed ? (n.claim?.workerId ?? null) : null,
+    leaseUntil: claimed ? (n.claim?.leaseUntil ?? null) : null,
+    createdAt: at,
+    updatedAt: at,
+    deliveredAt: null,
+    lastError: null,
+    requestId: n.requestId ?? null,
   };
 }
 

@@ -272,6 +272,19 @@ export interface NewNotification {
   body: string;
   nextAttemptAt: number;
   requestId?: string | null;
+  /**
+   * Claimed at birth: written already leased to this worker, whose dispatcher sends it as soon as
+   * the change commits (no claim of its own). Written pending as usual when another notification
+   * of the transaction is being sent right now.
+   */
+  claim?: { workerId: string; leaseUntil: number } | undefined;
+}
+
+/** A status change as committed. */
+export interface StatusChanged {
+  txn: TransactionRecord;
+  /** Its notification, when it was claimed at birth (NewNotification.claim). */
+  claimed?: NotificationRecord | undefined;
 }
 
 /** The stored answer to an X-EXTERNAL-ID, replayed byte for byte. */
@@ -485,9 +498,10 @@ export interface Store {
   /**
    * Applies a status change with its history row, notification (superseding older undelivered
    * ones of the transaction), refund and idempotency record, all in one database transaction.
-   * Returns the updated transaction, or `undefined` when another change got there first.
+   * Returns the updated transaction (and its notification when claimed at birth), or `undefined`
+   * when another change got there first.
    */
-  changeStatus(change: StatusChange): Promise<TransactionRecord | undefined>;
+  changeStatus(change: StatusChange): Promise<StatusChanged | undefined>;
   updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined>;
   /** Transactions still open (01/02/03) whose expiry is due. */
   findDueExpiries(now: number, limit: number): Promise<TransactionRecord[]>;

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac, createPublicKey, verify } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseSnapTimestamp } from '@snapgate/snap';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { ACK, ack, closedPort, type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
@@ -362,6 +366,78 @@ describe('production mode', () => {
       });
       assert.equal(attempts[0]?.outcome, 'error');
       assert.match(attempts[0]?.error ?? '', /forbidden address/);
+      assert.equal(receiver.received.length, 0);
+    } finally {
+      await gw.close();
+      await receiver.close();
+    }
+  });
+});
+
+describe('claim at birth', () => {
+  it('sends a new notification as its change commits: the change claims it, no claim of the loop hands it out', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'snapgate-birth-'));
+    const store = new SqliteStore({ file: join(dir, 'snapgate.db') });
+    // Watches the real store: every notification the claim loop hands out.
+    const handedOut = new Set<string>();
+    const claimDue = store.claimDueNotifications.bind(store);
+    store.claimDueNotifications = async (...args) => {
+      const claimed = await claimDue(...args);
+      for (const n of claimed) handedOut.add(n.id);
+      return claimed;
+    };
+    const receiver = await startReceiver();
+    const gw = await startGateway({ dispatch: true, store, env: FAST });
+    try {
+      receiver.set(ack);
+      const m = await gw.createMerchant({ callbackBaseUrl: `${receiver.baseUrl}/shop` });
+      const c = await authenticate(gw.url, m);
+      const q = await newQris(gw, c);
+      assert.equal((await pay(gw, q.referenceNo)).status, 200);
+      const [n] = await gw.store.notificationsOf(q.referenceNo);
+      assert.ok(n);
+      const delivered = await waitFor('delivered', async () => {
+        const found = await gw.store.findNotification(n.id);
+        return found?.state === 'delivered' ? found : undefined;
+      });
+      assert.equal(delivered.attemptCount, 1);
+      assert.equal((await gw.store.attemptsOf(n.id)).length, 1);
+      assert.equal(handedOut.has(n.id), false, 'sent without a claim of its own');
+      assert.equal(receiver.received.filter((r) => r.body.includes(q.referenceNo)).length, 1);
+    } finally {
+      await gw.close();
+      await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is not claimed at birth when the first attempt waits (a first retry-schedule step above zero)', async () => {
+    const receiver = await startReceiver();
+    const gw = await startGateway({ dispatch: true, env: { ...FAST, SNAPGATE_RETRY_SCHEDULE: '1h,1h' } });
+    try {
+      const m = await gw.createMerchant({ callbackBaseUrl: `${receiver.baseUrl}/shop` });
+      const c = await authenticate(gw.url, m);
+      const q = await newQris(gw, c);
+      assert.equal((await pay(gw, q.referenceNo)).status, 200);
+      const [n] = await gw.store.notificationsOf(q.referenceNo);
+      assert.deepEqual([n?.state, n?.claimedBy], ['pending', null]);
+    } finally {
+      await gw.close();
+      await receiver.close();
+    }
+  });
+
+  it('a stopped dispatcher claims nothing at birth: the notification waits, pending, for the next one', async () => {
+    const receiver = await startReceiver();
+    const gw = await startGateway({ dispatch: true, env: FAST });
+    try {
+      const m = await gw.createMerchant({ callbackBaseUrl: `${receiver.baseUrl}/shop` });
+      const c = await authenticate(gw.url, m);
+      const q = await newQris(gw, c);
+      await gw.gateway.dispatcher.stop();
+      assert.equal((await pay(gw, q.referenceNo)).status, 200);
+      const [n] = await gw.store.notificationsOf(q.referenceNo);
+      assert.deepEqual([n?.state, n?.claimedBy], ['pending', null]);
       assert.equal(receiver.received.length, 0);
     } finally {
       await gw.close();

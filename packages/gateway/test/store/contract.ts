@@ -151,15 +151,17 @@ export function storeContract(name: string, factory: StoreFactory): void {
       at: number,
       id = uid('n').replace(/\D/g, ''),
     ) =>
-      store.changeStatus({
-        referenceNo: t.referenceNo,
-        expectedSeq: t.seq,
-        status,
-        statusDesc: null,
-        reason: null,
-        at,
-        notification: { id, body: `{"s":"${status}"}`, nextAttemptAt: at },
-      });
+      store
+        .changeStatus({
+          referenceNo: t.referenceNo,
+          expectedSeq: t.seq,
+          status,
+          statusDesc: null,
+          reason: null,
+          at,
+          notification: { id, body: `{"s":"${status}"}`, nextAttemptAt: at },
+        })
+        .then((r) => r?.txn);
 
     it('keeps settings, first writer wins', async () => {
       assert.equal(await store.getOrCreateSetting('k1', () => 'a'), 'a');
@@ -249,16 +251,18 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(t2?.status, '03');
       assert.equal(t2?.seq, 2);
       assert.equal(await change(t, '00', T0 + 2), undefined, 'a stale seq changes nothing');
-      const t3 = await store.changeStatus({
-        referenceNo: t.referenceNo,
-        expectedSeq: 2,
-        status: '00',
-        statusDesc: 'Success',
-        reason: 'paid',
-        at: T0 + 3,
-        patch: { paidAmount: '10000.00', paidAt: T0 + 3, details: { payer: { payerName: 'A' } } },
-        notification: { id: uid('n').replace(/\D/g, ''), body: '{"s":"00"}', nextAttemptAt: T0 + 3 },
-      });
+      const t3 = await store
+        .changeStatus({
+          referenceNo: t.referenceNo,
+          expectedSeq: 2,
+          status: '00',
+          statusDesc: 'Success',
+          reason: 'paid',
+          at: T0 + 3,
+          patch: { paidAmount: '10000.00', paidAt: T0 + 3, details: { payer: { payerName: 'A' } } },
+          notification: { id: uid('n').replace(/\D/g, ''), body: '{"s":"00"}', nextAttemptAt: T0 + 3 },
+        })
+        .then((r) => r?.txn);
       assert.deepEqual(
         [t3?.status, t3?.paidAmount, t3?.paidAt, (t3?.details.payer as { payerName: string } | undefined)?.payerName],
         ['00', '10000.00', T0 + 3, 'A'],
@@ -320,6 +324,60 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(done[0]?.deliveredAt, T0 + 10);
       assert.equal(done[0]?.attemptCount, 1);
       assert.equal((await store.attemptsOf(next[0]?.id ?? '')).length, 2);
+    });
+
+    it('claims a notification at birth for the worker that asks, unless another of its transaction is in flight', async () => {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const t = txn(m.id);
+      await store.insertTransaction(t);
+      const changeClaimed = (from: TransactionRecord, status: TransactionStatus, at: number, workerId: string) =>
+        store.changeStatus({
+          referenceNo: from.referenceNo,
+          expectedSeq: from.seq,
+          status,
+          statusDesc: null,
+          reason: null,
+          at,
+          notification: {
+            id: uid('n').replace(/\D/g, ''),
+            body: `{"s":"${status}"}`,
+            nextAttemptAt: at,
+            claim: { workerId, leaseUntil: at + 1000 },
+          },
+        });
+      const mine = async (w: string, now: number) =>
+        (await store.claimDueNotifications(w, now, 1000, 100)).filter((n) => n.referenceNo === t.referenceNo);
+
+      const first = await changeClaimed(t, '03', T0, 'w1');
+      assert.ok(first?.claimed, 'nothing else of the transaction is in flight: claimed at birth');
+      assert.deepEqual(
+        [first.claimed.state, first.claimed.claimedBy, first.claimed.leaseUntil, first.claimed.attemptCount],
+        ['delivering', 'w1', T0 + 1000, 0],
+      );
+      // What the change answers is exactly what it stored.
+      assert.deepEqual(await store.findNotification(first.claimed.id), first.claimed);
+      assert.equal((await mine('w2', T0 + 999)).length, 0, 'nobody else claims it while its lease holds');
+
+      // A newer change while that one is in flight is not claimed at birth: it waits its turn.
+      const second = await changeClaimed(first.txn, '00', T0 + 5, 'w1');
+      assert.ok(second);
+      assert.equal(second.claimed, undefined);
+      const [waiting] = await store.notificationsOf(t.referenceNo).then((ns) => ns.filter((n) => n.txnSeq === 3));
+      assert.deepEqual([waiting?.state, waiting?.claimedBy], ['pending', null]);
+
+      // The claimant died: once its lease runs out the older one is retired, the newer one claimed.
+      const [takenOver] = await mine('w2', T0 + 1000);
+      assert.deepEqual([takenOver?.id, takenOver?.latestStatus], [waiting?.id, '00']);
+      assert.equal((await store.findNotification(first.claimed.id))?.state, 'superseded');
+
+      // Its claimant finishes a notification claimed at birth like any other.
+      const u = txn(m.id);
+      await store.insertTransaction(u);
+      const paid = await changeClaimed(u, '00', T0, 'w3');
+      assert.ok(paid?.claimed);
+      const done = await store.recordAttempts([attempt(paid.claimed, 'w3', 'acknowledged')]);
+      assert.deepEqual([done[0]?.state, done[0]?.attemptCount], ['delivered', 1]);
     });
 
     it('re-claims work whose lease ran out, retries on schedule and goes dead after the last', async () => {
@@ -548,7 +606,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
         notification: { id: uid('n').replace(/\D/g, ''), body: '{}', nextAttemptAt: T0 },
         vaPayment: flag,
       });
-      assert.equal(paid?.status, '00');
+      assert.equal(paid?.txn.status, '00');
       assert.deepEqual(await store.findVaPayment('bank-1', flag.paymentRequestId), flag);
       assert.equal(await store.findVaPayment('bank-2', flag.paymentRequestId), undefined);
       // The same flag again fails whole: no history row, no second notification.

@@ -136,7 +136,7 @@ describe('PostgreSQL prepared statements and a newer instance changing a table',
           notification: { id: `${t.referenceNo}-n`, body: '{}', nextAttemptAt: t.createdAt + 1 },
         });
       // Prepares `UPDATE transactions … RETURNING *` on the one connection.
-      assert.equal((await pay(a))?.status, '00');
+      assert.equal((await pay(a))?.txn.status, '00');
       const other = new PostgresStore({ connectionString: db.url, max: 1 });
       try {
         await other.pool.query('ALTER TABLE transactions ADD COLUMN added_inside_a_transaction TEXT');
@@ -144,7 +144,7 @@ describe('PostgreSQL prepared statements and a newer instance changing a table',
         await other.close();
       }
       const paid = await pay(b);
-      assert.equal(paid?.status, '00');
+      assert.equal(paid?.txn.status, '00');
       assert.equal((await store.statusHistory(b.referenceNo)).length, 2);
       assert.equal((await store.notificationsOf(b.referenceNo)).length, 1);
     } finally {

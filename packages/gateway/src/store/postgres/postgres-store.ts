@@ -18,6 +18,7 @@ import {
   merchantToRow,
   merchantUpdateColumns,
   movedNotificationFromRow,
+  newNotificationRecord,
   notificationFromRow,
   notificationListSpec,
   partnerServiceIdFor,
@@ -55,6 +56,7 @@ import {
   type ProviderRecord,
   type RefundRecord,
   type StatusChange,
+  type StatusChanged,
   type StatusHistoryEntry,
   type Store,
   type StoredAttempt,
@@ -696,8 +698,8 @@ export class PostgresStore implements Store {
     return r[0];
   }
 
-  async changeStatus(change: StatusChange): Promise<TransactionRecord | undefined> {
-    return this.tx(async (c) => {
+  async changeStatus(change: StatusChange): Promise<StatusChanged | undefined> {
+    return this.tx(async (c): Promise<StatusChanged | undefined> => {
       const r = await this.updateGuarded(c, change.referenceNo, change.expectedSeq, statusChangeColumns(change));
       if (!r) return undefined;
       const txn = transactionFromRow(r);
@@ -707,7 +709,7 @@ export class PostgresStore implements Store {
         [txn.referenceNo, txn.seq, txn.status, txn.statusDesc, change.reason, change.at],
       );
       this.faults?.afterStatusUpdate?.();
-      if (change.notification) await this.addNotification(c, txn, change.notification, change.at);
+      const n = change.notification && (await this.addNotification(c, txn, change.notification, change.at));
       if (change.refund) await this.putRefund(c, change.refund);
       if (change.idempotency) await this.putIdempotency(c, change.idempotency, change.at);
       if (change.vaPayment) {
@@ -719,7 +721,7 @@ export class PostgresStore implements Store {
           [v.providerId, v.paymentRequestId, v.referenceNo, v.httpStatus, v.responseBody, v.createdAt],
         );
       }
-      return txn;
+      return { txn, claimed: n?.state === 'delivering' ? n : undefined };
     }).catch(rethrowUnique);
   }
 
@@ -745,7 +747,7 @@ export class PostgresStore implements Store {
     txn: TransactionRecord,
     n: NewNotification,
     at: number,
-  ): Promise<void> {
+  ): Promise<NotificationRecord> {
     // Latest wins (docs/protocol.md#callbacks): an undelivered older notification of this transaction is superseded.
     await this.run(
       c,
@@ -753,11 +755,19 @@ export class PostgresStore implements Store {
        WHERE reference_no = $2 AND state IN ('pending', 'retrying')`,
       [at, txn.referenceNo],
     );
-    await this.run(
+    // Claimed at birth unless another notification of the transaction is in flight, its lease
+    // running or not (a lapsed one is another instance's to retire or take over): checked in the
+    // INSERT itself, after the supersede above, so a claim committed meanwhile is seen.
+    const claim = n.claim;
+    const r = await this.rows(
       c,
       `INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
-         attempt_count, next_attempt_at, created_at, updated_at, request_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', 0, $8, $9, $9, $10)`,
+         attempt_count, next_attempt_at, created_at, updated_at, request_id, claimed_by, lease_until)
+       SELECT $1::text, $2::text, $3::text, $4::text, $5::integer, $6::text, $7::text,
+         CASE WHEN s.busy THEN 'pending' ELSE $8::text END, 0, $9::bigint, $10::bigint, $10::bigint, $11::text,
+         CASE WHEN s.busy THEN NULL ELSE $12::text END, CASE WHEN s.busy THEN NULL ELSE $13::bigint END
+       FROM (SELECT EXISTS (SELECT 1 FROM notifications WHERE reference_no = $2::text AND state = 'delivering') AS busy) s
+       RETURNING state`,
       [
         n.id,
         txn.referenceNo,
@@ -766,11 +776,15 @@ export class PostgresStore implements Store {
         txn.seq,
         txn.status,
         n.body,
+        claim ? 'delivering' : 'pending',
         n.nextAttemptAt,
         at,
         n.requestId ?? null,
+        claim?.workerId ?? null,
+        claim?.leaseUntil ?? null,
       ],
     );
+    return newNotificationRecord(txn, n, at, r[0]?.state === 'delivering');
   }
 
   async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {

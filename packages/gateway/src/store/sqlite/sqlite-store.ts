@@ -19,6 +19,7 @@ import {
   merchantToRow,
   merchantUpdateColumns,
   movedNotificationFromRow,
+  newNotificationRecord,
   notificationFromRow,
   notificationListSpec,
   partnerServiceIdFor,
@@ -56,6 +57,7 @@ import {
   type ProviderRecord,
   type RefundRecord,
   type StatusChange,
+  type StatusChanged,
   type StatusHistoryEntry,
   type Store,
   type StoredAttempt,
@@ -241,10 +243,13 @@ export class SqliteStore implements Store {
       ),
       insertNotification: p(
         `INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
-           attempt_count, next_attempt_at, created_at, updated_at, request_id)
-         VALUES (@id, @referenceNo, @merchantId, @kind, @txnSeq, @latestStatus, @body, 'pending', 0, @nextAttemptAt, @at, @at,
-           @requestId)`,
+           attempt_count, next_attempt_at, created_at, updated_at, request_id, claimed_by, lease_until)
+         VALUES (@id, @referenceNo, @merchantId, @kind, @txnSeq, @latestStatus, @body, @state, 0, @nextAttemptAt,
+           @createdAt, @createdAt, @requestId, @claimedBy, @leaseUntil)`,
       ),
+      // Another notification of the transaction is in flight (its lease running or not): a new one
+      // is not claimed at birth; it waits its turn in the claim.
+      inFlightSibling: p(`SELECT 1 FROM notifications WHERE reference_no = ? AND +state = 'delivering' LIMIT 1`),
       insertRefund: p(
         `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
          VALUES (@refundNo, @referenceNo, @merchantId, @partnerRefundNo, @amount, @reason, @createdAt)`,
@@ -774,38 +779,30 @@ export class SqliteStore implements Store {
     });
   }
 
-  async changeStatus(change: StatusChange): Promise<TransactionRecord | undefined> {
+  async changeStatus(change: StatusChange): Promise<StatusChanged | undefined> {
     return this.write(() => this.applyChange(change));
   }
 
-  private applyChange(change: StatusChange): TransactionRecord | undefined {
+  private applyChange(change: StatusChange): StatusChanged | undefined {
     const r = this.updateGuarded(change.referenceNo, change.expectedSeq, statusChangeColumns(change));
     if (!r) return undefined;
     const txn = transactionFromRow(r);
     this.s('insertHistory').run(txn.referenceNo, txn.seq, txn.status, txn.statusDesc, change.reason, change.at);
     this.faults?.afterStatusUpdate?.();
-    if (change.notification) this.addNotification(txn, change.notification, change.at);
+    const n = change.notification && this.addNotification(txn, change.notification, change.at);
     if (change.refund) this.s('insertRefund').run(change.refund);
     if (change.idempotency) this.s('insertIdempotency').run({ ...change.idempotency, createdAt: change.at });
     if (change.vaPayment) this.s('insertVaPayment').run(change.vaPayment);
-    return txn;
+    return { txn, claimed: n?.state === 'delivering' ? n : undefined };
   }
 
-  private addNotification(txn: TransactionRecord, n: NewNotification, at: number): void {
+  private addNotification(txn: TransactionRecord, n: NewNotification, at: number): NotificationRecord {
     // Latest wins (docs/protocol.md#callbacks): an undelivered older notification of this transaction is superseded.
     this.s('supersede').run(at, txn.referenceNo);
-    this.s('insertNotification').run({
-      id: n.id,
-      referenceNo: txn.referenceNo,
-      merchantId: txn.merchantId,
-      kind: txn.kind,
-      txnSeq: txn.seq,
-      latestStatus: txn.status,
-      body: n.body,
-      nextAttemptAt: n.nextAttemptAt,
-      at,
-      requestId: n.requestId ?? null,
-    });
+    const isClaimed = n.claim !== undefined && this.s('inFlightSibling').get(txn.referenceNo) === undefined;
+    const record = newNotificationRecord(txn, n, at, isClaimed);
+    this.s('insertNotification').run(record);
+    return record;
   }
 
   async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {

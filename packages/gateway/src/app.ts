@@ -43,7 +43,6 @@ import { createProviderService } from './providers/provider-service.ts';
 import { createSandboxPayer } from './providers/sandbox-providers.ts';
 import { createSnapClient, type SnapClient } from './providers/snap-client.ts';
 import { createUpstreamAcquirer } from './providers/upstream-acquirer.ts';
-import { enterRequest } from './request-context.ts';
 import { loadMasterKey, type MasterKeyResult } from './secrets/master-key.ts';
 import type { Sealer } from './secrets/sealer.ts';
 import { SECRET_SETTINGS, sealedStore } from './store/sealed-store.ts';
@@ -120,10 +119,6 @@ export function buildApp(deps: AppDeps): Gateway {
   registerErrorHandler(app, logger);
 
   // Callback-style hooks: an async hook costs a promise and a tick on every request.
-  app.addHook('onRequest', (request, _reply, done) => {
-    enterRequest(request.id);
-    done();
-  });
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     const operation = request.routeOptions.config?.operation;

@@ -48,6 +48,8 @@ export interface CertificationInput {
   va?: string | undefined;
   /** Create the transactions through the payment services instead of picking existing ones. */
   create?: boolean | undefined;
+  /** X-Request-Id of the request that runs it: its changes and their notifications carry it. */
+  requestId?: string | undefined;
 }
 
 /** What a certification was about: the transactions it paid and failed, as they ended. */
@@ -102,7 +104,7 @@ async function transactionsFor(
 ): Promise<{ qris: [TransactionRecord, TransactionRecord]; va: TransactionRecord }> {
   const { store } = deps;
   const now = deps.clock.now();
-  if (input.create) return createTransactions(deps, merchant);
+  if (input.create) return createTransactions(deps, merchant, input.requestId ?? randomUUID());
 
   const bad = (message: string) => new CertificationRefused('bad-transaction', message);
   const mine = (t: TransactionRecord | undefined, kind: 'qris' | 'va', ref: string) => {
@@ -150,6 +152,7 @@ async function transactionsFor(
 async function createTransactions(
   deps: CertificationDeps,
   merchant: MerchantRecord,
+  requestId: string,
 ): Promise<{ qris: [TransactionRecord, TransactionRecord]; va: TransactionRecord }> {
   const { store, qris: qrisService, va: vaService } = deps;
   if (!qrisService || !vaService) throw new TypeError('certifyMerchant: create needs the QRIS and VA services');
@@ -162,6 +165,7 @@ async function createTransactions(
       idempotencyKey: { merchantId: merchant.id, day: jakartaDay(now), externalId: randomBytes(8).toString('hex') },
       requestHash: randomUUID(),
       now,
+      requestId,
     };
     const r = await withIdempotency(
       store,
@@ -323,6 +327,7 @@ export async function certifyMerchant(
       {
         to,
         reason: `webhook certification ${id}`,
+        requestId: input.requestId,
         patch: (current) => ({
           ...(to === '00'
             ? {

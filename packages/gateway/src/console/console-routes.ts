@@ -863,8 +863,11 @@ ${transactionTable(rows, '/console', new Map(all.map((m) => [m.id, m.name])))}`,
           throw new ConsoleError(400, 'status must be 00, 01 or 06');
         const ref = request.params.referenceNo;
         let txn: TransactionRecord | undefined;
-        if (status === '01') txn = await deps.qris.renotify({ referenceNo: ref }, clock.now());
-        else txn = await payer.payQris({ referenceNo: ref }, { status, payer: payerOf(fields) }).catch(refused);
+        if (status === '01') txn = await deps.qris.renotify({ referenceNo: ref }, clock.now(), request.id);
+        else
+          txn = await payer
+            .payQris({ referenceNo: ref }, { status, payer: payerOf(fields), requestId: request.id })
+            .catch(refused);
         if (!txn) throw notFound('QRIS transaction');
         await audit(deps, request, who(key), {
           action: `console: sandbox qris ${status === '00' ? 'pay' : status === '01' ? 'pend' : 'fail'}`,
@@ -888,7 +891,11 @@ ${transactionTable(rows, '/console', new Map(all.map((m) => [m.id, m.name])))}`,
             throw new ConsoleError(400, 'the amount is a money value like 10000.00');
           }
           const txn = await payer
-            .payVa(request.params.virtualAccountNo, { ...(amount ? { amount } : {}), payer: payerOf(fields) })
+            .payVa(request.params.virtualAccountNo, {
+              ...(amount ? { amount } : {}),
+              payer: payerOf(fields),
+              requestId: request.id,
+            })
             .catch(refused);
           await audit(deps, request, who(key), {
             action: 'console: sandbox va pay',

@@ -79,6 +79,7 @@ function snapRequestBase(
     idempotencyKey: { merchantId: clientId, day: jakartaDay(now), externalId },
     requestHash: bodyDigest(`${request.method}:${request.url}:${bodyDigest(raw)}`),
     now,
+    requestId: request.id,
   };
 }
 

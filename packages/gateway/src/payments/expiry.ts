@@ -16,10 +16,12 @@ export async function expireIfDue(
   changer: StatusChanger,
   txn: TransactionRecord,
   nowMs: number,
+  /** The request that found it due, if any: its notification carries the X-Request-Id. */
+  requestId?: string,
 ): Promise<TransactionRecord> {
   if (!isDue(txn, nowMs)) return txn;
   const expired = await changer
-    .change(txn, { to: '06', statusDesc: 'Expired', reason: 'expired' }, nowMs)
+    .change(txn, { to: '06', statusDesc: 'Expired', reason: 'expired', requestId }, nowMs)
     .catch(() => undefined);
   return expired ?? txn;
 }

@@ -75,7 +75,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
     await store.insertTransaction(txn);
     let issued: { qrContent: string; referenceNo: string | undefined };
     try {
-      issued = await upstream.generate(acquirer, txn, ctx.serviceCode);
+      issued = await upstream.generate(acquirer, txn, ctx.serviceCode, ctx.requestId);
     } catch (e) {
       await changer.change(
         txn,
@@ -132,7 +132,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
     ) {
       throw snapError('TRANSACTION_NOT_FOUND', svc);
     }
-    txn = await expireIfDue(changer, txn, ctx.now);
+    txn = await expireIfDue(changer, txn, ctx.now, ctx.requestId);
     return txn;
   }
 
@@ -261,7 +261,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
       // docs/protocol.md#transaction-statuses: only an Initiated QRIS can be canceled (01 → 05).
       if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
       const acquirer = await acquirerOf(txn);
-      if (acquirer) await upstream.cancel(acquirer, txn, svc, reason);
+      if (acquirer) await upstream.cancel(acquirer, txn, svc, reason, ctx.requestId);
       const accepted = acquirer !== undefined;
       const response = ok(svc, {
         originalReferenceNo: txn.referenceNo,
@@ -272,7 +272,12 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
       try {
         await changer.change(
           txn,
-          { to: '05', reason: reason ?? 'canceled by merchant', idempotency: recordFor(response) },
+          {
+            to: '05',
+            reason: reason ?? 'canceled by merchant',
+            idempotency: recordFor(response),
+            requestId: ctx.requestId,
+          },
           ctx.now,
         );
       } catch (e) {
@@ -312,12 +317,18 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
         // The money moves at the acquirer: applied here only once it accepted (once per request).
         const acquirer = accepted ? undefined : await acquirerOf(txn);
         if (acquirer) {
-          await upstream.refund(acquirer, txn, svc, {
-            merchantId: ctx.merchant.id,
-            partnerRefundNo,
-            amount: refundAmount.value,
-            reason,
-          });
+          await upstream.refund(
+            acquirer,
+            txn,
+            svc,
+            {
+              merchantId: ctx.merchant.id,
+              partnerRefundNo,
+              amount: refundAmount.value,
+              reason,
+            },
+            ctx.requestId,
+          );
           accepted = true;
         }
         const refundedAmount = fromMinorUnits(toMinorUnits(txn.refundedAmount) + toMinorUnits(refundAmount.value));
@@ -352,6 +363,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
                   refund,
                   idempotency: recordFor(response),
                   decidedOnRead: true,
+                  requestId: ctx.requestId,
                 },
                 ctx.now,
               )
@@ -384,12 +396,12 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
     },
 
     /** Sandbox: notify the current status again (01 → 01), by referenceNo or qrContent. */
-    async renotify(ref: { referenceNo?: string; qrContent?: string }, nowMs: number) {
+    async renotify(ref: { referenceNo?: string; qrContent?: string }, nowMs: number, requestId?: string) {
       const referenceNo = ref.qrContent === undefined ? ref.referenceNo : parseQrisContent(ref.qrContent)?.referenceNo;
       const found = referenceNo ? await store.findTransaction(referenceNo) : undefined;
       if (found?.kind !== 'qris') return undefined;
-      const txn = await expireIfDue(changer, found, nowMs);
-      return changer.change(txn, { to: '01', reason: 'sandbox re-notify', renotify: true }, nowMs);
+      const txn = await expireIfDue(changer, found, nowMs, requestId);
+      return changer.change(txn, { to: '01', reason: 'sandbox re-notify', renotify: true, requestId }, nowMs);
     },
   };
 }

@@ -12,6 +12,8 @@ export interface SnapRequestBase {
   /** Hash of method, target and body: a repeat must match it to be replayed. */
   requestHash: string;
   now: number;
+  /** X-Request-Id of this request: the notification it causes and the upstream calls it makes carry it. */
+  requestId: string;
 }
 
 /** A call by a merchant (the payment API). */

@@ -1,5 +1,4 @@
 import { canChangeStatus, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
-import { currentRequestId } from '../request-context.ts';
 import {
   type IdempotencyRecord,
   type NewNotification,
@@ -54,6 +53,8 @@ export interface ChangeRequest {
    * race must be decided again by the caller, not retried blindly: throw LostRace instead.
    */
   decidedOnRead?: boolean;
+  /** X-Request-Id of the request that caused the change: its notification carries it. */
+  requestId?: string | undefined;
 }
 
 /** Another change committed first; re-read and decide again. */
@@ -161,7 +162,7 @@ export function createStatusChanger(deps: {
             ? {
                 body: notificationBody(next, nowMs, format),
                 nextAttemptAt: nowMs + firstAttemptDelayMs,
-                requestId: currentRequestId() ?? null,
+                requestId: request.requestId ?? null,
                 claim: place && { workerId: place.workerId, leaseUntil: place.leaseUntil },
               }
             : undefined,

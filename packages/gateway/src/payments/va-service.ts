@@ -79,7 +79,7 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
     if (!found || found.merchantId !== ctx.merchant.id || (trxId !== undefined && found.partnerReferenceNo !== trxId)) {
       throw snapError('INVALID_BILL', svc, { reason: 'Not Found' });
     }
-    return expireIfDue(changer, found, ctx.now);
+    return expireIfDue(changer, found, ctx.now, ctx.requestId);
   }
 
   return {
@@ -231,7 +231,13 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
       try {
         await changer.change(
           txn,
-          { to: '05', statusDesc: 'Deleted', reason: 'deleted by merchant', idempotency: recordFor(response) },
+          {
+            to: '05',
+            statusDesc: 'Deleted',
+            reason: 'deleted by merchant',
+            idempotency: recordFor(response),
+            requestId: ctx.requestId,
+          },
           ctx.now,
         );
       } catch (e) {

@@ -99,7 +99,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
       const inquiryRequestId = f.str('inquiryRequestId', { required: true, max: 128 }) as string;
       if (!found)
         throw snapError('INVALID_BILL', svc, { reason: 'Not Found', detail: { providerId: ctx.provider.id } });
-      const txn = await expireIfDue(changer, found, ctx.now);
+      const txn = await expireIfDue(changer, found, ctx.now, ctx.requestId);
       const closed = closedReason(txn);
       if (closed === 'Paid') throw snapError('PAID_BILL', svc);
       if (closed) throw snapError('INVALID_BILL_EXPIRED', svc, { reason: 'Expired', detail: { status: txn.status } });
@@ -142,7 +142,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
       const found = await findOwnedVa(ctx);
       if (!found)
         throw snapError('INVALID_BILL', svc, { reason: 'Not Found', detail: { providerId: ctx.provider.id } });
-      let txn = await expireIfDue(changer, found, ctx.now);
+      let txn = await expireIfDue(changer, found, ctx.now, ctx.requestId);
       // Decided on the row as read (the bill may change concurrently): a lost race decides again.
       for (let attempt = 0; ; attempt++) {
         const closed = closedReason(txn);
@@ -196,6 +196,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
                 createdAt: ctx.now,
               },
               decidedOnRead: true,
+              requestId: ctx.requestId,
             },
             ctx.now,
           );
@@ -211,6 +212,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
             changer,
             (await store.findTransaction(current.referenceNo)) as TransactionRecord,
             ctx.now,
+            ctx.requestId,
           );
         }
       }
@@ -268,6 +270,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
               details: { ...current.details, payer, acquirerReferenceNo: acquirerReferenceNo ?? null },
             }),
             idempotency: recordFor(response),
+            requestId: ctx.requestId,
           },
           ctx.now,
         );

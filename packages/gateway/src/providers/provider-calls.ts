@@ -28,30 +28,39 @@ export async function payVaAsBank(
   client: SnapClient,
   bank: SnapTarget,
   virtualAccountNo: string,
-  input: { amount?: string | undefined; payer: Payer },
+  input: { amount?: string | undefined; payer: Payer; requestId?: string | undefined },
 ): Promise<VaPaymentOutcome> {
+  const options = { requestId: input.requestId };
   const numbers = vaNumbers(virtualAccountNo);
   const paymentRequestId = randomUUID();
-  const inquiry = await client.call(bank, {
-    path: 'transfer-va/inquiry',
-    body: { ...numbers, inquiryRequestId: randomUUID(), channelCode: 6011 },
-    externalId: newExternalId(),
-  });
+  const inquiry = await client.call(
+    bank,
+    {
+      path: 'transfer-va/inquiry',
+      body: { ...numbers, inquiryRequestId: randomUUID(), channelCode: 6011 },
+      externalId: newExternalId(),
+    },
+    options,
+  );
   if (inquiry.httpStatus !== 200) return { inquiry, paymentRequestId };
   const bill = (inquiry.body.virtualAccountData as { totalAmount?: { value?: string } } | undefined)?.totalAmount;
-  const payment = await client.call(bank, {
-    path: 'transfer-va/payment',
-    body: {
-      ...numbers,
-      paymentRequestId,
-      channelCode: 6011,
-      paidAmount: { value: input.amount ?? bill?.value ?? '0.00', currency: 'IDR' },
-      referenceNo: input.payer.payerRefId,
-      flagAdvise: 'N',
-      additionalInfo: { payerName: input.payer.payerName },
+  const payment = await client.call(
+    bank,
+    {
+      path: 'transfer-va/payment',
+      body: {
+        ...numbers,
+        paymentRequestId,
+        channelCode: 6011,
+        paidAmount: { value: input.amount ?? bill?.value ?? '0.00', currency: 'IDR' },
+        referenceNo: input.payer.payerRefId,
+        flagAdvise: 'N',
+        additionalInfo: { payerName: input.payer.payerName },
+      },
+      externalId: newExternalId(),
     },
-    externalId: newExternalId(),
-  });
+    options,
+  );
   return { inquiry, payment, paymentRequestId };
 }
 
@@ -59,17 +68,27 @@ export async function payVaAsBank(
 export function notifyQrisAsAcquirer(
   client: SnapClient,
   acquirer: SnapTarget,
-  input: { referenceNo: string; amount: string; status: TransactionStatus; payer: Payer },
+  input: {
+    referenceNo: string;
+    amount: string;
+    status: TransactionStatus;
+    payer: Payer;
+    requestId?: string | undefined;
+  },
 ): Promise<SnapAnswer> {
-  return client.call(acquirer, {
-    path: 'qr/qr-mpm-notify',
-    body: {
-      originalReferenceNo: `ACQ${input.referenceNo}`,
-      originalPartnerReferenceNo: input.referenceNo,
-      latestTransactionStatus: input.status,
-      amount: { value: input.amount, currency: 'IDR' },
-      additionalInfo: input.payer,
+  return client.call(
+    acquirer,
+    {
+      path: 'qr/qr-mpm-notify',
+      body: {
+        originalReferenceNo: `ACQ${input.referenceNo}`,
+        originalPartnerReferenceNo: input.referenceNo,
+        latestTransactionStatus: input.status,
+        amount: { value: input.amount, currency: 'IDR' },
+        additionalInfo: input.payer,
+      },
+      externalId: newExternalId(),
     },
-    externalId: newExternalId(),
-  });
+    { requestId: input.requestId },
+  );
 }

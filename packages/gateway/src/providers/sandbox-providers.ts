@@ -96,7 +96,10 @@ export function createSandboxPayer({ store, client, selfUrl }: SandboxPayerDeps)
 
   return {
     /** A bank customer pays a VA: inquiry (24) for the bill, then the payment flag (25). */
-    async payVa(virtualAccountNo: string, input: { amount?: string; payer: Payer }): Promise<TransactionRecord> {
+    async payVa(
+      virtualAccountNo: string,
+      input: { amount?: string; payer: Payer; requestId?: string },
+    ): Promise<TransactionRecord> {
       const bank = await target('bank');
       const outcome = await payVaAsBank(client, bank, virtualAccountNo, input);
       if (!outcome.payment) return refused(outcome.inquiry);
@@ -108,7 +111,7 @@ export function createSandboxPayer({ store, client, selfUrl }: SandboxPayerDeps)
     /** The acquirer reports what the payer did with a QRIS: by referenceNo or by its qrContent. */
     async payQris(
       ref: { referenceNo?: string; qrContent?: string },
-      input: { status: TransactionStatus; payer: Payer },
+      input: { status: TransactionStatus; payer: Payer; requestId?: string },
     ): Promise<TransactionRecord> {
       let referenceNo = ref.referenceNo;
       if (ref.qrContent !== undefined) {
@@ -122,6 +125,7 @@ export function createSandboxPayer({ store, client, selfUrl }: SandboxPayerDeps)
         amount: txn.amount as string,
         status: input.status,
         payer: input.payer,
+        requestId: input.requestId,
       });
       const after = (await store.findTransaction(txn.referenceNo)) as TransactionRecord;
       if (answer.body.responseCode === '4095200') {

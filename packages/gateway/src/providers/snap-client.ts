@@ -11,7 +11,6 @@ import {
 } from '@snapgate/snap';
 import { Agent } from 'undici';
 import type { Clock } from '../clock.ts';
-import { currentRequestId } from '../request-context.ts';
 
 export const DEFAULT_PATH_PREFIX = '/api/snap/v1.0';
 /** A SNAP answer is a small JSON object; anything past this is not one we want in memory. */
@@ -59,6 +58,11 @@ export interface SnapAnswer {
 export interface SnapCallOptions {
   /** Bounds the whole exchange, token included. Default: the client's `timeoutMs`. */
   timeoutMs?: number;
+  /**
+   * The X-Request-Id of the request this call is made for: it travels on, one id across the
+   * gateway, its sandbox and an upstream acquirer that logs it.
+   */
+  requestId?: string | undefined;
 }
 
 /** The exchange (token and call together) did not finish within its deadline. */
@@ -169,12 +173,8 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): Sna
   ): Promise<SnapAnswer> {
     let raw: string;
     let httpStatus: number;
-    // The request this call is made for travels on: one id across the gateway, its sandbox and an
-    // upstream acquirer that logs it.
-    const requestId = currentRequestId();
-    const headers = requestId ? { ...request.headers, 'x-request-id': requestId } : request.headers;
     try {
-      const res = await agent.request({ origin, ...request, headers, signal });
+      const res = await agent.request({ origin, ...request, signal });
       httpStatus = res.statusCode;
       const chunks: Buffer[] = [];
       let size = 0;
@@ -335,6 +335,7 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): Sna
         [HEADER.externalId]: op.externalId,
         [HEADER.channelId]: target.channelId,
         [HEADER.signature]: signature,
+        ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
       };
       const answer = await send(origin, { method, path, headers, body }, signal, timeoutMs);
       // The server no longer accepts this token (expired early, revoked): the next call takes a new one.

@@ -56,11 +56,16 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
     path: string,
     body: Record<string, unknown>,
     externalId: string,
-    isAccepted: (a: SnapAnswer) => boolean = () => false,
+    /** The merchant request this call is made for (X-Request-Id); an answer taken as success. */
+    options: { requestId?: string | undefined; isAccepted?: (a: SnapAnswer) => boolean } = {},
   ): Promise<SnapAnswer> {
     let answer: SnapAnswer;
     try {
-      answer = await client.call(targetOf(provider), { path, body, externalId }, { timeoutMs });
+      answer = await client.call(
+        targetOf(provider),
+        { path, body, externalId },
+        { timeoutMs, requestId: options.requestId },
+      );
     } catch (e) {
       if (e instanceof SnapCallTimeout) {
         throw snapError('TIMEOUT', svc, { detail: { providerId: provider.id, path }, cause: e });
@@ -70,7 +75,7 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
       });
     }
     const isSuccess = answer.httpStatus === 200 && String(answer.body.responseCode).startsWith('200');
-    if (!isSuccess && !isAccepted(answer)) {
+    if (!isSuccess && !options.isAccepted?.(answer)) {
       throw snapError('EXTERNAL_SERVER_ERROR', svc, {
         detail: {
           providerId: provider.id,
@@ -92,6 +97,7 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
       provider: ProviderRecord,
       txn: TransactionRecord,
       svc: string,
+      requestId?: string,
     ): Promise<{ qrContent: string; referenceNo: string | undefined }> {
       const upstream = upstreamOf(txn) as UpstreamRef;
       const answer = await call(
@@ -105,6 +111,7 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
           validityPeriod: formatJakartaTimestamp(upstream.validUntil),
         },
         upstream.externalId,
+        { requestId },
       );
       const qrContent = answer.body.qrContent;
       if (typeof qrContent !== 'string' || qrContent === '') {
@@ -115,7 +122,13 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
     },
 
     /** Cancel (77) at the acquirer first; the caller applies it locally only when this returns. */
-    async cancel(provider: ProviderRecord, txn: TransactionRecord, svc: string, reason: string | undefined) {
+    async cancel(
+      provider: ProviderRecord,
+      txn: TransactionRecord,
+      svc: string,
+      reason: string | undefined,
+      requestId?: string,
+    ) {
       await call(
         provider,
         svc,
@@ -126,6 +139,7 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
           reason: reason ?? 'canceled by merchant',
         },
         newExternalId(),
+        { requestId },
       );
     },
 
@@ -139,6 +153,7 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
       txn: TransactionRecord,
       svc: string,
       refund: { merchantId: string; partnerRefundNo: string; amount: string; reason: string | null },
+      requestId?: string,
     ) {
       const stableRefundNo = `SG${createHash('sha256').update(`${refund.merchantId}:${refund.partnerRefundNo}`).digest('hex').slice(0, 30)}`;
       await call(
@@ -153,7 +168,7 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
           reason: refund.reason ?? 'refund',
         },
         newExternalId(),
-        (a) => a.httpStatus === 409,
+        { requestId, isAccepted: (a) => a.httpStatus === 409 },
       );
     },
 

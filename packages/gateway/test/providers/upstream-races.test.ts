@@ -27,7 +27,7 @@ describe('snapgate → acquirer: races with the acquirer’s own notify, retries
   let other: SnapCaller & { id: string };
   let merchant: SnapCaller;
   let merchantId: string;
-  const calls: Array<{ path: string; body: Record<string, any> }> = [];
+  const calls: Array<{ path: string; body: Record<string, any>; requestId: string | undefined }> = [];
   const hold = new Map<string, () => void>();
   let queryAnswer: Record<string, unknown> = {};
 
@@ -45,7 +45,8 @@ describe('snapgate → acquirer: races with the acquirer’s own notify, retries
     acquirerServer = createServer(async (req, res) => {
       const body = await json(req);
       const path = req.url ?? '';
-      calls.push({ path, body });
+      const requestId = req.headers['x-request-id'];
+      calls.push({ path, body, requestId: typeof requestId === 'string' ? requestId : undefined });
       const answer = (o: Record<string, unknown>) =>
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(o));
       if (path.endsWith('/access-token/b2b')) {
@@ -116,6 +117,32 @@ describe('snapgate → acquirer: races with the acquirer’s own notify, retries
     assert.equal(r.status, 200, r.text);
     return r.body as { referenceNo: string; qrContent: string };
   };
+
+  it('sends the X-Request-Id of the merchant’s request with its calls to the acquirer, and with its notification', async () => {
+    const traced = (requestId: string) => ({ headers: { 'x-request-id': requestId } });
+    const g = await snapCall(
+      gw.url,
+      merchant,
+      `${API}/qr-mpm-generate`,
+      { partnerReferenceNo: 'TRACE-GEN', amount: idr('5000.00') },
+      traced('trace-gen-7'),
+    );
+    assert.equal(g.status, 200, g.text);
+    const sent = (suffix: string) => calls.filter((c) => c.path.endsWith(suffix)).at(-1);
+    assert.equal(sent('/qr-mpm-generate')?.requestId, 'trace-gen-7');
+    // 'expired': this acquirer then sends no notify of its own, so the 05 is the merchant's change.
+    const r = await snapCall(
+      gw.url,
+      merchant,
+      `${API}/qr-mpm-cancel`,
+      { originalPartnerReferenceNo: 'TRACE-GEN', reason: 'expired' },
+      traced('trace-cancel-8'),
+    );
+    assert.equal(r.status, 200, r.text);
+    assert.equal(sent('/qr-mpm-cancel')?.requestId, 'trace-cancel-8');
+    const [n] = await gw.store.notificationsOf(g.body.referenceNo);
+    assert.deepEqual([n?.latestStatus, n?.requestId], ['05', 'trace-cancel-8']);
+  });
 
   it('answers a cancel the acquirer accepted as canceled, even when its notify of 05 got here first', async () => {
     const g = await generate('RACE-CANCEL');

@@ -47,7 +47,13 @@ export function adminCertificationRoutes(app: FastifyInstance, deps: AdminCertif
     if (deps.mode !== 'sandbox')
       throw conflict('webhook certification runs only in sandbox mode: it pays and fails transactions');
     try {
-      const report = await certifyMerchant(deps, { merchantId: id, qris: b.qris, va: b.va, create: b.create });
+      const report = await certifyMerchant(deps, {
+        merchantId: id,
+        qris: b.qris,
+        va: b.va,
+        create: b.create,
+        requestId: request.id,
+      });
       return reply.code(201).send(report);
     } catch (e) {
       if (!(e instanceof CertificationRefused)) throw e;

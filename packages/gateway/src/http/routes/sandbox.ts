@@ -55,21 +55,25 @@ export function sandboxRoutes(app: FastifyInstance, deps: { qris: QrisService; p
   const { qris, payer, clock } = deps;
   const config = { api: 'admin' as const };
 
-  const payQris = async (ref: { referenceNo?: string; qrContent?: string }, b: z.infer<typeof qrisPay>) => {
-    if (b.status !== '01') return payer.payQris(ref, { status: b.status, payer: withDefaults(b) });
-    const txn = await qris.renotify(ref, clock.now());
+  const payQris = async (
+    ref: { referenceNo?: string; qrContent?: string },
+    b: z.infer<typeof qrisPay>,
+    requestId: string,
+  ) => {
+    if (b.status !== '01') return payer.payQris(ref, { status: b.status, payer: withDefaults(b), requestId });
+    const txn = await qris.renotify(ref, clock.now(), requestId);
     if (!txn) throw notFound('QRIS transaction');
     return txn;
   };
 
   app.post<{ Params: { referenceNo: string } }>('/sandbox/qris/:referenceNo/pay', { config }, async (request) => {
     const b = parseAdminBody(request, qrisPay, true);
-    return transactionView(await payQris({ referenceNo: request.params.referenceNo }, b).catch(refused));
+    return transactionView(await payQris({ referenceNo: request.params.referenceNo }, b, request.id).catch(refused));
   });
 
   app.post('/sandbox/qris/pay', { config }, async (request) => {
     const b = parseAdminBody(request, qrisScan);
-    return transactionView(await payQris({ qrContent: b.qrContent }, b).catch(refused));
+    return transactionView(await payQris({ qrContent: b.qrContent }, b, request.id).catch(refused));
   });
 
   app.post<{ Params: { virtualAccountNo: string } }>(
@@ -78,7 +82,7 @@ export function sandboxRoutes(app: FastifyInstance, deps: { qris: QrisService; p
     async (request) => {
       const b = parseAdminBody(request, vaPay, true);
       const txn = await payer
-        .payVa(request.params.virtualAccountNo, { amount: b.amount, payer: withDefaults(b) })
+        .payVa(request.params.virtualAccountNo, { amount: b.amount, payer: withDefaults(b), requestId: request.id })
         .catch(refused);
       return transactionView(txn);
     },

@@ -274,8 +274,8 @@ export interface NewNotification {
   requestId?: string | null;
   /**
    * Claimed at birth: written already leased to this worker, whose dispatcher sends it as soon as
-   * the change commits (no claim of its own). Written pending as usual when another notification
-   * of the transaction is being sent right now.
+   * the change commits (no claim of its own). Written pending as usual when the transaction has
+   * another undelivered notification (one being sent, or an older one this change supersedes).
    */
   claim?: { workerId: string; leaseUntil: number } | undefined;
 }

@@ -371,6 +371,22 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.deepEqual([takenOver?.id, takenOver?.latestStatus], [waiting?.id, '00']);
       assert.equal((await store.findNotification(first.claimed.id))?.state, 'superseded');
 
+      // An older one still waiting (pending) is superseded, and the new one is not claimed at
+      // birth either: it goes through the claim like any other.
+      const w = txn(m.id);
+      await store.insertTransaction(w);
+      const waited = (await change(w, '03', T0)) as TransactionRecord;
+      const newer = await changeClaimed(waited, '00', T0 + 1, 'w1');
+      assert.ok(newer);
+      assert.equal(newer.claimed, undefined);
+      assert.deepEqual(
+        (await store.notificationsOf(w.referenceNo)).map((x) => [x.latestStatus, x.state, x.claimedBy]),
+        [
+          ['03', 'superseded', null],
+          ['00', 'pending', null],
+        ],
+      );
+
       // Its claimant finishes a notification claimed at birth like any other.
       const u = txn(m.id);
       await store.insertTransaction(u);

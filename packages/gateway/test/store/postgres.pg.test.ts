@@ -114,7 +114,7 @@ describe('PostgreSQL prepared statements and a newer instance changing a table',
     }
   });
 
-  it('inside a transaction too: the status change runs again whole and commits once', async () => {
+  it('a status change (one statement) and an update inside a transaction run again whole and commit once', async () => {
     const db = await createTestDatabase();
     const store = new PostgresStore({ connectionString: db.url, max: 1 });
     await store.migrate();
@@ -147,6 +147,36 @@ describe('PostgreSQL prepared statements and a newer instance changing a table',
       assert.equal(paid?.txn.status, '00');
       assert.equal((await store.statusHistory(b.referenceNo)).length, 2);
       assert.equal((await store.notificationsOf(b.referenceNo)).length, 1);
+
+      // An update with its idempotency record is a transaction of several statements: the
+      // stale plan aborts it, and it runs again whole.
+      const update = (t: NonNullable<typeof paid>['txn'], externalId: string) =>
+        store.updateTransaction({
+          referenceNo: t.referenceNo,
+          expectedSeq: t.seq,
+          at: t.updatedAt + 1,
+          patch: { details: { note: externalId } },
+          idempotency: {
+            merchantId: m.id,
+            day: '2026-01-01',
+            externalId,
+            requestHash: 'h',
+            httpStatus: 200,
+            responseBody: '{}',
+          },
+        });
+      const first = await update(paid.txn, '1');
+      assert.ok(first);
+      const again = new PostgresStore({ connectionString: db.url, max: 1 });
+      try {
+        await again.pool.query('ALTER TABLE transactions ADD COLUMN added_before_an_update TEXT');
+      } finally {
+        await again.close();
+      }
+      const second = await update(first, '2');
+      assert.equal(second?.seq, first.seq + 1);
+      assert.deepEqual(second?.details, { note: '2' });
+      assert.ok(await store.findIdempotency({ merchantId: m.id, day: '2026-01-01', externalId: '2' }));
     } finally {
       await store.close();
       await db.drop();

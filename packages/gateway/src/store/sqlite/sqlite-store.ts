@@ -247,9 +247,10 @@ export class SqliteStore implements Store {
          VALUES (@id, @referenceNo, @merchantId, @kind, @txnSeq, @latestStatus, @body, @state, 0, @nextAttemptAt,
            @createdAt, @createdAt, @requestId, @claimedBy, @leaseUntil)`,
       ),
-      // Another notification of the transaction is in flight (its lease running or not): a new one
-      // is not claimed at birth; it waits its turn in the claim.
-      inFlightSibling: p(`SELECT 1 FROM notifications WHERE reference_no = ? AND +state = 'delivering' LIMIT 1`),
+      // The transaction has another undelivered notification: a new one is not claimed at birth.
+      undeliveredSibling: p(
+        `SELECT 1 FROM notifications WHERE reference_no = ? AND +state IN ('pending', 'retrying', 'delivering') LIMIT 1`,
+      ),
       insertRefund: p(
         `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
          VALUES (@refundNo, @referenceNo, @merchantId, @partnerRefundNo, @amount, @reason, @createdAt)`,
@@ -797,9 +798,11 @@ export class SqliteStore implements Store {
   }
 
   private addNotification(txn: TransactionRecord, n: NewNotification, at: number): NotificationRecord {
+    // Claimed at birth only when the transaction has no other undelivered notification (the rule
+    // both stores keep; on PostgreSQL it is what makes a concurrent claim safe).
+    const isClaimed = n.claim !== undefined && this.s('undeliveredSibling').get(txn.referenceNo) === undefined;
     // Latest wins (docs/protocol.md#callbacks): an undelivered older notification of this transaction is superseded.
     this.s('supersede').run(at, txn.referenceNo);
-    const isClaimed = n.claim !== undefined && this.s('inFlightSibling').get(txn.referenceNo) === undefined;
     const record = newNotificationRecord(txn, n, at, isClaimed);
     this.s('insertNotification').run(record);
     return record;

@@ -25,7 +25,8 @@ export function parseSnapTimestamp(value: string): number | undefined {
   const hour = Number(m[4]);
   const minute = Number(m[5]);
   const second = Number(m[6]);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  // Every month has at least 28 days: the calendar is asked only about the 29th to the 31st.
+  if (month < 1 || month > 12 || day < 1 || (day > 28 && day > daysInMonth(year, month))) return undefined;
   if (hour > 23 || minute > 59 || second > 59) return undefined;
   const millis = m[7] ? Number(m[7].slice(0, 3).padEnd(3, '0')) : 0;
   let offsetMs = 0;
@@ -38,6 +39,9 @@ export function parseSnapTimestamp(value: string): number | undefined {
   return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMs;
 }
 
+/** The last second formatted and its text. */
+const formatted = { second: Number.NaN, text: '' };
+
 /**
  * Formats epoch milliseconds as a SNAP timestamp in Asia/Jakarta time.
  *
@@ -45,7 +49,13 @@ export function parseSnapTimestamp(value: string): number | undefined {
  * formatJakartaTimestamp(1704078000000); // '2024-01-01T10:00:00+07:00'
  */
 export function formatJakartaTimestamp(epochMs: number): string {
-  return `${new Date(epochMs + JAKARTA_OFFSET_MS).toISOString().slice(0, 19)}+07:00`;
+  // Every answer and every signed call carries one, many in the same second: the last is kept.
+  const second = Math.floor(epochMs / 1000);
+  if (second !== formatted.second) {
+    formatted.text = `${new Date(second * 1000 + JAKARTA_OFFSET_MS).toISOString().slice(0, 19)}+07:00`;
+    formatted.second = second;
+  }
+  return formatted.text;
 }
 
 /**

@@ -14,6 +14,8 @@ describe('parseSnapTimestamp', () => {
     ['2024-01-01T03:00:00.123456789Z', T + 123],
     ['2023-12-31T22:00:00-05:00', T],
     ['2024-02-29T00:00:00Z', Date.UTC(2024, 1, 29)],
+    ['2000-02-29T00:00:00Z', Date.UTC(2000, 1, 29)],
+    ['2024-12-31T23:59:59Z', Date.UTC(2024, 11, 31, 23, 59, 59)],
   ] as const) {
     it(`accepts ${input}`, () => assert.equal(parseSnapTimestamp(input), expected));
   }
@@ -27,6 +29,8 @@ describe('parseSnapTimestamp', () => {
     '2024-13-01T10:00:00Z',
     '2023-02-29T10:00:00Z',
     '2024-01-32T10:00:00Z',
+    '2024-04-31T10:00:00Z',
+    '2100-02-29T10:00:00Z',
     '2024-01-01T24:00:00Z',
     '2024-01-01T10:60:00Z',
     '2024-01-01T10:00:60Z',
@@ -45,6 +49,14 @@ describe('Jakarta time', () => {
   it('formats an instant as +07:00 with seconds', () => {
     assert.equal(formatJakartaTimestamp(T), '2024-01-01T10:00:00+07:00');
     assert.equal(formatJakartaTimestamp(T + 999), '2024-01-01T10:00:00+07:00');
+  });
+  it('formats every instant as the calendar does, whatever was formatted before it', () => {
+    // The last second is kept: repeats, neighbours, jumps back and fractions must not leak.
+    const reference = (ms: number) => `${new Date(ms + 7 * 3600_000).toISOString().slice(0, 19)}+07:00`;
+    const instants = [T, T, T + 999, T + 1000, T - 1, T - 1000.5, -1500, 0, 0.5, T, 4102444799999];
+    for (let i = 0; i < 2000; i++) instants.push(Math.floor(Math.random() * 4102444800000), T + (i % 3) * 500);
+    for (const ms of instants) assert.equal(formatJakartaTimestamp(ms), reference(ms), String(ms));
+    assert.throws(() => formatJakartaTimestamp(Number.NaN), RangeError);
   });
   it('gives the Jakarta calendar day, which starts at 17:00 UTC', () => {
     assert.equal(jakartaDay(Date.UTC(2024, 0, 1, 16, 59, 59)), '2024-01-01');

@@ -39,7 +39,7 @@ export function parseSnapTimestamp(value: string): number | undefined {
   return Date.UTC(year, month - 1, day, hour, minute, second, millis) - offsetMs;
 }
 
-/** The last second formatted and its text. */
+/** The last second formatted (Jakarta local) and its text. */
 const formatted = { second: Number.NaN, text: '' };
 
 /**
@@ -50,9 +50,10 @@ const formatted = { second: Number.NaN, text: '' };
  */
 export function formatJakartaTimestamp(epochMs: number): string {
   // Every answer and every signed call carries one, many in the same second: the last is kept.
-  const second = Math.floor(epochMs / 1000);
+  // A Date holds whole milliseconds (truncated), its text whole seconds (floored).
+  const second = Math.floor(Math.trunc(epochMs + JAKARTA_OFFSET_MS) / 1000);
   if (second !== formatted.second) {
-    formatted.text = `${new Date(second * 1000 + JAKARTA_OFFSET_MS).toISOString().slice(0, 19)}+07:00`;
+    formatted.text = `${new Date(second * 1000).toISOString().slice(0, 19)}+07:00`;
     formatted.second = second;
   }
   return formatted.text;

@@ -54,9 +54,12 @@ describe('Jakarta time', () => {
     // The last second is kept: repeats, neighbours, jumps back and fractions must not leak.
     const reference = (ms: number) => `${new Date(ms + 7 * 3600_000).toISOString().slice(0, 19)}+07:00`;
     const instants = [T, T, T + 999, T + 1000, T - 1, T - 1000.5, -1500, 0, 0.5, T, 4102444799999];
+    instants.push(1099488754999.9999, -25200000.5, -25200000, -25199999.5, 8.64e15 - 25200000);
     for (let i = 0; i < 2000; i++) instants.push(Math.floor(Math.random() * 4102444800000), T + (i % 3) * 500);
     for (const ms of instants) assert.equal(formatJakartaTimestamp(ms), reference(ms), String(ms));
-    assert.throws(() => formatJakartaTimestamp(Number.NaN), RangeError);
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 8.64e15]) {
+      assert.throws(() => formatJakartaTimestamp(bad), RangeError, String(bad));
+    }
   });
   it('gives the Jakarta calendar day, which starts at 17:00 UTC', () => {
     assert.equal(jakartaDay(Date.UTC(2024, 0, 1, 16, 59, 59)), '2024-01-01');

@@ -66,6 +66,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
 
   let running = false;
   let stopping = false;
+  /** stop() is giving this worker's claims back: a notification claimed at birth is not sent. */
+  let isGivingBack = false;
   let inFlight = 0;
   let pumping = false;
   let pumpAgain = false;
@@ -364,9 +366,13 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         take(n) {
           if (isSettled) return;
           isSettled = true;
-          // Stopped meanwhile: its claims were given back, or its lease runs out; either way the
-          // notification is claimed again, never lost.
-          if (!running) {
+          // Not sent by this worker when its claims are being given back (stop(): the row may be
+          // pending again already), or when the commit took so long that the lease left would not
+          // cover a whole attempt (another worker could take the row over mid-send). Either way the
+          // notification is claimed again (at once, or when its lease runs out): never lost, never
+          // sent twice at the same time.
+          const leaseLeft = (n.leaseUntil ?? 0) - clock.now();
+          if (!running || isGivingBack || leaseLeft < o.callbackTimeoutMs + 1000) {
             inFlight--;
             settle();
             return;
@@ -404,9 +410,11 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         });
       }
       await flush();
+      isGivingBack = true;
       const released = await store.releaseClaims(workerId, clock.now(), [...sending]);
       if (released > 0) logger.info({ released }, 'released unfinished callback claims');
       running = false;
+      isGivingBack = false;
     },
     async drain() {
       for (;;) {

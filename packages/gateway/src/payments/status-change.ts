@@ -144,7 +144,16 @@ export function createStatusChanger(deps: {
         const notify = request.notify !== false && isNotified(txn, request.to);
         // The merchant's serialisation, read through the store's exact merchant cache.
         const format = notify ? (await store.findMerchantById(txn.merchantId))?.callbackJson : undefined;
-        const place = notify && firstAttemptDelayMs <= 0 ? deps.claimer?.reserve() : undefined;
+        const notification = notify
+          ? {
+              body: notificationBody(next, nowMs, format),
+              nextAttemptAt: nowMs + firstAttemptDelayMs,
+              requestId: request.requestId ?? null,
+            }
+          : undefined;
+        // Reserved only now, with nothing left to throw before the change is sent: every place
+        // taken is given back or used.
+        const place = notification && firstAttemptDelayMs <= 0 ? deps.claimer?.reserve() : undefined;
         const changed = await changeWithFreshId(
           {
             referenceNo: txn.referenceNo,
@@ -158,14 +167,10 @@ export function createStatusChanger(deps: {
             idempotency: request.idempotency,
             vaPayment: request.vaPayment,
           },
-          notify
-            ? {
-                body: notificationBody(next, nowMs, format),
-                nextAttemptAt: nowMs + firstAttemptDelayMs,
-                requestId: request.requestId ?? null,
-                claim: place && { workerId: place.workerId, leaseUntil: place.leaseUntil },
-              }
-            : undefined,
+          notification && {
+            ...notification,
+            claim: place && { workerId: place.workerId, leaseUntil: place.leaseUntil },
+          },
         ).catch((e: unknown) => {
           place?.release();
           throw e;

@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseSnapTimestamp } from '@snapgate/snap';
+import { createManualClock } from '../../src/clock.ts';
+import { LostRace } from '../../src/payments/status-change.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { UniqueViolation } from '../../src/store/store.ts';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { ACK, ack, closedPort, type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
@@ -404,6 +407,85 @@ describe('claim at birth', () => {
       assert.equal((await gw.store.attemptsOf(n.id)).length, 1);
       assert.equal(handedOut.has(n.id), false, 'sent without a claim of its own');
       assert.equal(receiver.received.filter((r) => r.body.includes(q.referenceNo)).length, 1);
+    } finally {
+      await gw.close();
+      await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives back every place a change did not use: a lost race, a change the store refused', async () => {
+    const receiver = await startReceiver();
+    const gw = await startGateway({ dispatch: true, env: FAST });
+    try {
+      receiver.set(ack);
+      const m = await gw.createMerchant({ callbackBaseUrl: `${receiver.baseUrl}/shop` });
+      const c = await authenticate(gw.url, m);
+      const { changer } = gw.gateway;
+      const stale = await gw.store.findTransaction((await newQris(gw, c)).referenceNo);
+      assert.ok(stale);
+      await changer.change(stale, { to: '00' }, Date.now());
+      // Decided on the row as read, which another change moved meanwhile: a lost race.
+      await assert.rejects(changer.change(stale, { to: '00', decidedOnRead: true }, Date.now()), LostRace);
+      // Refused by the store: its idempotency record is taken already.
+      const other = await gw.store.findTransaction((await newQris(gw, c)).referenceNo);
+      assert.ok(other);
+      const taken = {
+        merchantId: m.id,
+        day: '2026-01-01',
+        externalId: '77',
+        requestHash: 'h',
+        httpStatus: 200,
+        responseBody: '{}',
+      };
+      await gw.store.insertIdempotency(taken, Date.now());
+      await assert.rejects(
+        changer.change(other, { to: '00', idempotency: taken }, Date.now()),
+        (e: unknown) => e instanceof UniqueViolation,
+      );
+      // A place never given back counts as in flight for ever: the dispatcher would never be idle.
+      const idle = await Promise.race([
+        gw.gateway.dispatcher.drain().then(() => 'idle'),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting for a place'), 5000)),
+      ]);
+      assert.equal(idle, 'idle');
+    } finally {
+      await gw.close();
+      await receiver.close();
+    }
+  });
+
+  it('does not send one whose lease a slow commit used up: it is claimed again once the lease runs out', async () => {
+    const clock = createManualClock(Date.now());
+    const dir = mkdtempSync(join(tmpdir(), 'snapgate-birth-'));
+    const store = new SqliteStore({ file: join(dir, 'snapgate.db') });
+    const changeStatus = store.changeStatus.bind(store);
+    let slowCommits = false;
+    store.changeStatus = async (change) => {
+      // The lease (5.3 s: a 300 ms callback timeout + 5 s) runs from the reservation: a commit
+      // 4.5 s late leaves less than a whole attempt.
+      if (slowCommits) clock.advance(4500);
+      return changeStatus(change);
+    };
+    const receiver = await startReceiver();
+    const gw = await startGateway({ dispatch: true, store, clock, env: FAST });
+    try {
+      receiver.set(ack);
+      const m = await gw.createMerchant({ callbackBaseUrl: `${receiver.baseUrl}/shop` });
+      const c = await authenticate(gw.url, m);
+      const txn = await gw.store.findTransaction((await newQris(gw, c)).referenceNo);
+      assert.ok(txn);
+      slowCommits = true;
+      await gw.gateway.changer.change(txn, { to: '00' }, clock.now());
+      const [n] = await gw.store.notificationsOf(txn.referenceNo);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(receiver.received.length, 0, 'not sent on a lease that could run out mid-send');
+      assert.deepEqual([n?.state, n?.claimedBy], ['delivering', gw.gateway.dispatcher.workerId]);
+      clock.advance(2000);
+      await waitFor('sent once its lease ran out', async () =>
+        (await gw.store.findNotification(n?.id ?? ''))?.state === 'delivered' ? true : undefined,
+      );
+      assert.equal(receiver.received.length, 1);
     } finally {
       await gw.close();
       await receiver.close();

@@ -360,6 +360,10 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       if (!running || stopping || inFlight >= maxInFlight) return undefined;
       inFlight++;
       let isSettled = false;
+      const giveBack = () => {
+        inFlight--;
+        settle();
+      };
       return {
         workerId,
         leaseUntil: clock.now() + leaseMs,
@@ -372,18 +376,13 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
           // notification is claimed again (at once, or when its lease runs out): never lost, never
           // sent twice at the same time.
           const leaseLeft = (n.leaseUntil ?? 0) - clock.now();
-          if (!running || isGivingBack || leaseLeft < o.callbackTimeoutMs + 1000) {
-            inFlight--;
-            settle();
-            return;
-          }
-          launch(n);
+          if (!running || isGivingBack || leaseLeft < o.callbackTimeoutMs + 1000) giveBack();
+          else launch(n);
         },
         release() {
           if (isSettled) return;
           isSettled = true;
-          inFlight--;
-          settle();
+          giveBack();
         },
       };
     },

@@ -80,7 +80,7 @@ export interface BirthClaim {
   leaseUntil: number;
   /** The change committed with its notification claimed: send it now. */
   take(notification: NotificationRecord): void;
-  /** Nothing was claimed (no notification, another in flight, a lost race, an error). */
+  /** Nothing was claimed (another undelivered notification of the transaction, a lost race, an error). */
   release(): void;
 }
 

@@ -372,7 +372,7 @@ export function historyFromRow(r: Row): StatusHistoryEntry {
 
 /**
  * A notification as a status change writes it: pending, or claimed at birth when `claimed`
- * (NewNotification.claim, granted because no other notification of the transaction is in flight).
+ * (NewNotification.claim, granted because the transaction has no other undelivered notification).
  */
 export function newNotificationRecord(
   txn: TransactionRecord,

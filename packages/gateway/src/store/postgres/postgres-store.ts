@@ -130,6 +130,48 @@ function insertSql(table: string, row: Row): { text: string; values: unknown[] }
   };
 }
 
+/** A row to insert: each column with its value and PostgreSQL type (a SELECT of parameters needs the casts). */
+type Cells = Array<[column: string, value: unknown, type: 'text' | 'integer' | 'bigint']>;
+
+/** `INSERT INTO table (…) SELECT $n::type, …`, from `source` when given; its parameters go on `values`. */
+function insertCells(table: string, cells: Cells, values: unknown[], source?: string): string {
+  const params = cells.map(([, value, type]) => {
+    values.push(value);
+    return `$${values.length}::${type}`;
+  });
+  return `INSERT INTO ${table} (${cells.map(([column]) => column).join(', ')})
+    SELECT ${params.join(', ')}${source ? ` FROM ${source}` : ''}`;
+}
+
+const refundCells = (r: RefundRecord): Cells => [
+  ['refund_no', r.refundNo, 'text'],
+  ['reference_no', r.referenceNo, 'text'],
+  ['merchant_id', r.merchantId, 'text'],
+  ['partner_refund_no', r.partnerRefundNo, 'text'],
+  ['amount', r.amount, 'text'],
+  ['reason', r.reason, 'text'],
+  ['created_at', r.createdAt, 'bigint'],
+];
+
+const idempotencyCells = (i: IdempotencyRecord, at: number): Cells => [
+  ['merchant_id', i.merchantId, 'text'],
+  ['day', i.day, 'text'],
+  ['external_id', i.externalId, 'text'],
+  ['request_hash', i.requestHash, 'text'],
+  ['http_status', i.httpStatus, 'integer'],
+  ['response_body', i.responseBody, 'text'],
+  ['created_at', at, 'bigint'],
+];
+
+const vaPaymentCells = (v: VaPaymentRecord): Cells => [
+  ['provider_id', v.providerId, 'text'],
+  ['payment_request_id', v.paymentRequestId, 'text'],
+  ['reference_no', v.referenceNo, 'text'],
+  ['http_status', v.httpStatus, 'integer'],
+  ['response_body', v.responseBody, 'text'],
+  ['created_at', v.createdAt, 'bigint'],
+];
+
 const NEWER_EXISTS = `EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no AND o.txn_seq > n.txn_seq)`;
 const MOVED_COLUMNS_OF_N = MOVED_NOTIFICATION_COLUMNS.split(', ')
   .map((c) => `n.${c}`)
@@ -605,20 +647,8 @@ export class PostgresStore implements Store {
   }
 
   private async putIdempotency(c: Client, record: IdempotencyRecord, at: number): Promise<void> {
-    await this.run(
-      c,
-      `INSERT INTO idempotency_keys (merchant_id, day, external_id, request_hash, http_status, response_body, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        record.merchantId,
-        record.day,
-        record.externalId,
-        record.requestHash,
-        record.httpStatus,
-        record.responseBody,
-        at,
-      ],
-    );
+    const values: unknown[] = [];
+    await this.run(c, insertCells('idempotency_keys', idempotencyCells(record, at), values), values);
   }
 
   async insertIdempotency(record: IdempotencyRecord, at: number): Promise<void> {
@@ -712,11 +742,12 @@ export class PostgresStore implements Store {
         return `${col} = $${values.length}`;
       })
       .join(', ');
+    const at = $(change.at, 'bigint');
     const ctes = [
       `u AS (UPDATE transactions SET ${sets} WHERE reference_no = ${$(change.referenceNo, 'text')}
          AND seq = ${$(change.expectedSeq, 'integer')} RETURNING *)`,
       `h AS (INSERT INTO status_history (reference_no, seq, status, status_desc, reason, changed_at)
-         SELECT reference_no, seq, status, status_desc, ${$(change.reason, 'text')}, ${$(change.at, 'bigint')} FROM u)`,
+         SELECT reference_no, seq, status, status_desc, ${$(change.reason, 'text')}, ${at} FROM u)`,
     ];
     const n = change.notification;
     if (n) {
@@ -724,7 +755,6 @@ export class PostgresStore implements Store {
       // The new one is claimed at birth only when the transaction has no other undelivered
       // notification at all, as this statement's snapshot sees it: a claim of an older one that
       // another instance commits meanwhile can then never put two of them in flight.
-      const at = $(change.at, 'bigint');
       ctes.push(
         `s AS (UPDATE notifications SET state = 'superseded', next_attempt_at = NULL, updated_at = ${at}
            WHERE reference_no = (SELECT reference_no FROM u) AND state IN ('pending', 'retrying'))`,
@@ -740,33 +770,15 @@ export class PostgresStore implements Store {
          FROM u, b RETURNING state)`,
       );
     }
-    const r = change.refund;
-    if (r) {
+    // Each insert reads from the guarded update: nothing is written when the change lost its race.
+    if (change.refund) ctes.push(`r AS (${insertCells('refunds', refundCells(change.refund), values, 'u')})`);
+    if (change.idempotency) {
       ctes.push(
-        `r AS (INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
-           SELECT ${$(r.refundNo, 'text')}, ${$(r.referenceNo, 'text')}, ${$(r.merchantId, 'text')},
-             ${$(r.partnerRefundNo, 'text')}, ${$(r.amount, 'text')}, ${$(r.reason, 'text')}, ${$(r.createdAt, 'bigint')}
-           FROM u)`,
+        `i AS (${insertCells('idempotency_keys', idempotencyCells(change.idempotency, change.at), values, 'u')})`,
       );
     }
-    const i = change.idempotency;
-    if (i) {
-      ctes.push(
-        `i AS (INSERT INTO idempotency_keys (merchant_id, day, external_id, request_hash, http_status, response_body, created_at)
-           SELECT ${$(i.merchantId, 'text')}, ${$(i.day, 'text')}, ${$(i.externalId, 'text')}, ${$(i.requestHash, 'text')},
-             ${$(i.httpStatus, 'integer')}, ${$(i.responseBody, 'text')}, ${$(change.at, 'bigint')}
-           FROM u)`,
-      );
-    }
-    const v = change.vaPayment;
-    if (v) {
-      ctes.push(
-        `v AS (INSERT INTO va_payments (provider_id, payment_request_id, reference_no, http_status, response_body, created_at)
-           SELECT ${$(v.providerId, 'text')}, ${$(v.paymentRequestId, 'text')}, ${$(v.referenceNo, 'text')},
-             ${$(v.httpStatus, 'integer')}, ${$(v.responseBody, 'text')}, ${$(v.createdAt, 'bigint')}
-           FROM u)`,
-      );
-    }
+    if (change.vaPayment)
+      ctes.push(`v AS (${insertCells('va_payments', vaPaymentCells(change.vaPayment), values, 'u')})`);
     const rows = await this.rows(
       this.pool,
       `WITH ${ctes.join(',\n')}
@@ -780,21 +792,9 @@ export class PostgresStore implements Store {
     return { txn, claimed: newNotificationRecord(txn, n, change.at, true) };
   }
 
-  private async putRefund(c: pg.PoolClient, refund: NonNullable<StatusChange['refund']>): Promise<void> {
-    await this.run(
-      c,
-      `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [
-        refund.refundNo,
-        refund.referenceNo,
-        refund.merchantId,
-        refund.partnerRefundNo,
-        refund.amount,
-        refund.reason,
-        refund.createdAt,
-      ],
-    );
+  private async putRefund(c: pg.PoolClient, refund: RefundRecord): Promise<void> {
+    const values: unknown[] = [];
+    await this.run(c, insertCells('refunds', refundCells(refund), values), values);
   }
 
   async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {

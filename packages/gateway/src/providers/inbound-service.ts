@@ -34,6 +34,19 @@ const ok = (svc: string, fields: Record<string, unknown>): SnapResponse => ({
   body: JSON.stringify({ responseCode: successCode(svc), responseMessage: 'Successful', ...fields }),
 });
 
+/** The `paidAmount` of a payment-flag answer snapgate stored: what that paymentRequestId paid. */
+function paidAmountOf(responseBody: string): { value: string; currency: string } | undefined {
+  try {
+    const paid = (JSON.parse(responseBody) as { virtualAccountData?: { paidAmount?: unknown } }).virtualAccountData
+      ?.paidAmount as { value?: unknown; currency?: unknown } | undefined;
+    return typeof paid?.value === 'string' && typeof paid.currency === 'string'
+      ? { value: paid.value, currency: paid.currency }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The digits of a bank's reference (payerRefId is a numeric string in the merchant's callback). */
 const digitsOf = (s: string) => s.replace(/\D/g, '').slice(0, 32);
 
@@ -132,14 +145,32 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
       const bankReference = f.str('referenceNo', { max: 128 });
       f.str('flagAdvise', { oneOf: ['Y', 'N'] });
       const payerName = f.str('additionalInfo.payerName', { max: 100 });
+      const found = await findOwnedVa(ctx);
+      /**
+       * The answer already given under this paymentRequestId, when this is a repeat of that very
+       * payment: the same VA and the same amount. Anything else under a used paymentRequestId is
+       * a conflict that changes nothing: answering it with the earlier success would tell the
+       * bank an unpaid VA was paid.
+       */
       const earlier = async () => {
         const original = await store.findVaPayment(ctx.provider.id, paymentRequestId);
-        return original && { httpStatus: original.httpStatus, body: original.responseBody };
+        if (!original) return undefined;
+        const paidBefore = paidAmountOf(original.responseBody);
+        const isSame =
+          found?.referenceNo === original.referenceNo &&
+          paidBefore !== undefined &&
+          paidBefore.currency === paidAmount.currency &&
+          compareMoney(paidBefore.value, paidAmount.value) === 0;
+        if (!isSame) {
+          throw snapError('CONFLICT', svc, {
+            detail: { paymentRequestId, referenceNo: original.referenceNo, reused: true },
+          });
+        }
+        return { httpStatus: original.httpStatus, body: original.responseBody };
       };
       const repeat = await earlier();
       if (repeat) return repeat;
 
-      const found = await findOwnedVa(ctx);
       if (!found)
         throw snapError('INVALID_BILL', svc, { reason: 'Not Found', detail: { providerId: ctx.provider.id } });
       let txn = await expireIfDue(changer, found, ctx.now, ctx.requestId);

@@ -197,6 +197,44 @@ export function bankSuite(under: StoreUnderTest): void {
       assert.deepEqual((await inquire(va)).body, { responseCode: '4042414', responseMessage: 'Paid Bill' });
     });
 
+    it('answers a paymentRequestId reused for another VA or another amount with 4092500 and pays nothing', async () => {
+      const first = await createVa();
+      const paid = await payFlag(first, { paymentRequestId: 'PAY-REUSED' });
+      assert.equal(paid.status, 200, paid.text);
+      const firstTxn = await gw.store.findTransactionByVirtualAccountNo(first.virtualAccountNo);
+      const second = await createVa({ totalAmount: idr('250000.00') });
+      const secondTxn = await gw.store.findTransactionByVirtualAccountNo(second.virtualAccountNo);
+
+      // Another VA under the used id: no "Successful", the VA stays unpaid, its merchant hears nothing.
+      const otherVa = await payFlag(second, { paymentRequestId: 'PAY-REUSED', paidAmount: idr('250000.00') });
+      assert.equal(otherVa.status, 409, otherVa.text);
+      assert.deepEqual(otherVa.body, { responseCode: '4092500', responseMessage: 'Conflict' });
+      assert.equal((await gw.store.findTransactionByVirtualAccountNo(second.virtualAccountNo))?.status, '01');
+      assert.equal((await gw.store.notificationsOf(secondTxn?.referenceNo as string)).length, 0);
+
+      // The same VA under the used id with another amount is not a repeat either.
+      const otherAmount = await payFlag(first, { paymentRequestId: 'PAY-REUSED', paidAmount: idr('150000.01') });
+      assert.equal(otherAmount.status, 409, otherAmount.text);
+      assert.deepEqual(otherAmount.body, { responseCode: '4092500', responseMessage: 'Conflict' });
+      // An unknown VA under the used id is refused too, before "Not Found" could hide the reuse.
+      const unknown = await payFlag(
+        { partnerServiceId: second.partnerServiceId, customerNo: '99999999999', virtualAccountNo: 'X' },
+        { paymentRequestId: 'PAY-REUSED' },
+      );
+      assert.equal(unknown.status, 409, unknown.text);
+
+      // The true repeat still answers the original answer, byte for byte, and notifies once.
+      const repeat = await payFlag(first, { paymentRequestId: 'PAY-REUSED', flagAdvise: 'Y' });
+      assert.equal(repeat.status, 200);
+      assert.equal(repeat.text, paid.text);
+      assert.equal((await gw.store.notificationsOf(firstTxn?.referenceNo as string)).length, 1);
+
+      // The second VA is still payable under its own id.
+      const own = await payFlag(second, { paidAmount: idr('250000.00') });
+      assert.equal(own.status, 200, own.text);
+      assert.equal((await gw.store.findTransactionByVirtualAccountNo(second.virtualAccountNo))?.status, '00');
+    });
+
     it('finds a VA whose number the bank sent trimmed or with its partnerServiceId unpadded', async () => {
       const va = await createVa();
       const r = await call(bank, `${API}/inquiry`, {

@@ -397,7 +397,7 @@ const OPERATIONS: SnapOperation[] = [
     tag: TAG.bank,
     summary: 'A bank’s payment flag',
     description:
-      'The bank’s customer paid the VA: Initiated (01) → Success (00), and the merchant is notified. Idempotent on `paymentRequestId`.',
+      'The bank’s customer paid the VA: Initiated (01) → Success (00), and the merchant is notified. Idempotent on `paymentRequestId`: a repeat (same VA, same `paidAmount`) answers the first answer again; a used `paymentRequestId` for another VA or amount is 409 Conflict and changes nothing.',
     serviceCode: SERVICE.vaPayment,
     security: providerSecurity,
     parameters: SIGNED_HEADERS,

@@ -210,7 +210,7 @@ export function buildApp(deps: AppDeps): Gateway {
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode });
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   openapiRoutes(app, { config });
-  consoleRoutes(app, { config, store, clock, merchants, qris, dispatcher, snapClient });
+  consoleRoutes(app, { config, store, clock, merchants, qris, dispatcher, snapClient, logger });
   app.register(
     async (admin) => {
       admin.addHook('onRequest', adminAuth({ store, clock }));

@@ -12,7 +12,7 @@ export {
   successCode,
 } from './errors.ts';
 export { B2B_TOKEN_PATH, HEADER, HEADER_DISPLAY } from './headers.ts';
-export { isJsonObject, mediaType, parseJsonBody } from './json-body.ts';
+export { isJsonObject, isNestedDeeper, MAX_JSON_DEPTH, mediaType, parseJsonBody } from './json-body.ts';
 export { compareMoney, fromMinorUnits, idr, isMoneyValue, type Money, toMinorUnits } from './money.ts';
 export { phpJsonEncode } from './php-json.ts';
 export {

@@ -4,11 +4,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Dispatcher } from '../delivery/dispatcher.ts';
-import { adminAuth, adminCallerOf, hashAdminToken, requiredScope, scopeCovers } from '../http/admin-auth.ts';
+import { registerAudit } from '../http/admin-audit.ts';
+import { adminAuth, hashAdminToken, requiredScope, scopeCovers } from '../http/admin-auth.ts';
 import { refuseBadAdminText } from '../http/admin-input.ts';
-import { notFound } from '../http/problem.ts';
+import { badRequest, conflict, notFound } from '../http/problem.ts';
 import { rawBodyOf } from '../http/raw-body.ts';
 import { createSchema, patchSchema } from '../http/routes/admin-merchants.ts';
+import type { Logger } from '../logger.ts';
 import { type MerchantService, merchantView } from '../merchants/merchant-service.ts';
 import type { QrisService } from '../payments/qris-service.ts';
 import { IllegalStatusChange } from '../payments/status-change.ts';
@@ -73,6 +75,7 @@ export interface ConsoleDeps {
   dispatcher: Dispatcher;
   /** The gateway's outbound SNAP client: the sandbox bank and acquirer pay through it. */
   snapClient: SnapClient;
+  logger: Logger;
 }
 
 interface Operator {
@@ -122,44 +125,22 @@ function portalLinkRoute(admin: FastifyInstance, deps: ConsoleDeps, signer: Sign
   const { store, clock } = deps;
   admin.addHook('onRequest', adminAuth({ store, clock }));
   admin.addHook('preValidation', refuseBadAdminText);
-  admin.post<{ Params: { id: string } }>('/merchants/:id/portal-link', { config }, async (request, reply) => {
-    const caller = adminCallerOf(request);
-    const body = rawBodyOf(request);
-    if (body.length > 0 && body.toString('utf8').trim() !== '{}') {
-      throw new ConsoleError(400, 'this route takes no body');
-    }
-    const merchant = await store.findMerchantById(request.params.id.slice(0, 64));
-    if (!merchant) throw notFound('merchant');
-    if (merchant.status !== 'active') throw new ConsoleError(409, 'the merchant is disabled');
-    const link = portalLink(deps, signer, merchant.id);
-    if (caller) {
-      // The link is a credential: the audit log keeps that one was made, never the link itself.
-      await audit(
-        deps,
-        request,
-        { keyId: caller.id, keyName: caller.name },
-        {
-          action: 'POST /admin/v1/merchants/:id/portal-link',
-          target: merchant.id,
-          httpStatus: 201,
-          after: { url: '<redacted>', expiresAt: link.expiresAt },
-        },
-      );
-    }
-    return reply.code(201).send(link);
-  });
-  admin.setErrorHandler((error, _request, reply) => {
-    const e = asConsoleError(error);
-    const status = e?.status ?? 500;
-    const body: Record<string, unknown> = {
-      type: 'about:blank',
-      title: status === 500 ? 'Internal Server Error' : (e?.message ?? 'Error'),
-      status,
-    };
-    if (e) body.detail = e.message;
-    if ((error as { status?: number }).status === 401) body.title = 'Unauthorized';
-    return reply.code(status).type('application/problem+json').send(JSON.stringify(body));
-  });
+  // Audited like every admin action, refusals included; the link is a credential: the audit log
+  // keeps that one was made, never the link itself.
+  registerAudit(admin, { store, clock, logger: deps.logger });
+  const routeConfig = { ...config, auditRedacts: ['url'] };
+  admin.post<{ Params: { id: string } }>(
+    '/merchants/:id/portal-link',
+    { config: routeConfig },
+    async (request, reply) => {
+      const body = rawBodyOf(request);
+      if (body.length > 0 && body.toString('utf8').trim() !== '{}') throw badRequest('this route takes no body');
+      const merchant = await store.findMerchantById(request.params.id.slice(0, 64));
+      if (!merchant) throw notFound('merchant');
+      if (merchant.status !== 'active') throw conflict('the merchant is disabled');
+      return reply.code(201).send(portalLink(deps, signer, merchant.id));
+    },
+  );
 }
 
 function operatorConsole(app: FastifyInstance, scope: FastifyInstance, deps: ConsoleDeps, signer: Signer): void {

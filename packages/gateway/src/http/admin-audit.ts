@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, parseJsonBody } from '@snapgate/snap';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -20,31 +21,38 @@ const URL_WITH_CREDENTIALS = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*@/i;
 /** A private key, wherever it was pasted (a careless `publicKeyPem`). */
 const PRIVATE_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----/;
 
+/** Where redaction stops walking: no admin body, view or answer is this deep. */
+const MAX_REDACTED_DEPTH = MAX_JSON_DEPTH;
+
 /** A copy of a JSON value with every secret-looking value replaced by `<redacted>`. */
-export function redactSecrets(value: unknown): unknown {
+export function redactSecrets(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') {
     return URL_WITH_CREDENTIALS.test(value) || PRIVATE_KEY.test(value) ? '<redacted>' : value;
   }
-  if (Array.isArray(value)) return value.map(redactSecrets);
   if (typeof value !== 'object' || value === null) return value;
+  // Deeper than anything the gateway accepts or answers: kept out, not walked (no stack to spare).
+  if (depth >= MAX_REDACTED_DEPTH) return '<too deep>';
+  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     // A URL field (callbackTokenUrl) names where, not a secret; its value is judged as a URL.
-    out[k] = SECRET_FIELD.test(k) && !/url$/i.test(k) && v !== null ? '<redacted>' : redactSecrets(v);
+    out[k] = SECRET_FIELD.test(k) && !/url$/i.test(k) && v !== null ? '<redacted>' : redactSecrets(v, depth + 1);
   }
   return out;
 }
 
-const json = (text: string | undefined): unknown => {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
+/** A body as the audit log keeps it: parsed JSON (at most MAX_JSON_DEPTH deep), or undefined. */
+const json = (raw: Uint8Array | undefined): unknown => (raw === undefined ? undefined : parseJsonBody(raw));
 /** A value as the audit log stores it: JSON with every secret redacted, or null. */
 export const auditValue = (v: unknown) => (v === undefined ? null : JSON.stringify(redactSecrets(v)));
+
+/** An answer with the fields a route names as credentials replaced by `<redacted>`. */
+function withRedacted(answer: unknown, fields: readonly string[] | undefined): unknown {
+  if (fields === undefined || typeof answer !== 'object' || answer === null || Array.isArray(answer)) return answer;
+  const out: Record<string, unknown> = { ...answer };
+  for (const f of fields) if (f in out) out[f] = '<redacted>';
+  return out;
+}
 
 const BEFORE = Symbol('snapgate.auditBefore');
 type WithBefore = FastifyRequest & { [BEFORE]?: unknown };
@@ -83,7 +91,8 @@ export function registerAudit(admin: FastifyInstance, deps: { store: Store; cloc
   admin.addHook('onSend', async (request, reply, payload) => {
     const caller = adminCallerOf(request);
     if (request.method === 'GET' || request.method === 'HEAD' || !caller) return payload;
-    const after = json(typeof payload === 'string' ? payload : undefined);
+    const answer = json(typeof payload === 'string' ? Buffer.from(payload) : undefined);
+    const after = withRedacted(answer, request.routeOptions.config?.auditRedacts);
     const params = paramsOf(request);
     // A path refused for its text is recorded without it: the store could not even hold it.
     const clean = (v: string | undefined) => (v === undefined || isBadText(v) ? undefined : v);
@@ -102,7 +111,7 @@ export function registerAudit(admin: FastifyInstance, deps: { store: Store; cloc
       action: `${request.method} ${request.routeOptions.url ?? request.url}`,
       target,
       httpStatus: reply.statusCode,
-      request: auditValue(json(rawBodyOf(request).toString('utf8'))),
+      request: auditValue(json(rawBodyOf(request))),
       before: auditValue((request as WithBefore)[BEFORE]),
       after: auditValue(after),
     };

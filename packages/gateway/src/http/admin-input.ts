@@ -1,12 +1,16 @@
+import { isNestedDeeper, MAX_JSON_DEPTH } from '@snapgate/snap';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { firstBadTextField } from '../text.ts';
 import { badTextProblem } from './admin-body.ts';
 import { badRequest } from './problem.ts';
+import { rawBodyOf } from './raw-body.ts';
 
 /**
  * A preValidation hook for the admin API: a path parameter or query value holding a control
  * character or an unpaired surrogate is refused with 400 naming it, on every store alike
- * (PostgreSQL cannot even compare such text). Bodies are checked where they are parsed.
+ * (PostgreSQL cannot even compare such text). Bodies are checked where they are parsed, but for
+ * their depth: a body nested deeper than any admin body is refused here, on every route, before a
+ * handler runs, even on a route that ignores its body.
  */
 export async function refuseBadAdminText(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
   for (const [where, value] of [
@@ -15,5 +19,8 @@ export async function refuseBadAdminText(request: FastifyRequest, _reply: Fastif
   ] as const) {
     const field = firstBadTextField(value);
     if (field !== undefined) throw badRequest(`invalid ${where}`, [badTextProblem(field || where)]);
+  }
+  if (isNestedDeeper(rawBodyOf(request))) {
+    throw badRequest('invalid request body', [`body: nested deeper than ${MAX_JSON_DEPTH} levels`]);
   }
 }

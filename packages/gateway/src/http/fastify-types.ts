@@ -8,5 +8,7 @@ declare module 'fastify' {
     serviceCode?: string;
     /** Name of the operation in metrics. */
     operation?: string;
+    /** Fields of an admin answer that are credentials (a portal link): the audit log keeps `<redacted>`. */
+    auditRedacts?: readonly string[];
   }
 }

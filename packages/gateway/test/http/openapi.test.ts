@@ -8,6 +8,7 @@ import { callbackHmacStringToSign, formatJakartaTimestamp, hmacSha512Base64, med
 import type { FastifyInstance } from 'fastify';
 import { ADMIN_TOKEN, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type Received, type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
+import { routesOf } from '../helpers/routes.ts';
 import { newExternalId, postToken, type SnapCaller, type SnapCallOptions, send, snapCall } from '../helpers/snap.ts';
 
 // Both OpenAPI documents, proven against a real gateway over HTTP:
@@ -142,24 +143,6 @@ class ApiDocument {
       body,
     );
   }
-}
-
-/** Every `METHOD path` the Fastify app routes, from its route tree (HEAD, added for every GET, left out). */
-function routesOf(app: FastifyInstance): Set<string> {
-  const out = new Set<string>();
-  const stack: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const m = /^((?:[│ ] {3})*)[├└]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!m) continue;
-    const depth = (m[1] as string).length / 4;
-    const path = (stack[depth - 1] ?? '') + (m[2] as string);
-    stack[depth] = path;
-    stack.length = depth + 1;
-    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD')) {
-      out.add(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
-    }
-  }
-  return out;
 }
 
 /** Every media object with examples, and every schema with an `example`, in a document. */

@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { deepJsonSuite } from './deep-json-suite.ts';
+
+deepJsonSuite(POSTGRES);

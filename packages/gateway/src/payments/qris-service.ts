@@ -6,8 +6,6 @@ import {
   TRANSACTION_STATUS,
   toMinorUnits,
 } from '@snapgate/snap';
-import { newExternalId } from '../providers/provider-calls.ts';
-import { RECONCILE_AFTER_MS, type UpstreamAcquirer, upstreamOf } from '../providers/upstream-acquirer.ts';
 import {
   type IdempotencyRecord,
   type ProviderRecord,
@@ -23,6 +21,7 @@ import { payerOf } from './notification-body.ts';
 import { buildQrisContent, parseQrisContent, qrisAmountFits } from './qris-content.ts';
 import type { MerchantRequest } from './snap-request.ts';
 import { IllegalStatusChange, LostRace, type StatusChanger } from './status-change.ts';
+import { newExternalId, RECONCILE_AFTER_MS, type UpstreamAcquirer, upstreamOf } from './upstream.ts';
 
 const DEFAULT_VALIDITY_MS = 30 * 60_000;
 type RecordFor = (response: SnapResponse) => IdempotencyRecord;

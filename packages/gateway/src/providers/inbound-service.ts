@@ -14,6 +14,7 @@ import type { SnapResponse } from '../payments/idempotency.ts';
 import type { Payer } from '../payments/notification-body.ts';
 import type { ProviderRequest } from '../payments/snap-request.ts';
 import { IllegalStatusChange, LostRace, type StatusChanger } from '../payments/status-change.ts';
+import { upstreamOf } from '../payments/upstream.ts';
 import { closedReason, detailsOf } from '../payments/va-service.ts';
 import {
   type IdempotencyRecord,
@@ -22,7 +23,6 @@ import {
   type TransactionRecord,
   UniqueViolation,
 } from '../store/store.ts';
-import { upstreamOf } from './upstream-acquirer.ts';
 
 type RecordFor = (response: SnapResponse) => IdempotencyRecord;
 

@@ -1,14 +1,12 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { TransactionStatus } from '@snapgate/snap';
 import type { Payer } from '../payments/notification-body.ts';
+import { newExternalId } from '../payments/upstream.ts';
 import type { SnapAnswer, SnapClient, SnapTarget } from './snap-client.ts';
 
 // What a bank and an acquirer send a SNAP gateway when a payment happens. The built-in sandbox
 // bank and acquirer use these against this gateway; `snapgate simulate --provider-key` uses them
 // against any gateway, as any provider.
-
-/** A numeric X-EXTERNAL-ID: time-ordered, unique enough for one client in one day. */
-export const newExternalId = () => `${Date.now()}${String(randomInt(1_000_000)).padStart(6, '0')}`;
 
 /** A bank splits the whole number as its VA range is laid out: 8-char partnerServiceId + customerNo. */
 export function vaNumbers(virtualAccountNo: string) {

@@ -2,28 +2,10 @@ import { createHash } from 'node:crypto';
 import { formatJakartaTimestamp, isTransactionStatus, snapError, type TransactionStatus } from '@snapgate/snap';
 import type { Logger } from '../logger.ts';
 import type { StatusChanger } from '../payments/status-change.ts';
+import { newExternalId, type UpstreamAcquirer, type UpstreamRef, upstreamOf } from '../payments/upstream.ts';
 import type { ProviderRecord, Store, TransactionRecord } from '../store/store.ts';
-import { newExternalId } from './provider-calls.ts';
 import { type SnapAnswer, SnapCallTimeout, type SnapClient, type SnapTarget } from './snap-client.ts';
 
-/** What a QRIS issued by an upstream acquirer keeps of it (in `details.upstream`). */
-export interface UpstreamRef {
-  providerId: string;
-  /** Our X-EXTERNAL-ID of the generate call, reused if it is ever sent again. */
-  externalId: string;
-  /** The acquirer's referenceNo, once it answered. */
-  referenceNo?: string;
-  /** The QRIS's validityPeriod (the transaction's due time is when to reconcile it). */
-  validUntil: number;
-  /** Reconciliations that settled nothing so far (each waits longer before the next). */
-  reconcileAttempts?: number;
-}
-
-export const upstreamOf = (txn: TransactionRecord): UpstreamRef | undefined =>
-  txn.details.upstream as UpstreamRef | undefined;
-
-/** Reconciliation asks the acquirer this long after a QRIS's validityPeriod. */
-export const RECONCILE_AFTER_MS = 60_000;
 /** A reconciliation that settled nothing is tried again after 30 s, 1 min, 2 min, … at most 1 h. */
 const reconcileBackoffMs = (attempts: number) => Math.min(30_000 * 2 ** Math.min(attempts, 7), 3_600_000);
 const NUMERIC = /^\d{1,32}$/;
@@ -48,7 +30,13 @@ export interface UpstreamAcquirerDeps {
  * cancel, refund, query), each answered 504 xx00 when the acquirer is too slow and 500 xx02 when it
  * refuses or does not answer SNAP.
  */
-export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logger }: UpstreamAcquirerDeps) {
+export function createUpstreamAcquirer({
+  store,
+  changer,
+  client,
+  timeoutMs,
+  logger,
+}: UpstreamAcquirerDeps): UpstreamAcquirer {
   /** One call; a SNAP refusal or a non-SNAP answer is the merchant's 500 xx02, a timeout 504 xx00. */
   async function call(
     provider: ProviderRecord,
@@ -256,5 +244,3 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
     }
   }
 }
-
-export type UpstreamAcquirer = ReturnType<typeof createUpstreamAcquirer>;

@@ -1,0 +1,58 @@
+import { randomInt } from 'node:crypto';
+import type { ProviderRecord, TransactionRecord } from '../store/store.ts';
+
+// A merchant's QRIS may be issued by an upstream acquirer. payments/ says what it needs of one
+// (this interface, as it says what it needs of the dispatcher); providers/ implements it, so the
+// arrows point one way: providers/ → payments/.
+
+/** What a QRIS issued by an upstream acquirer keeps of it (in `details.upstream`). */
+export interface UpstreamRef {
+  providerId: string;
+  /** Our X-EXTERNAL-ID of the generate call, reused if it is ever sent again. */
+  externalId: string;
+  /** The acquirer's referenceNo, once it answered. */
+  referenceNo?: string;
+  /** The QRIS's validityPeriod (the transaction's due time is when to reconcile it). */
+  validUntil: number;
+  /** Reconciliations that settled nothing so far (each waits longer before the next). */
+  reconcileAttempts?: number;
+}
+
+export const upstreamOf = (txn: TransactionRecord): UpstreamRef | undefined =>
+  txn.details.upstream as UpstreamRef | undefined;
+
+/** Reconciliation asks the acquirer this long after a QRIS's validityPeriod. */
+export const RECONCILE_AFTER_MS = 60_000;
+
+/** A numeric X-EXTERNAL-ID for a call snapgate makes: time-ordered, unique enough for one client in one day. */
+export const newExternalId = () => `${Date.now()}${String(randomInt(1_000_000)).padStart(6, '0')}`;
+
+/**
+ * The calls a merchant's QRIS needs at the acquirer that issues it. Each throws the merchant's SNAP
+ * error (504 xx00 when the acquirer is too slow, 500 xx02 when it refuses or does not speak SNAP).
+ */
+export interface UpstreamAcquirer {
+  /** The acquirer's QR for a transaction already recorded here; its qrContent, unchanged. */
+  generate(
+    provider: ProviderRecord,
+    txn: TransactionRecord,
+    svc: string,
+    requestId?: string,
+  ): Promise<{ qrContent: string; referenceNo: string | undefined }>;
+  cancel(
+    provider: ProviderRecord,
+    txn: TransactionRecord,
+    svc: string,
+    reason: string | undefined,
+    requestId?: string,
+  ): Promise<void>;
+  refund(
+    provider: ProviderRecord,
+    txn: TransactionRecord,
+    svc: string,
+    refund: { merchantId: string; partnerRefundNo: string; amount: string; reason: string | null },
+    requestId?: string,
+  ): Promise<void>;
+  /** Asks the acquirer what became of a QRIS past its validity, and applies it; the row as it is now. */
+  reconcile(txn: TransactionRecord, nowMs: number): Promise<TransactionRecord>;
+}

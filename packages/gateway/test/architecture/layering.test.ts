@@ -1,0 +1,143 @@
+// The gateway's layering, checked from its own imports on every `npm test` (docs/architecture.md):
+// - the domain folders never import the doors (http/, console/, cli/) or the composition root;
+// - no import cycles between folders (a top-level file counts as a folder of its own);
+// - only the composition root, cli/ and store/ itself reach a concrete store (sqlite/, postgres/);
+// - console/ reaches data through services, not store/ (today's exceptions are listed, and the
+//   list may only shrink).
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+/** Folders that hold the gateway's domain: they are called by the doors and never call them. */
+const DOMAIN = [
+  'tokens',
+  'merchants',
+  'payments',
+  'providers',
+  'delivery',
+  'certification',
+  'conformance',
+  'store',
+  'secrets',
+];
+/** The doors and the composition root. */
+const DOORS = ['http', 'console', 'cli', 'app.ts', 'main.ts', 'bootstrap.ts'];
+/** Who may name a concrete store. */
+const STORE_BUILDERS = ['main.ts', 'cli', 'store'];
+/**
+ * console/ files that still import store/ (its types; the data they reach through the `Store`
+ * passed in). The operator-services work empties this list; a file may leave it, never join it.
+ */
+const CONSOLE_STORE_EXCEPTIONS = new Set([
+  'console/console-routes.ts',
+  'console/kit.ts',
+  'console/portal-routes.ts',
+  'console/session.ts',
+  'console/views.ts',
+]);
+
+interface Edge {
+  from: string;
+  to: string;
+  isTypeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return sourceFiles(p);
+    return p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Every relative import and re-export of the source tree, as paths relative to src/. */
+function importsOf(files: string[]): Edge[] {
+  const edges: Edge[] = [];
+  const pattern =
+    /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[\w*\s{},]*?\s+from\s+)?['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(pattern)) {
+      const spec = m[3] ?? m[4];
+      if (spec === undefined) continue;
+      const target = relative(SRC, resolve(dirname(file), spec));
+      if (target.startsWith('..')) continue;
+      edges.push({ from: relative(SRC, file), to: target, isTypeOnly: m[2] !== undefined });
+    }
+  }
+  return edges;
+}
+
+/** A file's folder under src/, or the file itself when it stands at the top. */
+const unitOf = (path: string) => path.split('/')[0] as string;
+
+const edges = importsOf(sourceFiles(SRC));
+
+describe('the layering rule, read from the imports', () => {
+  it('reads the imports of the whole source tree', () => {
+    assert.ok(edges.length > 300, `${edges.length} imports`);
+    assert.ok(edges.some((e) => e.from === 'app.ts' && e.to === 'http/routes/payments.ts'));
+    assert.ok(edges.some((e) => e.isTypeOnly));
+  });
+
+  it('keeps the domain folders free of http/, console/, cli/ and the composition root', () => {
+    const wrong = edges.filter((e) => DOMAIN.includes(unitOf(e.from)) && DOORS.includes(unitOf(e.to)));
+    assert.deepEqual(
+      wrong.map((e) => `${e.from} → ${e.to}`),
+      [],
+    );
+  });
+
+  it('has no import cycle between folders', () => {
+    const graph = new Map<string, Set<string>>();
+    for (const e of edges) {
+      const [a, b] = [unitOf(e.from), unitOf(e.to)];
+      if (a === b) continue;
+      if (!graph.has(a)) graph.set(a, new Set());
+      graph.get(a)?.add(b);
+    }
+    // Depth-first search; a node met again while on the path closes a cycle.
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const walk = (node: string, path: string[]) => {
+      state.set(node, 'open');
+      for (const next of graph.get(node) ?? []) {
+        if (state.get(next) === 'open') cycles.push([...path.slice(path.indexOf(next)), node, next].join(' → '));
+        else if (state.get(next) === undefined) walk(next, [...path, node]);
+      }
+      state.set(node, 'done');
+    };
+    for (const node of graph.keys()) if (state.get(node) === undefined) walk(node, []);
+    assert.deepEqual(cycles, []);
+  });
+
+  it('lets only the composition root, cli/ and store/ name a concrete store', () => {
+    const wrong = edges.filter(
+      (e) => /^store\/(sqlite|postgres)\//.test(e.to) && !STORE_BUILDERS.includes(unitOf(e.from)),
+    );
+    assert.deepEqual(
+      wrong.map((e) => `${e.from} → ${e.to}`),
+      [],
+    );
+  });
+
+  it('keeps console/ off store/, but for the files still listed, and keeps that list true', () => {
+    const importing = new Set(
+      edges.filter((e) => e.from.startsWith('console/') && unitOf(e.to) === 'store').map((e) => e.from),
+    );
+    assert.deepEqual(
+      [...importing].filter((f) => !CONSOLE_STORE_EXCEPTIONS.has(f)),
+      [],
+      'a console file imports store/: reach the data through a service',
+    );
+    assert.deepEqual(
+      [...CONSOLE_STORE_EXCEPTIONS].filter((f) => !importing.has(f)),
+      [],
+      'a listed console file no longer imports store/: take it off CONSOLE_STORE_EXCEPTIONS',
+    );
+  });
+});

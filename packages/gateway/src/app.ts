@@ -190,18 +190,9 @@ export function buildApp(deps: AppDeps): Gateway {
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
 
-  healthRoutes(app, {
-    store,
-    metrics,
-    // /metrics on the public port: open in sandbox mode, an admin key (read) in production; a port
-    // of its own (SNAPGATE_METRICS_PORT, main.ts) takes it off the public port altogether.
-    metricsGuard:
-      config.metricsPort !== undefined
-        ? 'elsewhere'
-        : config.mode === 'production'
-          ? adminAuth({ store, clock })
-          : 'open',
-  });
+  // One admin-key check for every route that takes a key: one last-used minute per key.
+  const checkAdminKey = adminAuth({ store, clock });
+  healthRoutes(app, { store, metrics, config, adminAuth: checkAdminKey });
   app.get('/.well-known/snapgate/callback-public-key.pem', { config: { api: 'admin' } }, async (_request, reply) =>
     reply.type('application/x-pem-file').send(deps.keys.callbackPublicKeyPem),
   );
@@ -210,10 +201,20 @@ export function buildApp(deps: AppDeps): Gateway {
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode });
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   openapiRoutes(app, { config });
-  consoleRoutes(app, { config, store, clock, merchants, qris, dispatcher, snapClient, logger });
+  consoleRoutes(app, {
+    config,
+    store,
+    clock,
+    merchants,
+    qris,
+    dispatcher,
+    snapClient,
+    logger,
+    adminAuth: checkAdminKey,
+  });
   app.register(
     async (admin) => {
-      admin.addHook('onRequest', adminAuth({ store, clock }));
+      admin.addHook('onRequest', checkAdminKey);
       admin.addHook('preValidation', refuseBadAdminText);
       registerAudit(admin, { store, clock, logger });
       adminMerchantRoutes(admin, { merchants, store });

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { Dispatcher } from '../delivery/dispatcher.ts';
 import { registerAudit } from '../http/admin-audit.ts';
-import { adminAuth, hashAdminToken, requiredScope, scopeCovers } from '../http/admin-auth.ts';
+import { type AdminAuth, hashAdminToken, requiredScope, scopeCovers } from '../http/admin-auth.ts';
 import { refuseBadAdminText } from '../http/admin-input.ts';
 import { badRequest, conflict, notFound } from '../http/problem.ts';
 import { rawBodyOf } from '../http/raw-body.ts';
@@ -76,6 +76,8 @@ export interface ConsoleDeps {
   /** The gateway's outbound SNAP client: the sandbox bank and acquirer pay through it. */
   snapClient: SnapClient;
   logger: Logger;
+  /** The gateway's one admin-key check (app.ts), for the portal-link admin route. */
+  adminAuth: AdminAuth;
 }
 
 interface Operator {
@@ -123,7 +125,7 @@ async function activeMerchant(store: Store, id: string) {
 
 function portalLinkRoute(admin: FastifyInstance, deps: ConsoleDeps, signer: Signer): void {
   const { store, clock } = deps;
-  admin.addHook('onRequest', adminAuth({ store, clock }));
+  admin.addHook('onRequest', deps.adminAuth);
   admin.addHook('preValidation', refuseBadAdminText);
   // Audited like every admin action, refusals included; the link is a credential: the audit log
   // keeps that one was made, never the link itself.

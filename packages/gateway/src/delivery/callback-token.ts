@@ -2,6 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { formatJakartaTimestamp, rsaSha256SignBase64, tokenStringToSign } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
 import type { MerchantRecord } from '../store/store.ts';
+import { createTokenCache, type TakenToken } from '../tokens/token-cache.ts';
 import { callbackTokenUrlOf } from './callback-signing.ts';
 import type { Sender } from './send.ts';
 
@@ -28,13 +29,6 @@ export class CallbackTokenFailed extends Error {
   }
 }
 
-interface Cached {
-  token: string;
-  reuseUntilMs: number;
-  /** What the token was taken for: another client key or URL takes a new one. */
-  key: string;
-}
-
 export interface CallbackTokens {
   /**
    * The token for a `snap-b2b` merchant: the cached one while good, else one fresh token request,
@@ -57,10 +51,9 @@ export function createCallbackTokens(deps: {
   clock: Clock;
   gatewayPrivateKey: KeyObject;
 }): CallbackTokens {
-  const cache = new Map<string, Cached>();
-  const pending = new Map<string, Promise<{ token: string; taken: TokenRequestRecord; key: string }>>();
+  const cache = createTokenCache<TakenToken & { record: TokenRequestRecord }>({ clock: deps.clock });
 
-  async function request(merchant: MerchantRecord, key: string) {
+  async function request(merchant: MerchantRecord) {
     const target = callbackTokenUrlOf(merchant);
     const nowMs = deps.clock.now();
     const timestamp = formatJakartaTimestamp(nowMs);
@@ -99,31 +92,18 @@ export function createCallbackTokens(deps: {
     }
     const expiresInSec = Number(answer.expiresIn);
     const reuseUntilMs = Number.isFinite(expiresInSec) ? nowMs + expiresInSec * 1000 - REFRESH_AHEAD_MS : nowMs;
-    cache.set(merchant.id, { token: answer.accessToken as string, reuseUntilMs, key });
-    return { token: answer.accessToken as string, taken, key };
+    return { token: answer.accessToken as string, reuseUntilMs, record: taken };
   }
 
   return {
     async get(merchant) {
+      // What the token is taken with: another client key or URL takes a new one.
       const key = `${merchant.clientKey}\n${callbackTokenUrlOf(merchant) ?? ''}`;
-      const hit = cache.get(merchant.id);
-      if (hit && hit.key === key && deps.clock.now() < hit.reuseUntilMs) return { token: hit.token };
-      const inFlight = pending.get(merchant.id);
-      if (inFlight) {
-        const shared = await inFlight;
-        if (shared.key === key) return { token: shared.token };
-      }
-      const p = request(merchant, key);
-      pending.set(merchant.id, p);
-      try {
-        const { token, taken } = await p;
-        return { token, taken };
-      } finally {
-        if (pending.get(merchant.id) === p) pending.delete(merchant.id);
-      }
+      const { token, taken } = await cache.take(merchant.id, key, () => request(merchant));
+      return taken ? { token, taken: taken.record } : { token };
     },
     drop(merchantId, token) {
-      if (cache.get(merchantId)?.token === token) cache.delete(merchantId);
+      cache.drop(merchantId, token);
     },
   };
 }

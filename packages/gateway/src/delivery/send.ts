@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Pool } from 'undici';
+import { startDeadline } from '../deadline.ts';
 import { isForbiddenAddress } from '../merchants/callback-url.ts';
 import { storableText } from '../text.ts';
 
@@ -105,13 +106,15 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
         const error = `EFORBIDDENADDR: callback host ${literal} is a forbidden address`;
         return done({ outcome: 'error', status: null, responseBody: null, retryAfter: undefined, error });
       }
+      // One bound on the whole exchange (connect, answer and its body), gone once it ends.
+      const deadline = startDeadline(options.timeoutMs);
       try {
         const res = await poolFor(url.origin).request({
           method: 'POST',
           path: `${url.pathname}${url.search}`,
           headers,
           body,
-          signal: AbortSignal.timeout(options.timeoutMs),
+          signal: deadline.signal,
         });
         // An acknowledgement is a few dozen bytes: read at most PARSE_LIMIT, and past it stop
         // reading and close the connection, so a hostile answer costs neither time nor CPU.
@@ -153,6 +156,8 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
           retryAfter: undefined,
           error: timedOut ? `timeout after ${options.timeoutMs} ms` : storableText(describe(e)),
         });
+      } finally {
+        deadline.clear();
       }
     },
     async close() {

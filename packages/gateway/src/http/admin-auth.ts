@@ -44,12 +44,17 @@ export function requiredScope(method: string, route: string): AdminScope {
   return OPERATE_ROUTES.some((r) => r.test(route)) ? 'operate' : 'admin';
 }
 
+/** The admin-key check, an onRequest hook (adminAuth). */
+export type AdminAuth = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
 /**
  * An onRequest hook for the admin API: `Authorization: Bearer <admin key>`. The key is looked up by
  * its SHA-256 in the database on every request, so a revoked key is refused at once by every
  * instance; its scope must cover the route (403 otherwise). Its last-used time is kept to the minute.
+ * Made once per gateway (app.ts) and given to every route that takes an admin key, so that minute
+ * is counted once per key, not once per route group.
  */
-export function adminAuth(deps: { store: Store; clock: Clock }) {
+export function adminAuth(deps: { store: Store; clock: Clock }): AdminAuth {
   const touched = new Map<string, number>();
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const token = bearerToken(request.headers.authorization);

@@ -11,6 +11,8 @@ import {
 } from '@snapgate/snap';
 import { Agent } from 'undici';
 import type { Clock } from '../clock.ts';
+import { startDeadline } from '../deadline.ts';
+import { createTokenCache, type TakenToken } from '../tokens/token-cache.ts';
 
 export const DEFAULT_PATH_PREFIX = '/api/snap/v1.0';
 /** A SNAP answer is a small JSON object; anything past this is not one we want in memory. */
@@ -100,21 +102,6 @@ export interface SnapClient {
   close(): Promise<void>;
 }
 
-interface CachedToken {
-  targetId: string;
-  accessToken: string;
-  reuseUntilMs: number;
-}
-
-/** One token request shared by every concurrent caller of the same target. */
-interface PendingToken {
-  key: string;
-  targetId: string;
-  promise: Promise<string>;
-  controller: AbortController;
-  waiters: number;
-}
-
 function originOf(target: SnapTarget): string {
   const url = new URL(target.baseUrl);
   if (url.pathname !== '/' || url.search !== '' || url.hash !== '') {
@@ -162,8 +149,7 @@ function parseExpiresInSec(value: unknown): number | undefined {
 export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): SnapClient {
   const { clock } = deps;
   const agent = new Agent({ connectTimeout: deps.timeoutMs });
-  const tokens = new Map<string, CachedToken>();
-  const inFlight = new Map<string, PendingToken>();
+  const tokens = createTokenCache<TakenToken>({ clock });
 
   async function send(
     origin: string,
@@ -212,11 +198,7 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): Sna
     return { httpStatus, body: parsed as Record<string, unknown>, raw };
   }
 
-  async function requestToken(
-    target: SnapTarget,
-    signal: AbortSignal,
-    timeoutMs: number,
-  ): Promise<Omit<CachedToken, 'targetId'>> {
+  async function requestToken(target: SnapTarget, signal: AbortSignal, timeoutMs: number): Promise<TakenToken> {
     const origin = originOf(target);
     const path = `/${trimSlashes(target.tokenPath ?? B2B_TOKEN_PATH)}`;
     const startedAtMs = clock.now();
@@ -256,57 +238,21 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): Sna
       );
     }
     // Lifetime counts from before the request left, so the cache never outlives the token.
-    return { accessToken, reuseUntilMs: startedAtMs + expiresInSec * 1000 - REFRESH_AHEAD_MS };
-  }
-
-  function takeToken(target: SnapTarget, key: string, signal: AbortSignal, timeoutMs: number): Promise<string> {
-    const cached = tokens.get(key);
-    if (cached && clock.now() < cached.reuseUntilMs) return Promise.resolve(cached.accessToken);
-    tokens.delete(key);
-    let pending = inFlight.get(key);
-    if (!pending) {
-      const controller = new AbortController();
-      const promise: Promise<string> = requestToken(target, controller.signal, timeoutMs).then(
-        (t) => {
-          // Only cache when forget() did not run meanwhile; a failure is never cached.
-          if (inFlight.get(key)?.promise === promise) {
-            inFlight.delete(key);
-            if (clock.now() < t.reuseUntilMs) tokens.set(key, { targetId: target.id, ...t });
-          }
-          return t.accessToken;
-        },
-        (e: unknown) => {
-          if (inFlight.get(key)?.promise === promise) inFlight.delete(key);
-          throw e;
-        },
-      );
-      pending = { key, targetId: target.id, promise, controller, waiters: 0 };
-      inFlight.set(key, pending);
-    }
-    return waitForToken(pending, signal, timeoutMs);
+    return { token: accessToken, reuseUntilMs: startedAtMs + expiresInSec * 1000 - REFRESH_AHEAD_MS };
   }
 
   /**
-   * Each caller waits only until its own deadline; the shared request lives as long as someone
-   * still waits for it, so one impatient caller does not fail the others and no socket outlives
-   * every deadline.
+   * The target's token: cached, or one request shared by every concurrent caller of the target.
+   * Each caller waits only until its own deadline (the cache rejects with its SnapCallTimeout).
    */
-  function waitForToken(pending: PendingToken, signal: AbortSignal, timeoutMs: number): Promise<string> {
-    pending.waiters += 1;
-    return new Promise<string>((resolve, reject) => {
-      const giveUp = () => {
-        reject(new SnapCallTimeout(timeoutMs));
-        pending.waiters -= 1;
-        if (pending.waiters === 0) {
-          if (inFlight.get(pending.key) === pending) inFlight.delete(pending.key);
-          pending.controller.abort();
-        }
-      };
-      if (signal.aborted) return giveUp();
-      signal.addEventListener('abort', giveUp, { once: true });
-      pending.promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', giveUp));
-    });
+  async function takeToken(target: SnapTarget, deadline: AbortSignal, timeoutMs: number): Promise<string> {
+    const key = cacheKeyOf(target, originOf(target));
+    const request = (shared: AbortSignal) => requestToken(target, shared, timeoutMs);
+    return (await tokens.take(target.id, key, request, deadline)).token;
   }
+
+  /** Bounds one exchange, token included: aborts with SnapCallTimeout, and is gone once it ends. */
+  const deadlineOf = (timeoutMs: number) => startDeadline(timeoutMs, () => new SnapCallTimeout(timeoutMs));
 
   return {
     async call(target, op, options = {}) {
@@ -315,45 +261,50 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): Sna
         throw new TypeError('SNAP call: externalId must be 1 to 36 digits');
       }
       const origin = originOf(target);
-      const signal = AbortSignal.timeout(timeoutMs);
-      const key = cacheKeyOf(target, origin);
-      const accessToken = await takeToken(target, key, signal, timeoutMs);
-      const method = op.method ?? 'POST';
-      const path = servicePath(target, op.path);
-      const body = typeof op.body === 'string' ? op.body : JSON.stringify(op.body);
-      const timestamp = formatJakartaTimestamp(clock.now());
-      // docs/upstream.md: the signature covers the path and the body bytes exactly as sent.
-      const signature = hmacSha512Base64(
-        target.clientSecret,
-        serviceStringToSign({ method, path, accessToken, rawBody: body, timestamp }),
-      );
-      const headers = {
-        [HEADER.contentType]: 'application/json',
-        [HEADER.authorization]: `Bearer ${accessToken}`,
-        [HEADER.timestamp]: timestamp,
-        [HEADER.partnerId]: target.partnerId,
-        [HEADER.externalId]: op.externalId,
-        [HEADER.channelId]: target.channelId,
-        [HEADER.signature]: signature,
-        ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
-      };
-      const answer = await send(origin, { method, path, headers, body }, signal, timeoutMs);
-      // The server no longer accepts this token (expired early, revoked): the next call takes a new one.
-      if (answer.httpStatus === 401 && tokens.get(key)?.accessToken === accessToken) tokens.delete(key);
-      return answer;
+      const deadline = deadlineOf(timeoutMs);
+      try {
+        const accessToken = await takeToken(target, deadline.signal, timeoutMs);
+        const method = op.method ?? 'POST';
+        const path = servicePath(target, op.path);
+        const body = typeof op.body === 'string' ? op.body : JSON.stringify(op.body);
+        const timestamp = formatJakartaTimestamp(clock.now());
+        // docs/upstream.md: the signature covers the path and the body bytes exactly as sent.
+        const signature = hmacSha512Base64(
+          target.clientSecret,
+          serviceStringToSign({ method, path, accessToken, rawBody: body, timestamp }),
+        );
+        const headers = {
+          [HEADER.contentType]: 'application/json',
+          [HEADER.authorization]: `Bearer ${accessToken}`,
+          [HEADER.timestamp]: timestamp,
+          [HEADER.partnerId]: target.partnerId,
+          [HEADER.externalId]: op.externalId,
+          [HEADER.channelId]: target.channelId,
+          [HEADER.signature]: signature,
+          ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
+        };
+        const answer = await send(origin, { method, path, headers, body }, deadline.signal, timeoutMs);
+        // The server no longer accepts this token (expired early, revoked): the next call takes a new one.
+        if (answer.httpStatus === 401) tokens.drop(target.id, accessToken);
+        return answer;
+      } finally {
+        deadline.clear();
+      }
     },
     async token(target, options = {}) {
       const timeoutMs = options.timeoutMs ?? deps.timeoutMs;
-      const key = cacheKeyOf(target, originOf(target));
-      return takeToken(target, key, AbortSignal.timeout(timeoutMs), timeoutMs);
+      const deadline = deadlineOf(timeoutMs);
+      try {
+        return await takeToken(target, deadline.signal, timeoutMs);
+      } finally {
+        deadline.clear();
+      }
     },
     forget(targetId) {
-      for (const [key, t] of tokens) if (t.targetId === targetId) tokens.delete(key);
-      for (const [key, f] of inFlight) if (f.targetId === targetId) inFlight.delete(key);
+      tokens.forget(targetId);
     },
     async close() {
       tokens.clear();
-      inFlight.clear();
       await agent.close();
     },
   };

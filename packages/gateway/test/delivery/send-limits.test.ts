@@ -5,6 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { createSender } from '../../src/delivery/send.ts';
+import { waitFor } from '../helpers/receiver.ts';
+import { watchTimers } from '../helpers/timers.ts';
 
 async function listen(server: Server): Promise<URL> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -79,6 +81,27 @@ describe('reading a merchant’s answer', () => {
     for (let i = 0; i < 3; i++) {
       const r = await sender.post(url, { 'content-type': 'application/json' }, '{}');
       assert.equal(r.outcome, 'acknowledged');
+    }
+  });
+
+  it('leaves no timeout timer running once the answer is read', async () => {
+    const timeoutMs = 37_123;
+    const timers = watchTimers(timeoutMs);
+    const own = createSender({ timeoutMs, production: false });
+    try {
+      const ok = createServer((_req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"responseCode":"2002600","responseMessage":"Success"}');
+      });
+      servers.push(ok);
+      const url = await listen(ok);
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await own.post(url, { 'content-type': 'application/json' }, '{}')).outcome, 'acknowledged');
+      }
+      await waitFor('every timeout timer cleared', () => timers.live() === 0, 2_000);
+    } finally {
+      timers.stop();
+      await own.close();
     }
   });
 });

@@ -20,6 +20,7 @@ import {
   type SnapTarget,
 } from '../../src/providers/snap-client.ts';
 import { closedPort, waitFor } from '../helpers/receiver.ts';
+import { watchTimers } from '../helpers/timers.ts';
 
 const TOKEN_PATH = '/api/snap/v1.0/access-token/b2b';
 const GENERATE_PATH = '/api/snap/v1.0/qr/qr-mpm-generate';
@@ -432,6 +433,24 @@ describe('SNAP client to an upstream SNAP server', () => {
       assert.equal(server.tokenRequests.length, 1);
     } finally {
       server.answerToken = answerToken;
+    }
+  });
+
+  it('leaves no timeout timer running once a token or a call is answered', async () => {
+    const timeoutMs = 37_123;
+    const timers = watchTimers(timeoutMs);
+    try {
+      const target = newTarget(server);
+      await client.token(target, { timeoutMs });
+      const answer = await client.call(
+        target,
+        { path: 'qr/qr-mpm-generate', body: {}, externalId: externalId() },
+        { timeoutMs },
+      );
+      assert.equal(answer.httpStatus, 200);
+      await waitFor('every timeout timer cleared', () => timers.live() === 0, 2_000);
+    } finally {
+      timers.stop();
     }
   });
 

@@ -7,6 +7,7 @@ import { createSchema as merchantCreate, patchSchema as merchantPatch } from '..
 import { listQuery as notificationQuery, recoverBody, reportQuery } from '../routes/admin-notifications.ts';
 import { createSchema as providerCreate, patchSchema as providerPatch } from '../routes/admin-providers.ts';
 import { listQuery as transactionQuery } from '../routes/admin-transactions.ts';
+import type { MetricsAccess } from '../routes/health.ts';
 import { qrisPay, qrisScan, vaPay } from '../routes/sandbox.ts';
 import {
   closed,
@@ -1182,9 +1183,6 @@ function certificationPaths(): Record<string, PathItem> {
     },
   };
 }
-
-/** How `/metrics` is served: open (sandbox), behind an admin key (production), or on a port of its own. */
-export type MetricsAccess = 'open' | 'admin-key' | 'elsewhere';
 
 function healthPaths(metrics: MetricsAccess): Record<string, PathItem> {
   const paths: Record<string, PathItem> = {

@@ -3,6 +3,7 @@ import type { Config } from '../../config.ts';
 import { buildAdminDocument } from '../openapi/admin-document.ts';
 import { renderDocsPage } from '../openapi/docs-page.ts';
 import { buildSnapDocument } from '../openapi/snap-document.ts';
+import { metricsAccessOf } from './health.ts';
 
 const SNAP_DOCUMENT_PATH = '/openapi/snap.json';
 const ADMIN_DOCUMENT_PATH = '/openapi/admin.json';
@@ -14,14 +15,13 @@ const DOCS_PATH = '/docs';
  * Built once, served as the same bytes every time.
  */
 export function openapiRoutes(app: FastifyInstance, deps: { config: Config }) {
-  const { mode, publicUrl, metricsPort } = deps.config;
+  const { mode, publicUrl } = deps.config;
   const config = { api: 'admin' as const };
   const snap = buildSnapDocument({ publicUrl });
   const admin = buildAdminDocument({
     publicUrl,
     sandbox: mode === 'sandbox',
-    // As app.ts serves it: a port of its own, else an admin key in production, else open.
-    metrics: metricsPort !== undefined ? 'elsewhere' : mode === 'production' ? 'admin-key' : 'open',
+    metrics: metricsAccessOf(deps.config),
   });
   const snapJson = JSON.stringify(snap);
   const adminJson = JSON.stringify(admin);

@@ -1,0 +1,19 @@
+import { createHook } from 'node:async_hooks';
+
+/**
+ * Counts the live timers of one delay (setTimeout and AbortSignal.timeout alike, unref'd ones
+ * included), through async_hooks: a timer is live from its creation until it fires or is cleared.
+ * Pick a delay nothing else uses.
+ */
+export function watchTimers(delayMs: number): { live(): number; stop(): void } {
+  const live = new Set<number>();
+  const hook = createHook({
+    init(id, type, _trigger, resource) {
+      if (type === 'Timeout' && (resource as { _idleTimeout?: unknown })._idleTimeout === delayMs) live.add(id);
+    },
+    destroy(id) {
+      live.delete(id);
+    },
+  }).enable();
+  return { live: () => live.size, stop: () => hook.disable() };
+}

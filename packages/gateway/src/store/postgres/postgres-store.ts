@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { decodeCursor, toPage } from '../cursor.ts';
-import { readMigrations } from '../migrations.ts';
+import { readMigrations, renumberedHistory } from '../migrations.ts';
 import {
   adminKeyFromRow,
   adminKeyToRow,
@@ -308,10 +308,25 @@ export class PostgresStore implements Store {
         c,
         'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
       );
-      const applied = new Set(
-        (await this.rows(c, 'SELECT version FROM schema_migrations')).map((r) => Number(r.version)),
-      );
-      for (const m of readMigrations(new URL('./migrations/', import.meta.url))) {
+      const migrations = readMigrations('postgres');
+      const history = (await this.rows(c, 'SELECT version, name, applied_at FROM schema_migrations')).map((r) => ({
+        version: Number(r.version),
+        name: String(r.name),
+        appliedAt: Number(r.applied_at),
+      }));
+      const renumbered = renumberedHistory(history, migrations);
+      if (renumbered) {
+        await this.run(c, 'DELETE FROM schema_migrations');
+        for (const r of renumbered) {
+          await this.run(c, 'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+            r.version,
+            r.name,
+            r.appliedAt,
+          ]);
+        }
+      }
+      const applied = new Set((renumbered ?? history).map((r) => r.version));
+      for (const m of migrations) {
         if (applied.has(m.version)) continue;
         await c.query(m.sql);
         await this.run(c, 'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [

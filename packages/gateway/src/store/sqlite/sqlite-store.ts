@@ -2,7 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { decodeCursor, toPage } from '../cursor.ts';
-import { readMigrations } from '../migrations.ts';
+import { readMigrations, renumberedHistory } from '../migrations.ts';
 import {
   adminKeyFromRow,
   adminKeyToRow,
@@ -148,10 +148,23 @@ export class SqliteStore implements Store {
     this.db.exec(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
     );
+    const migrations = readMigrations('sqlite');
+    this.db
+      .transaction(() => {
+        const history = (this.db.prepare('SELECT version, name, applied_at FROM schema_migrations').all() as Row[]).map(
+          (r) => ({ version: Number(r.version), name: String(r.name), appliedAt: Number(r.applied_at) }),
+        );
+        const renumbered = renumberedHistory(history, migrations);
+        if (!renumbered) return;
+        this.db.exec('DELETE FROM schema_migrations');
+        const insert = this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+        for (const r of renumbered) insert.run(r.version, r.name, r.appliedAt);
+      })
+      .immediate();
     const applied = new Set(
       (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
     );
-    for (const m of readMigrations(new URL('./migrations/', import.meta.url))) {
+    for (const m of migrations) {
       if (applied.has(m.version)) continue;
       this.db
         .transaction(() => {

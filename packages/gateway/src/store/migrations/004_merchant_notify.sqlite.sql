@@ -1,0 +1,2 @@
+-- Nothing for SQLite: one process owns an embedded database, so its merchant cache never needs
+-- word from another instance (PostgreSQL's trigger notifies every instance).

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export type Dialect = 'sqlite' | 'postgres';
+import type { Dialect } from './sql.ts';
 
 export interface Migration {
   version: number;

@@ -1,68 +1,36 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { decodeCursor, toPage } from '../cursor.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
+import { createRecordCache, noRecordCache } from '../record-cache.ts';
 import {
-  adminKeyFromRow,
-  adminKeyToRow,
-  attemptFromRow,
-  auditFromRow,
-  auditToRow,
   customerNoFor,
-  historyFromRow,
-  idempotencyFromRow,
-  inboundFromRow,
-  listSql,
   MOVED_NOTIFICATION_COLUMNS,
-  merchantFromRow,
-  merchantToRow,
-  merchantUpdateColumns,
   movedNotificationFromRow,
   newNotificationRecord,
   notificationFromRow,
-  notificationListSpec,
   partnerServiceIdFor,
-  providerFromRow,
-  providerToRow,
-  providerUpdateColumns,
   type Row,
-  refundFromRow,
   resealRow,
   SECRET_COLUMNS,
   statusChangeColumns,
   transactionFromRow,
-  transactionListSpec,
   transactionToRow,
   updateColumns,
-  vaPaymentFromRow,
 } from '../rows.ts';
+import { numberedPlaceholders, type Sql } from '../sql.ts';
+import { SqlStore } from '../sql-store.ts';
 import {
-  type AdminKeyRecord,
   type AttemptRecord,
-  type AuditEntry,
-  type DeliveryBacklog,
-  type IdempotencyKey,
   type IdempotencyRecord,
   type InboundCall,
-  type MerchantPatch,
   type MerchantRecord,
   type MovedNotification,
-  type NotificationFilter,
   type NotificationRecord,
-  type Page,
-  type PageRequest,
-  type ProviderPatch,
   type ProviderRecord,
   type RefundRecord,
   type StatusChange,
   type StatusChanged,
-  type StatusHistoryEntry,
   type Store,
-  type StoredAttempt,
-  type StoredAuditEntry,
-  type StoredInboundCall,
-  type TransactionFilter,
-  type TransactionKind,
   type TransactionRecord,
   type TransactionUpdate,
   UniqueViolation,
@@ -185,29 +153,38 @@ const DELIVERING_SIBLING_EXISTS = `EXISTS (SELECT 1 FROM notifications o WHERE o
  * one database transaction; claims use `FOR UPDATE SKIP LOCKED` so instances never take the
  * same notification, and uniqueness is always a constraint, never a read-then-write.
  */
-export class PostgresStore implements Store {
+export class PostgresStore extends SqlStore implements Store {
   readonly kind = 'postgres' as const;
   readonly pool: pg.Pool;
+  protected readonly sql: Sql;
   private readonly connectionString: string;
-  private readonly merchantsByKey = new Map<string, MerchantRecord>();
-  private readonly merchantsById = new Map<string, MerchantRecord>();
-  /** Bumped by every merchant change anywhere: a read that saw a bump must not be cached. */
-  private merchantGeneration = 0;
   private listener: pg.Client | undefined;
   private isListening = false;
   private isClosed = false;
+  /** Merchants are cached only while this instance hears every instance's merchant writes. */
+  protected readonly merchantCache = createRecordCache<MerchantRecord>({ isOn: () => this.isListening });
+  // Providers are read without a cache: there are few, and a disabled one must be refused at
+  // once on every instance.
+  protected readonly providerCache = noRecordCache<ProviderRecord>();
 
   constructor(options: PostgresStoreOptions) {
+    super();
     this.connectionString = options.connectionString;
     this.pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 16 });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
+    const rows = async (text: string, params: readonly unknown[]) =>
+      query(this.pool, numberedPlaceholders(text), [...params]).catch(rethrowUnique);
+    this.sql = {
+      dialect: 'postgres',
+      all: async (text, params = []) => (await rows(text, params)).rows as Row[],
+      run: async (text, params = []) => (await rows(text, params)).rowCount ?? 0,
+      bool: (value) => value,
+    };
   }
 
   private forgetMerchants(): void {
-    this.merchantGeneration++;
-    this.merchantsByKey.clear();
-    this.merchantsById.clear();
+    this.merchantCache.forget();
   }
 
   /**
@@ -250,25 +227,6 @@ export class PostgresStore implements Store {
     } catch {
       drop();
     }
-  }
-
-  private async cachedMerchant(
-    cache: Map<string, MerchantRecord>,
-    sql: string,
-    key: string,
-  ): Promise<MerchantRecord | undefined> {
-    if (this.isListening) {
-      const hit = cache.get(key);
-      if (hit) return hit;
-    }
-    const generation = this.merchantGeneration;
-    const r = await this.rows(this.pool, sql, [key]);
-    const m = r[0] ? merchantFromRow(r[0]) : undefined;
-    if (m && this.isListening && generation === this.merchantGeneration) {
-      this.merchantsByKey.set(m.clientKey, m);
-      this.merchantsById.set(m.id, m);
-    }
-    return m;
   }
 
   private async tx<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -381,147 +339,6 @@ export class PostgresStore implements Store {
     return changed;
   }
 
-  async getSetting(key: string): Promise<string | undefined> {
-    const r = await this.rows(this.pool, 'SELECT value FROM settings WHERE key = $1', [key]);
-    return r[0] ? String(r[0].value) : undefined;
-  }
-
-  async getOrCreateSetting(key: string, create: () => string): Promise<string> {
-    const existing = await this.getSetting(key);
-    if (existing !== undefined) return existing;
-    await this.run(this.pool, 'INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
-      key,
-      create(),
-    ]);
-    return (await this.getSetting(key)) as string;
-  }
-
-  async insertMerchant(merchant: MerchantRecord): Promise<void> {
-    const { text, values } = insertSql('merchants', merchantToRow(merchant));
-    await this.pool.query(text, values).catch(rethrowUnique);
-    this.forgetMerchants();
-  }
-
-  async findMerchantById(id: string): Promise<MerchantRecord | undefined> {
-    return this.cachedMerchant(this.merchantsById, 'SELECT * FROM merchants WHERE id = $1', id);
-  }
-
-  async findMerchantByClientKey(clientKey: string): Promise<MerchantRecord | undefined> {
-    return this.cachedMerchant(this.merchantsByKey, 'SELECT * FROM merchants WHERE client_key = $1', clientKey);
-  }
-
-  async countMerchants(): Promise<number> {
-    return Number((await this.rows(this.pool, 'SELECT count(*) AS n FROM merchants'))[0]?.n ?? 0);
-  }
-
-  async listMerchants(page: PageRequest): Promise<Page<MerchantRecord>> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const rows = after
-      ? await this.rows(
-          this.pool,
-          'SELECT * FROM merchants WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3',
-          [after[0], after[1], page.limit + 1],
-        )
-      : await this.rows(this.pool, 'SELECT * FROM merchants ORDER BY created_at, id LIMIT $1', [page.limit + 1]);
-    return toPage(rows.map(merchantFromRow), page.limit, (m) => [m.createdAt, m.id]);
-  }
-
-  async updateMerchant(id: string, patch: MerchantPatch, updatedAt: number): Promise<MerchantRecord | undefined> {
-    const sets = merchantUpdateColumns(patch, updatedAt);
-    const values = [...sets.map(([, v]) => v), id];
-    const r = await this.rows(
-      this.pool,
-      `UPDATE merchants SET ${sets.map(([c], i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${values.length} RETURNING *`,
-      values,
-    ).catch(rethrowUnique);
-    this.forgetMerchants();
-    return r[0] ? merchantFromRow(r[0]) : undefined;
-  }
-
-  async rotateMerchantSecret(
-    id: string,
-    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
-  ): Promise<MerchantRecord | undefined> {
-    const r = await this.rows(
-      this.pool,
-      `UPDATE merchants SET previous_secret = client_secret, previous_valid_until = $1, client_secret = $2,
-         secret_version = secret_version + 1, updated_at = $3 WHERE id = $4 RETURNING *`,
-      [rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id],
-    );
-    this.forgetMerchants();
-    return r[0] ? merchantFromRow(r[0]) : undefined;
-  }
-
-  // Providers are read without a cache: there are few, and a disabled one must be refused at
-  // once on every instance.
-  async insertProvider(provider: ProviderRecord): Promise<void> {
-    const { text, values } = insertSql('providers', providerToRow(provider, false));
-    await this.pool.query(text, values).catch(rethrowUnique);
-  }
-
-  async findProviderById(id: string): Promise<ProviderRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM providers WHERE id = $1', [id]);
-    return r[0] ? providerFromRow(r[0]) : undefined;
-  }
-
-  async findProviderByClientKey(clientKey: string): Promise<ProviderRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM providers WHERE client_key = $1', [clientKey]);
-    return r[0] ? providerFromRow(r[0]) : undefined;
-  }
-
-  async findBanks(bankCode: string): Promise<ProviderRecord[]> {
-    const r = await this.rows(
-      this.pool,
-      `SELECT * FROM providers WHERE kind = 'bank' AND bank_code = $1 AND NOT is_sandbox ORDER BY created_at, id`,
-      [bankCode],
-    );
-    return r.map(providerFromRow);
-  }
-
-  async findRefund(merchantId: string, partnerRefundNo: string): Promise<RefundRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM refunds WHERE merchant_id = $1 AND partner_refund_no = $2', [
-      merchantId,
-      partnerRefundNo,
-    ]);
-    return r[0] ? refundFromRow(r[0]) : undefined;
-  }
-
-  async listProviders(page: PageRequest): Promise<Page<ProviderRecord>> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const rows = after
-      ? await this.rows(
-          this.pool,
-          'SELECT * FROM providers WHERE (created_at, id) > ($1, $2) ORDER BY created_at, id LIMIT $3',
-          [after[0], after[1], page.limit + 1],
-        )
-      : await this.rows(this.pool, 'SELECT * FROM providers ORDER BY created_at, id LIMIT $1', [page.limit + 1]);
-    return toPage(rows.map(providerFromRow), page.limit, (p) => [p.createdAt, p.id]);
-  }
-
-  async updateProvider(id: string, patch: ProviderPatch, updatedAt: number): Promise<ProviderRecord | undefined> {
-    const sets = providerUpdateColumns(patch, updatedAt);
-    const values = [...sets.map(([, v]) => v), id];
-    const r = await this.rows(
-      this.pool,
-      `UPDATE providers SET ${sets.map(([c], i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${values.length} RETURNING *`,
-      values,
-    ).catch(rethrowUnique);
-    return r[0] ? providerFromRow(r[0]) : undefined;
-  }
-
-  async rotateProviderSecret(
-    id: string,
-    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
-  ): Promise<ProviderRecord | undefined> {
-    const r = await this.rows(
-      this.pool,
-      `UPDATE providers SET previous_secret = client_secret, previous_valid_until = $1, client_secret = $2,
-         secret_version = secret_version + 1, updated_at = $3 WHERE id = $4 RETURNING *`,
-      [rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id],
-    );
-    return r[0] ? providerFromRow(r[0]) : undefined;
-  }
-
   async recordInbound(calls: readonly InboundCall[]): Promise<void> {
     if (calls.length === 0) return;
     // One statement for the batch: parallel arrays unnested into rows.
@@ -546,62 +363,6 @@ export class PostgresStore implements Store {
     );
   }
 
-  async listInbound(providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const rows = await this.rows(
-      this.pool,
-      'SELECT * FROM provider_inbound WHERE provider_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
-      [providerId, after ? after[0] : Number.MAX_SAFE_INTEGER, page.limit + 1],
-    );
-    return toPage(rows.map(inboundFromRow), page.limit, (c) => [c.id, '']);
-  }
-
-  async insertAdminKey(key: AdminKeyRecord): Promise<void> {
-    const { text, values } = insertSql('admin_keys', adminKeyToRow(key));
-    await this.pool.query(text, values).catch(rethrowUnique);
-  }
-
-  async findAdminKeyByHash(tokenSha256: string): Promise<AdminKeyRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM admin_keys WHERE token_sha256 = $1', [tokenSha256]);
-    return r[0] ? adminKeyFromRow(r[0]) : undefined;
-  }
-
-  async listAdminKeys(): Promise<AdminKeyRecord[]> {
-    return (await this.rows(this.pool, 'SELECT * FROM admin_keys ORDER BY created_at, id')).map(adminKeyFromRow);
-  }
-
-  async revokeAdminKey(id: string, at: number): Promise<AdminKeyRecord | undefined> {
-    const r = await this.rows(
-      this.pool,
-      'UPDATE admin_keys SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2 RETURNING *',
-      [at, id],
-    );
-    return r[0] ? adminKeyFromRow(r[0]) : undefined;
-  }
-
-  async endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number): Promise<void> {
-    if ('adminKeyId' in who) {
-      await this.run(this.pool, 'UPDATE admin_keys SET sessions_not_before = $1 WHERE id = $2', [at, who.adminKeyId]);
-    } else {
-      await this.run(this.pool, 'UPDATE merchants SET portal_not_before = $1 WHERE id = $2', [at, who.merchantId]);
-      this.forgetMerchants();
-    }
-  }
-
-  async touchAdminKey(id: string, at: number): Promise<void> {
-    await this.run(this.pool, 'UPDATE admin_keys SET last_used_at = $1 WHERE id = $2', [at, id]);
-  }
-
-  async upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number): Promise<void> {
-    await this.run(
-      this.pool,
-      `INSERT INTO admin_keys (id, name, scope, token_sha256, created_at) VALUES ($1, $2, 'admin', $3, $4)
-       ON CONFLICT (name) DO UPDATE SET token_sha256 = excluded.token_sha256
-       WHERE admin_keys.token_sha256 <> excluded.token_sha256`,
-      [`key_${name}`, name, tokenSha256, at],
-    );
-  }
-
   async pruneBefore(before: number, limit: number): Promise<{ attempts: number; idempotencyKeys: number }> {
     const attempts = await this.run(
       this.pool,
@@ -619,46 +380,6 @@ export class PostgresStore implements Store {
       [before, limit],
     );
     return { attempts: attempts.rowCount ?? 0, idempotencyKeys: keys.rowCount ?? 0 };
-  }
-
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    const { text, values } = insertSql('audit_log', auditToRow(entry));
-    await this.pool.query(text, values);
-  }
-
-  async listAudit(page: PageRequest, filter: { target?: string } = {}): Promise<Page<StoredAuditEntry>> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const before = after ? after[0] : Number.MAX_SAFE_INTEGER;
-    const rows =
-      filter.target === undefined
-        ? await this.rows(this.pool, 'SELECT * FROM audit_log WHERE id < $1 ORDER BY id DESC LIMIT $2', [
-            before,
-            page.limit + 1,
-          ])
-        : await this.rows(
-            this.pool,
-            'SELECT * FROM audit_log WHERE target = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
-            [filter.target, before, page.limit + 1],
-          );
-    return toPage(rows.map(auditFromRow), page.limit, (e) => [e.id, '']);
-  }
-
-  async findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined> {
-    const r = await this.rows(
-      this.pool,
-      'SELECT * FROM va_payments WHERE provider_id = $1 AND payment_request_id = $2',
-      [providerId, paymentRequestId],
-    );
-    return r[0] ? vaPaymentFromRow(r[0]) : undefined;
-  }
-
-  async findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
-    const r = await this.rows(
-      this.pool,
-      'SELECT * FROM idempotency_keys WHERE merchant_id = $1 AND day = $2 AND external_id = $3',
-      [key.merchantId, key.day, key.externalId],
-    );
-    return r[0] ? idempotencyFromRow(r[0]) : undefined;
   }
 
   private async putIdempotency(c: Client, record: IdempotencyRecord, at: number): Promise<void> {
@@ -681,44 +402,6 @@ export class PostgresStore implements Store {
         [txn.referenceNo, txn.seq, txn.status, txn.statusDesc, null, txn.createdAt],
       );
     }).catch(rethrowUnique);
-  }
-
-  async findTransaction(referenceNo: string): Promise<TransactionRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM transactions WHERE reference_no = $1', [referenceNo]);
-    return r[0] ? transactionFromRow(r[0]) : undefined;
-  }
-
-  async findTransactionByPartnerRef(
-    merchantId: string,
-    kind: TransactionKind,
-    partnerReferenceNo: string,
-  ): Promise<TransactionRecord | undefined> {
-    const r = await this.rows(
-      this.pool,
-      'SELECT * FROM transactions WHERE merchant_id = $1 AND kind = $2 AND partner_reference_no = $3',
-      [merchantId, kind, partnerReferenceNo],
-    );
-    return r[0] ? transactionFromRow(r[0]) : undefined;
-  }
-
-  async findTransactionByVirtualAccountNo(virtualAccountNo: string): Promise<TransactionRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM transactions WHERE virtual_account_no = $1', [
-      virtualAccountNo,
-    ]);
-    return r[0] ? transactionFromRow(r[0]) : undefined;
-  }
-
-  async listTransactions(filter: TransactionFilter, page: PageRequest): Promise<Page<TransactionRecord>> {
-    const spec = transactionListSpec(filter, page);
-    const { text, values } = listSql(spec, (n) => `$${n}`);
-    const rows = await this.rows(this.pool, text, values);
-    return toPage(rows.map(transactionFromRow), page.limit, (t) => [t.createdAt, t.referenceNo]);
-  }
-
-  async statusHistory(referenceNo: string): Promise<StatusHistoryEntry[]> {
-    return (
-      await this.rows(this.pool, 'SELECT * FROM status_history WHERE reference_no = $1 ORDER BY seq', [referenceNo])
-    ).map(historyFromRow);
   }
 
   private async updateGuarded(
@@ -822,17 +505,6 @@ export class PostgresStore implements Store {
     }).catch(rethrowUnique);
   }
 
-  async findDueExpiries(now: number, limit: number): Promise<TransactionRecord[]> {
-    return (
-      await this.rows(
-        this.pool,
-        `SELECT * FROM transactions WHERE status IN ('01', '02', '03') AND expires_at IS NOT NULL AND expires_at <= $1
-         ORDER BY expires_at LIMIT $2`,
-        [now, limit],
-      )
-    ).map(transactionFromRow);
-  }
-
   async allocateVirtualAccount(
     merchantId: string,
     bankCode: string,
@@ -866,14 +538,6 @@ export class PostgresStore implements Store {
         throw e;
       }
     }
-  }
-
-  async notificationsOf(referenceNo: string): Promise<NotificationRecord[]> {
-    return (
-      await this.rows(this.pool, 'SELECT * FROM notifications WHERE reference_no = $1 ORDER BY txn_seq, created_at', [
-        referenceNo,
-      ])
-    ).map(notificationFromRow);
   }
 
   async claimDueNotifications(
@@ -975,166 +639,4 @@ export class PostgresStore implements Store {
     );
     return r.rowCount ?? 0;
   }
-
-  async findNotification(id: string): Promise<NotificationRecord | undefined> {
-    const r = await this.rows(this.pool, 'SELECT * FROM notifications WHERE id = $1', [id]);
-    return r[0] ? notificationFromRow(r[0]) : undefined;
-  }
-
-  async listNotifications(filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRecord>> {
-    const spec = notificationListSpec(filter, page);
-    const { text, values } = listSql(spec, (n) => `$${n}`);
-    const rows = await this.rows(this.pool, text, values);
-    return toPage(rows.map(notificationFromRow), page.limit, (n) => [n.createdAt, n.id]);
-  }
-
-  async attemptsOf(notificationId: string): Promise<StoredAttempt[]> {
-    return (
-      await this.rows(this.pool, 'SELECT * FROM notification_attempts WHERE notification_id = $1 ORDER BY id', [
-        notificationId,
-      ])
-    ).map(attemptFromRow);
-  }
-
-  async replayNotification(id: string, now: number): Promise<NotificationRecord | undefined> {
-    const r = await this.rows(
-      this.pool,
-      `UPDATE notifications n SET state = 'pending', next_attempt_at = $2, updated_at = $2
-       WHERE n.id = $1 AND n.state <> 'delivering' AND NOT ${NEWER_EXISTS}
-       RETURNING n.*`,
-      [id, now],
-    );
-    return r[0] ? notificationFromRow(r[0]) : undefined;
-  }
-
-  async recoverDead(merchantId: string, since: number, now: number): Promise<number> {
-    const r = await this.run(
-      this.pool,
-      `UPDATE notifications n SET state = 'pending', next_attempt_at = $3, updated_at = $3
-       WHERE n.merchant_id = $1 AND n.state = 'dead' AND n.created_at >= $2 AND NOT ${NEWER_EXISTS}`,
-      [merchantId, since, now],
-    );
-    return r.rowCount ?? 0;
-  }
-
-  async undelivered(merchantId: string | undefined, limit: number): Promise<NotificationRecord[]> {
-    return (
-      await this.rows(
-        this.pool,
-        `SELECT n.* FROM notifications n
-         WHERE n.state <> 'delivered' AND ($1::text IS NULL OR n.merchant_id = $1) AND NOT ${NEWER_EXISTS}
-         ORDER BY n.created_at, n.id LIMIT $2`,
-        [merchantId ?? null, limit],
-      )
-    ).map(notificationFromRow);
-  }
-
-  async deliveryBacklog(): Promise<DeliveryBacklog> {
-    const r = (
-      await this.rows(
-        this.pool,
-        `SELECT count(*) AS n, min(created_at) AS oldest FROM notifications WHERE state IN ('pending', 'retrying', 'delivering')`,
-      )
-    )[0] as Row;
-    return { undelivered: Number(r.n), oldestUndeliveredAt: r.oldest === null ? null : Number(r.oldest) };
-  }
-
-  async countTransactionsByStatus(since: number): Promise<Record<string, number>> {
-    const rows = await this.rows(
-      this.pool,
-      'SELECT status, count(*) AS n FROM transactions WHERE created_at >= $1 GROUP BY status',
-      [since],
-    );
-    return Object.fromEntries(rows.map((r) => [String(r.status), Number(r.n)]));
-  }
-
-  async countNotificationsByState(): Promise<Record<string, number>> {
-    const rows = await this.rows(this.pool, 'SELECT state, count(*) AS n FROM notifications GROUP BY state');
-    return Object.fromEntries(rows.map((r) => [String(r.state), Number(r.n)]));
-  }
-
-  async attemptsPerMinute(since: number): Promise<import('../store.ts').AttemptMinute[]> {
-    const rows = await this.rows(
-      this.pool,
-      `SELECT (started_at / 60000) * 60000 AS minute,
-              sum(CASE WHEN outcome = 'acknowledged' THEN 1 ELSE 0 END) AS ok,
-              sum(CASE WHEN outcome = 'acknowledged' THEN 0 ELSE 1 END) AS failed
-       FROM notification_attempts WHERE started_at >= $1 GROUP BY 1 ORDER BY 1`,
-      [since],
-    );
-    return rows.map((r) => ({ minute: Number(r.minute), acknowledged: Number(r.ok), failed: Number(r.failed) }));
-  }
-
-  async countInboundByProvider(since: number): Promise<Record<string, number>> {
-    const rows = await this.rows(
-      this.pool,
-      'SELECT provider_id, count(*) AS n FROM provider_inbound WHERE at >= $1 GROUP BY provider_id',
-      [since],
-    );
-    return Object.fromEntries(rows.map((r) => [String(r.provider_id), Number(r.n)]));
-  }
-
-  async searchTransactions(
-    filter: import('../store.ts').TransactionSearch,
-    limit: number,
-    offset: number,
-  ): Promise<TransactionRecord[]> {
-    const where: string[] = [];
-    const values: unknown[] = [];
-    const add = (sql: (n: number) => string, v: unknown) => {
-      if (v === undefined) return;
-      values.push(v);
-      where.push(sql(values.length));
-    };
-    add((n) => `merchant_id = $${n}`, filter.merchantId);
-    add((n) => `status = $${n}`, filter.status);
-    add((n) => `kind = $${n}`, filter.kind);
-    add((n) => `created_at >= $${n}`, filter.from);
-    add((n) => `created_at < $${n}`, filter.to);
-    add(
-      (n) => `(reference_no = $${n} OR partner_reference_no = $${n} OR virtual_account_no = $${n})`,
-      filter.reference,
-    );
-    values.push(limit, offset);
-    const rows = await this.rows(
-      this.pool,
-      `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY created_at DESC, reference_no DESC LIMIT $${values.length - 1} OFFSET $${values.length}`,
-      values,
-    );
-    return rows.map(transactionFromRow);
-  }
-
-  async insertCertification(run: import('../store.ts').CertificationRecord): Promise<void> {
-    await this.run(
-      this.pool,
-      'INSERT INTO certifications (id, merchant_id, started_at, finished_at, passed, report) VALUES ($1, $2, $3, $4, $5, $6)',
-      [run.id, run.merchantId, run.startedAt, run.finishedAt, run.passed ? 1 : 0, run.report],
-    );
-  }
-
-  async listCertifications(merchantId: string): Promise<import('../store.ts').CertificationRecord[]> {
-    const rows = await this.rows(
-      this.pool,
-      'SELECT * FROM certifications WHERE merchant_id = $1 ORDER BY started_at DESC, id DESC',
-      [merchantId],
-    );
-    return rows.map(certificationFromRow);
-  }
-
-  async findCertification(id: string): Promise<import('../store.ts').CertificationRecord | undefined> {
-    const rows = await this.rows(this.pool, 'SELECT * FROM certifications WHERE id = $1', [id]);
-    return rows[0] ? certificationFromRow(rows[0]) : undefined;
-  }
-}
-
-function certificationFromRow(r: Row): import('../store.ts').CertificationRecord {
-  return {
-    id: String(r.id),
-    merchantId: String(r.merchant_id),
-    startedAt: Number(r.started_at),
-    finishedAt: Number(r.finished_at),
-    passed: Number(r.passed) === 1,
-    report: String(r.report),
-  };
 }

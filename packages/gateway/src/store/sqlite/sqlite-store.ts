@@ -1,74 +1,40 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { decodeCursor, toPage } from '../cursor.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
+import { createRecordCache } from '../record-cache.ts';
 import {
-  adminKeyFromRow,
-  adminKeyToRow,
-  attemptFromRow,
-  auditFromRow,
-  auditToRow,
   customerNoFor,
-  historyFromRow,
-  idempotencyFromRow,
-  inboundFromRow,
-  listSql,
   MOVED_NOTIFICATION_COLUMNS,
-  merchantFromRow,
-  merchantToRow,
-  merchantUpdateColumns,
   movedNotificationFromRow,
   newNotificationRecord,
   notificationFromRow,
-  notificationListSpec,
   partnerServiceIdFor,
-  providerFromRow,
-  providerToRow,
-  providerUpdateColumns,
   type Row,
-  refundFromRow,
   resealRow,
   SECRET_COLUMNS,
   statusChangeColumns,
   transactionFromRow,
-  transactionListSpec,
   transactionToRow,
   updateColumns,
-  vaPaymentFromRow,
 } from '../rows.ts';
+import type { Sql } from '../sql.ts';
+import { SqlStore } from '../sql-store.ts';
 import {
-  type AdminKeyRecord,
   type AttemptRecord,
-  type AuditEntry,
-  type DeliveryBacklog,
-  type IdempotencyKey,
   type IdempotencyRecord,
   type InboundCall,
-  type MerchantPatch,
   type MerchantRecord,
   type MovedNotification,
   type NewNotification,
-  type NotificationFilter,
   type NotificationRecord,
-  type Page,
-  type PageRequest,
-  type ProviderPatch,
   type ProviderRecord,
-  type RefundRecord,
   type StatusChange,
   type StatusChanged,
-  type StatusHistoryEntry,
   type Store,
-  type StoredAttempt,
-  type StoredAuditEntry,
-  type StoredInboundCall,
-  type TransactionFilter,
-  type TransactionKind,
   type TransactionRecord,
   type TransactionUpdate,
   UniqueViolation,
-  type VaPaymentRecord,
 } from '../store.ts';
 
 type Db = Database.Database;
@@ -110,21 +76,21 @@ const PAGE_SIZE = 2048;
 const PAGE_CACHE_KIB = 64 * 1024;
 
 /** The embedded default store: better-sqlite3, WAL, synchronous=FULL on every open. */
-export class SqliteStore implements Store {
+export class SqliteStore extends SqlStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly db: Db;
+  protected readonly sql: Sql;
   private readonly stmt: Record<string, Database.Statement>;
   private readonly faults: SqliteStoreOptions['faults'];
   // One process owns an embedded database, so a cache invalidated by this store's own writes is
-  // exact. It spares the token and payment hot paths a lookup per request.
-  private readonly merchantsByKey = new Map<string, MerchantRecord>();
-  private readonly merchantsById = new Map<string, MerchantRecord>();
-  // Providers likewise: every provider call reads its provider (token check, then the guard).
-  private readonly providersByKey = new Map<string, ProviderRecord>();
-  private readonly providersById = new Map<string, ProviderRecord>();
+  // exact. It spares the token and payment hot paths a lookup per request; providers likewise:
+  // every provider call reads its provider (token check, then the guard).
   private readonly banksByCode = new Map<string, ProviderRecord[]>();
+  protected readonly merchantCache = createRecordCache<MerchantRecord>();
+  protected readonly providerCache = createRecordCache<ProviderRecord>({ onForget: () => this.banksByCode.clear() });
 
   constructor(options: SqliteStoreOptions) {
+    super();
     this.faults = options.faults;
     if (options.file !== ':memory:') privateDatabaseFiles(options.file);
     this.db = new Database(options.file);
@@ -142,6 +108,12 @@ export class SqliteStore implements Store {
     this.db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     this.applyMigrations();
     this.stmt = this.prepareStatements();
+    this.sql = {
+      dialect: 'sqlite',
+      all: async (text, params = []) => this.guardUnique(() => this.prepared(text).all(...params) as Row[]),
+      run: async (text, params = []) => this.guardUnique(() => this.prepared(text).run(...params).changes),
+      bool: (value) => (value ? 1 : 0),
+    };
   }
 
   private applyMigrations(): void {
@@ -181,52 +153,15 @@ export class SqliteStore implements Store {
     const p = (sql: string) => this.db.prepare(sql);
     return {
       getSetting: p('SELECT value FROM settings WHERE key = ?'),
-      insertSetting: p('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING'),
-      insertMerchant: p(
-        `INSERT INTO merchants (${Object.keys(merchantToRow({} as MerchantRecord)).join(', ')})
-         VALUES (${Object.keys(merchantToRow({} as MerchantRecord))
-           .map((k) => `@${k}`)
-           .join(', ')})`,
-      ),
-      merchantById: p('SELECT * FROM merchants WHERE id = ?'),
-      merchantByClientKey: p('SELECT * FROM merchants WHERE client_key = ?'),
-      countMerchants: p('SELECT count(*) AS n FROM merchants'),
-      listMerchantsFirst: p('SELECT * FROM merchants ORDER BY created_at, id LIMIT ?'),
-      listMerchantsAfter: p(
-        'SELECT * FROM merchants WHERE (created_at > @t OR (created_at = @t AND id > @id)) ORDER BY created_at, id LIMIT @limit',
-      ),
-      insertProvider: p(
-        `INSERT INTO providers (${Object.keys(providerToRow({} as ProviderRecord, true)).join(', ')})
-         VALUES (${Object.keys(providerToRow({} as ProviderRecord, true))
-           .map((k) => `@${k}`)
-           .join(', ')})`,
-      ),
-      providerById: p('SELECT * FROM providers WHERE id = ?'),
-      providerByClientKey: p('SELECT * FROM providers WHERE client_key = ?'),
-      banks: p(
-        `SELECT * FROM providers WHERE kind = 'bank' AND bank_code = ? AND is_sandbox = 0 ORDER BY created_at, id`,
-      ),
-      findRefund: p('SELECT * FROM refunds WHERE merchant_id = ? AND partner_refund_no = ?'),
-      listProvidersFirst: p('SELECT * FROM providers ORDER BY created_at, id LIMIT ?'),
-      listProvidersAfter: p(
-        'SELECT * FROM providers WHERE (created_at > @t OR (created_at = @t AND id > @id)) ORDER BY created_at, id LIMIT @limit',
-      ),
-      rotateProviderSecret: p(
-        `UPDATE providers SET previous_secret = client_secret, previous_valid_until = ?, client_secret = ?,
-           secret_version = secret_version + 1, updated_at = ? WHERE id = ?`,
-      ),
       insertInbound: p(
         `INSERT INTO provider_inbound (provider_id, at, method, path, request_body, http_status, response_code,
            response_body, duration_ms)
          VALUES (@providerId, @at, @method, @path, @requestBody, @httpStatus, @responseCode, @responseBody, @durationMs)`,
       ),
-      listInbound: p('SELECT * FROM provider_inbound WHERE provider_id = ? AND id < ? ORDER BY id DESC LIMIT ?'),
-      findVaPayment: p('SELECT * FROM va_payments WHERE provider_id = ? AND payment_request_id = ?'),
       insertVaPayment: p(
         `INSERT INTO va_payments (provider_id, payment_request_id, reference_no, http_status, response_body, created_at)
          VALUES (@providerId, @paymentRequestId, @referenceNo, @httpStatus, @responseBody, @createdAt)`,
       ),
-      findIdempotency: p('SELECT * FROM idempotency_keys WHERE merchant_id = ? AND day = ? AND external_id = ?'),
       insertIdempotency: p(
         `INSERT INTO idempotency_keys (merchant_id, day, external_id, request_hash, http_status, response_body, created_at)
          VALUES (@merchantId, @day, @externalId, @requestHash, @httpStatus, @responseBody, @createdAt)`,
@@ -239,16 +174,6 @@ export class SqliteStore implements Store {
       ),
       insertHistory: p(
         'INSERT INTO status_history (reference_no, seq, status, status_desc, reason, changed_at) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      transaction: p('SELECT * FROM transactions WHERE reference_no = ?'),
-      transactionByPartnerRef: p(
-        'SELECT * FROM transactions WHERE merchant_id = ? AND kind = ? AND partner_reference_no = ?',
-      ),
-      transactionByVa: p('SELECT * FROM transactions WHERE virtual_account_no = ?'),
-      history: p('SELECT * FROM status_history WHERE reference_no = ? ORDER BY seq'),
-      dueExpiries: p(
-        `SELECT * FROM transactions WHERE status IN ('01', '02', '03') AND expires_at IS NOT NULL AND expires_at <= ?
-         ORDER BY expires_at LIMIT ?`,
       ),
       supersede: p(
         `UPDATE notifications SET state = 'superseded', next_attempt_at = NULL, updated_at = ?
@@ -268,7 +193,6 @@ export class SqliteStore implements Store {
         `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)
          VALUES (@refundNo, @referenceNo, @merchantId, @partnerRefundNo, @amount, @reason, @createdAt)`,
       ),
-      notificationsOf: p('SELECT * FROM notifications WHERE reference_no = ? ORDER BY txn_seq, created_at'),
       vaPrefix: p('SELECT * FROM va_prefixes WHERE merchant_id = ? AND bank_code = ?'),
       countVaPrefixes: p('SELECT count(*) AS n FROM va_prefixes WHERE bank_code = ?'),
       insertVaPrefix: p(
@@ -332,33 +256,6 @@ export class SqliteStore implements Store {
            next_attempt_at = @now, claimed_by = NULL, lease_until = NULL, updated_at = @now
          WHERE claimed_by = @worker AND state = 'delivering' AND id NOT IN (SELECT value FROM json_each(@keep))`,
       ),
-      notification: p('SELECT * FROM notifications WHERE id = ?'),
-      attemptsOf: p('SELECT * FROM notification_attempts WHERE notification_id = ? ORDER BY id'),
-      replay: p(
-        `UPDATE notifications SET state = 'pending', next_attempt_at = @now, updated_at = @now
-         WHERE id = @id AND state <> 'delivering'
-           AND NOT EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = notifications.reference_no AND o.txn_seq > notifications.txn_seq)
-         RETURNING *`,
-      ),
-      recoverDead: p(
-        `UPDATE notifications SET state = 'pending', next_attempt_at = @now, updated_at = @now
-         WHERE merchant_id = @merchantId AND state = 'dead' AND created_at >= @since
-           AND NOT EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = notifications.reference_no AND o.txn_seq > notifications.txn_seq)`,
-      ),
-      undelivered: p(
-        `SELECT n.* FROM notifications n
-         WHERE n.state <> 'delivered' AND (@merchantId IS NULL OR n.merchant_id = @merchantId)
-           AND NOT EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = n.reference_no AND o.txn_seq > n.txn_seq)
-         ORDER BY n.created_at, n.id LIMIT @limit`,
-      ),
-      backlog: p(
-        `SELECT count(*) AS n, min(created_at) AS oldest FROM notifications
-         WHERE state IN ('pending', 'retrying', 'delivering')`,
-      ),
-      rotateSecret: p(
-        `UPDATE merchants SET previous_secret = client_secret, previous_valid_until = ?, client_secret = ?,
-           secret_version = secret_version + 1, updated_at = ? WHERE id = ?`,
-      ),
     };
   }
 
@@ -406,236 +303,31 @@ export class SqliteStore implements Store {
       this.db.pragma('secure_delete = OFF');
     }
     if (changed > 0) this.db.pragma('wal_checkpoint(TRUNCATE)');
-    this.forgetMerchants();
-    this.forgetProviders();
+    this.merchantCache.forget();
+    this.providerCache.forget();
     return changed;
   }
 
-  async getSetting(key: string): Promise<string | undefined> {
-    return (this.s('getSetting').get(key) as { value: string } | undefined)?.value;
-  }
-
-  async getOrCreateSetting(key: string, create: () => string): Promise<string> {
-    const existing = await this.getSetting(key);
-    if (existing !== undefined) return existing;
-    this.s('insertSetting').run(key, create());
-    return (await this.getSetting(key)) as string;
-  }
-
-  private forgetMerchants(): void {
-    this.merchantsByKey.clear();
-    this.merchantsById.clear();
-  }
-
-  private remember(r: Row | undefined): MerchantRecord | undefined {
-    if (!r) return undefined;
-    const m = merchantFromRow(r);
-    this.merchantsByKey.set(m.clientKey, m);
-    this.merchantsById.set(m.id, m);
-    return m;
-  }
-
-  async insertMerchant(merchant: MerchantRecord): Promise<void> {
-    this.forgetMerchants();
-    try {
-      this.s('insertMerchant').run(merchantToRow(merchant));
-    } catch (e) {
-      if (isUniqueError(e)) throw uniqueViolation(e);
-      throw e;
-    }
-  }
-
-  async findMerchantById(id: string): Promise<MerchantRecord | undefined> {
-    return this.merchantsById.get(id) ?? this.remember(this.s('merchantById').get(id) as Row | undefined);
-  }
-
-  async findMerchantByClientKey(clientKey: string): Promise<MerchantRecord | undefined> {
-    return (
-      this.merchantsByKey.get(clientKey) ??
-      this.remember(this.s('merchantByClientKey').get(clientKey) as Row | undefined)
-    );
-  }
-
-  async countMerchants(): Promise<number> {
-    return (this.s('countMerchants').get() as { n: number }).n;
-  }
-
-  async listMerchants(page: PageRequest): Promise<Page<MerchantRecord>> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const rows = (
-      after
-        ? this.s('listMerchantsAfter').all({ t: after[0], id: after[1], limit: page.limit + 1 })
-        : this.s('listMerchantsFirst').all(page.limit + 1)
-    ) as Row[];
-    return toPage(rows.map(merchantFromRow), page.limit, (m) => [m.createdAt, m.id]);
-  }
-
-  async updateMerchant(id: string, patch: MerchantPatch, updatedAt: number): Promise<MerchantRecord | undefined> {
-    const sets = merchantUpdateColumns(patch, updatedAt);
-    this.forgetMerchants();
-    try {
-      this.db
-        .prepare(`UPDATE merchants SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ?`)
-        .run(...sets.map(([, v]) => v), id);
-    } catch (e) {
-      if (isUniqueError(e)) throw uniqueViolation(e);
-      throw e;
-    }
-    return this.findMerchantById(id);
-  }
-
-  async rotateMerchantSecret(
-    id: string,
-    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
-  ): Promise<MerchantRecord | undefined> {
-    this.forgetMerchants();
-    this.s('rotateSecret').run(rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id);
-    return this.findMerchantById(id);
-  }
-
-  private forgetProviders(): void {
-    this.providersByKey.clear();
-    this.providersById.clear();
-    this.banksByCode.clear();
-  }
-
-  private rememberProvider(r: Row | undefined): ProviderRecord | undefined {
-    if (!r) return undefined;
-    const p = providerFromRow(r);
-    this.providersByKey.set(p.clientKey, p);
-    this.providersById.set(p.id, p);
-    return p;
-  }
-
-  async insertProvider(provider: ProviderRecord): Promise<void> {
-    this.forgetProviders();
-    this.guardUnique(() => this.s('insertProvider').run(providerToRow(provider, true)));
-  }
-
-  async findProviderById(id: string): Promise<ProviderRecord | undefined> {
-    return this.providersById.get(id) ?? this.rememberProvider(this.s('providerById').get(id) as Row | undefined);
-  }
-
-  async findProviderByClientKey(clientKey: string): Promise<ProviderRecord | undefined> {
-    return (
-      this.providersByKey.get(clientKey) ??
-      this.rememberProvider(this.s('providerByClientKey').get(clientKey) as Row | undefined)
-    );
-  }
-
-  async findBanks(bankCode: string): Promise<ProviderRecord[]> {
+  override async findBanks(bankCode: string): Promise<ProviderRecord[]> {
     // Every VA create in production asks; the answer changes only with a provider write here.
     let banks = this.banksByCode.get(bankCode);
     if (!banks) {
-      banks = (this.s('banks').all(bankCode) as Row[]).map(
-        (r) => this.providersById.get(String(r.id)) ?? (this.rememberProvider(r) as ProviderRecord),
-      );
+      const generation = this.providerCache.generation();
+      banks = (await super.findBanks(bankCode)).map((p) => {
+        const known = this.providerCache.get('id', p.id);
+        if (known) return known;
+        this.providerCache.remember(p, generation);
+        return p;
+      });
       this.banksByCode.set(bankCode, banks);
     }
     return [...banks];
-  }
-
-  async findRefund(merchantId: string, partnerRefundNo: string): Promise<RefundRecord | undefined> {
-    const r = this.s('findRefund').get(merchantId, partnerRefundNo) as Row | undefined;
-    return r ? refundFromRow(r) : undefined;
-  }
-
-  async listProviders(page: PageRequest): Promise<Page<ProviderRecord>> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const rows = (
-      after
-        ? this.s('listProvidersAfter').all({ t: after[0], id: after[1], limit: page.limit + 1 })
-        : this.s('listProvidersFirst').all(page.limit + 1)
-    ) as Row[];
-    return toPage(rows.map(providerFromRow), page.limit, (p) => [p.createdAt, p.id]);
-  }
-
-  async updateProvider(id: string, patch: ProviderPatch, updatedAt: number): Promise<ProviderRecord | undefined> {
-    this.forgetProviders();
-    const sets = providerUpdateColumns(patch, updatedAt);
-    const r = this.guardUnique(() =>
-      this.db
-        .prepare(`UPDATE providers SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ? RETURNING *`)
-        .get(...sets.map(([, v]) => v), id),
-    ) as Row | undefined;
-    return r ? providerFromRow(r) : undefined;
-  }
-
-  async rotateProviderSecret(
-    id: string,
-    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
-  ): Promise<ProviderRecord | undefined> {
-    this.forgetProviders();
-    this.s('rotateProviderSecret').run(rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id);
-    return this.findProviderById(id);
   }
 
   async recordInbound(calls: readonly InboundCall[]): Promise<void> {
     return this.write(() => {
       for (const call of calls) this.s('insertInbound').run({ ...call, durationMs: Math.round(call.durationMs) });
     });
-  }
-
-  async listInbound(providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const rows = this.s('listInbound').all(
-      providerId,
-      after ? after[0] : Number.MAX_SAFE_INTEGER,
-      page.limit + 1,
-    ) as Row[];
-    return toPage(rows.map(inboundFromRow), page.limit, (c) => [c.id, '']);
-  }
-
-  async insertAdminKey(key: AdminKeyRecord): Promise<void> {
-    const row = adminKeyToRow(key);
-    this.guardUnique(() =>
-      this.db
-        .prepare(
-          `INSERT INTO admin_keys (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row)
-            .map((k) => `@${k}`)
-            .join(', ')})`,
-        )
-        .run(row),
-    );
-  }
-
-  async findAdminKeyByHash(tokenSha256: string): Promise<AdminKeyRecord | undefined> {
-    const r = this.db.prepare('SELECT * FROM admin_keys WHERE token_sha256 = ?').get(tokenSha256) as Row | undefined;
-    return r ? adminKeyFromRow(r) : undefined;
-  }
-
-  async listAdminKeys(): Promise<AdminKeyRecord[]> {
-    return (this.db.prepare('SELECT * FROM admin_keys ORDER BY created_at, id').all() as Row[]).map(adminKeyFromRow);
-  }
-
-  async revokeAdminKey(id: string, at: number): Promise<AdminKeyRecord | undefined> {
-    const r = this.db
-      .prepare('UPDATE admin_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *')
-      .get(at, id) as Row | undefined;
-    return r ? adminKeyFromRow(r) : undefined;
-  }
-
-  async endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number): Promise<void> {
-    if ('adminKeyId' in who) {
-      this.db.prepare('UPDATE admin_keys SET sessions_not_before = ? WHERE id = ?').run(at, who.adminKeyId);
-    } else {
-      this.forgetMerchants();
-      this.db.prepare('UPDATE merchants SET portal_not_before = ? WHERE id = ?').run(at, who.merchantId);
-    }
-  }
-
-  async touchAdminKey(id: string, at: number): Promise<void> {
-    this.db.prepare('UPDATE admin_keys SET last_used_at = ? WHERE id = ?').run(at, id);
-  }
-
-  async upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO admin_keys (id, name, scope, token_sha256, created_at) VALUES (?, ?, 'admin', ?, ?)
-         ON CONFLICT (name) DO UPDATE SET token_sha256 = excluded.token_sha256
-         WHERE admin_keys.token_sha256 <> excluded.token_sha256`,
-      )
-      .run(`key_${name}`, name, tokenSha256, at);
   }
 
   async pruneBefore(before: number, limit: number): Promise<{ attempts: number; idempotencyKeys: number }> {
@@ -653,40 +345,6 @@ export class SqliteStore implements Store {
     return { attempts, idempotencyKeys };
   }
 
-  async appendAudit(entry: AuditEntry): Promise<void> {
-    const row = auditToRow(entry);
-    this.db
-      .prepare(
-        `INSERT INTO audit_log (${Object.keys(row).join(', ')}) VALUES (${Object.keys(row)
-          .map((k) => `@${k}`)
-          .join(', ')})`,
-      )
-      .run(row);
-  }
-
-  async listAudit(page: PageRequest, filter: { target?: string } = {}): Promise<Page<StoredAuditEntry>> {
-    const after = page.cursor ? decodeCursor(page.cursor) : undefined;
-    const before = after ? after[0] : Number.MAX_SAFE_INTEGER;
-    const rows = (
-      filter.target === undefined
-        ? this.db.prepare('SELECT * FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?').all(before, page.limit + 1)
-        : this.db
-            .prepare('SELECT * FROM audit_log WHERE target = ? AND id < ? ORDER BY id DESC LIMIT ?')
-            .all(filter.target, before, page.limit + 1)
-    ) as Row[];
-    return toPage(rows.map(auditFromRow), page.limit, (e) => [e.id, '']);
-  }
-
-  async findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined> {
-    const r = this.s('findVaPayment').get(providerId, paymentRequestId) as Row | undefined;
-    return r ? vaPaymentFromRow(r) : undefined;
-  }
-
-  async findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined> {
-    const r = this.s('findIdempotency').get(key.merchantId, key.day, key.externalId) as Row | undefined;
-    return r ? idempotencyFromRow(r) : undefined;
-  }
-
   async insertIdempotency(record: IdempotencyRecord, at: number): Promise<void> {
     await this.write(() => this.s('insertIdempotency').run({ ...record, createdAt: at }));
   }
@@ -697,36 +355,6 @@ export class SqliteStore implements Store {
       this.s('insertTransaction').run(transactionToRow(txn));
       this.s('insertHistory').run(txn.referenceNo, txn.seq, txn.status, txn.statusDesc, null, txn.createdAt);
     });
-  }
-
-  async findTransaction(referenceNo: string): Promise<TransactionRecord | undefined> {
-    const r = this.s('transaction').get(referenceNo) as Row | undefined;
-    return r ? transactionFromRow(r) : undefined;
-  }
-
-  async findTransactionByPartnerRef(
-    merchantId: string,
-    kind: TransactionKind,
-    partnerReferenceNo: string,
-  ): Promise<TransactionRecord | undefined> {
-    const r = this.s('transactionByPartnerRef').get(merchantId, kind, partnerReferenceNo) as Row | undefined;
-    return r ? transactionFromRow(r) : undefined;
-  }
-
-  async findTransactionByVirtualAccountNo(virtualAccountNo: string): Promise<TransactionRecord | undefined> {
-    const r = this.s('transactionByVa').get(virtualAccountNo) as Row | undefined;
-    return r ? transactionFromRow(r) : undefined;
-  }
-
-  async listTransactions(filter: TransactionFilter, page: PageRequest): Promise<Page<TransactionRecord>> {
-    const spec = transactionListSpec(filter, page);
-    const { text, values } = listSql(spec, () => '?');
-    const rows = this.prepared(text).all(...values) as Row[];
-    return toPage(rows.map(transactionFromRow), page.limit, (t) => [t.createdAt, t.referenceNo]);
-  }
-
-  async statusHistory(referenceNo: string): Promise<StatusHistoryEntry[]> {
-    return (this.s('history').all(referenceNo) as Row[]).map(historyFromRow);
   }
 
   /**
@@ -831,10 +459,6 @@ export class SqliteStore implements Store {
     });
   }
 
-  async findDueExpiries(now: number, limit: number): Promise<TransactionRecord[]> {
-    return (this.s('dueExpiries').all(now, limit) as Row[]).map(transactionFromRow);
-  }
-
   async allocateVirtualAccount(
     merchantId: string,
     bankCode: string,
@@ -850,10 +474,6 @@ export class SqliteStore implements Store {
       };
       return { partnerServiceId: r.partner_service_id, customerNo: customerNoFor(r.customer_no) };
     });
-  }
-
-  async notificationsOf(referenceNo: string): Promise<NotificationRecord[]> {
-    return (this.s('notificationsOf').all(referenceNo) as Row[]).map(notificationFromRow);
   }
 
   async claimDueNotifications(
@@ -905,101 +525,6 @@ export class SqliteStore implements Store {
     return this.s('releaseClaims').run({ worker: workerId, now, keep: JSON.stringify(keep) }).changes;
   }
 
-  async findNotification(id: string): Promise<NotificationRecord | undefined> {
-    const r = this.s('notification').get(id) as Row | undefined;
-    return r ? notificationFromRow(r) : undefined;
-  }
-
-  async listNotifications(filter: NotificationFilter, page: PageRequest): Promise<Page<NotificationRecord>> {
-    const spec = notificationListSpec(filter, page);
-    const { text, values } = listSql(spec, () => '?');
-    const rows = this.prepared(text).all(...values) as Row[];
-    return toPage(rows.map(notificationFromRow), page.limit, (n) => [n.createdAt, n.id]);
-  }
-
-  async attemptsOf(notificationId: string): Promise<StoredAttempt[]> {
-    return (this.s('attemptsOf').all(notificationId) as Row[]).map(attemptFromRow);
-  }
-
-  async replayNotification(id: string, now: number): Promise<NotificationRecord | undefined> {
-    const r = this.s('replay').get({ id, now }) as Row | undefined;
-    return r ? notificationFromRow(r) : undefined;
-  }
-
-  async recoverDead(merchantId: string, since: number, now: number): Promise<number> {
-    return this.s('recoverDead').run({ merchantId, since, now }).changes;
-  }
-
-  async undelivered(merchantId: string | undefined, limit: number): Promise<NotificationRecord[]> {
-    return (this.s('undelivered').all({ merchantId: merchantId ?? null, limit }) as Row[]).map(notificationFromRow);
-  }
-
-  async deliveryBacklog(): Promise<DeliveryBacklog> {
-    const r = this.s('backlog').get() as { n: number; oldest: number | null };
-    return { undelivered: r.n, oldestUndeliveredAt: r.oldest };
-  }
-
-  async countTransactionsByStatus(since: number): Promise<Record<string, number>> {
-    const rows = this.db
-      .prepare('SELECT status, count(*) AS n FROM transactions WHERE created_at >= ? GROUP BY status')
-      .all(since) as Array<{ status: string; n: number }>;
-    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
-  }
-
-  async countNotificationsByState(): Promise<Record<string, number>> {
-    const rows = this.db.prepare('SELECT state, count(*) AS n FROM notifications GROUP BY state').all() as Array<{
-      state: string;
-      n: number;
-    }>;
-    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
-  }
-
-  async attemptsPerMinute(since: number): Promise<import('../store.ts').AttemptMinute[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT (started_at / 60000) * 60000 AS minute,
-                sum(CASE WHEN outcome = 'acknowledged' THEN 1 ELSE 0 END) AS ok,
-                sum(CASE WHEN outcome = 'acknowledged' THEN 0 ELSE 1 END) AS failed
-         FROM notification_attempts WHERE started_at >= ? GROUP BY minute ORDER BY minute`,
-      )
-      .all(since) as Array<{ minute: number; ok: number; failed: number }>;
-    return rows.map((r) => ({ minute: Number(r.minute), acknowledged: Number(r.ok), failed: Number(r.failed) }));
-  }
-
-  async countInboundByProvider(since: number): Promise<Record<string, number>> {
-    const rows = this.db
-      .prepare('SELECT provider_id, count(*) AS n FROM provider_inbound WHERE at >= ? GROUP BY provider_id')
-      .all(since) as Array<{ provider_id: string; n: number }>;
-    return Object.fromEntries(rows.map((r) => [r.provider_id, Number(r.n)]));
-  }
-
-  async searchTransactions(
-    filter: import('../store.ts').TransactionSearch,
-    limit: number,
-    offset: number,
-  ): Promise<TransactionRecord[]> {
-    const where: string[] = [];
-    const params: Record<string, unknown> = { limit, offset };
-    const add = (sql: string, name: string, v: unknown) => {
-      if (v === undefined) return;
-      where.push(sql);
-      params[name] = v;
-    };
-    add('merchant_id = @merchantId', 'merchantId', filter.merchantId);
-    add('status = @status', 'status', filter.status);
-    add('kind = @kind', 'kind', filter.kind);
-    add('created_at >= @from', 'from', filter.from);
-    add('created_at < @to', 'to', filter.to);
-    add('(reference_no = @ref OR partner_reference_no = @ref OR virtual_account_no = @ref)', 'ref', filter.reference);
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY created_at DESC, reference_no DESC LIMIT @limit OFFSET @offset`,
-      )
-      .all(params) as Row[];
-    return rows.map(transactionFromRow);
-  }
-
   private guardUnique<T>(work: () => T): T {
     try {
       return work();
@@ -1033,35 +558,4 @@ export class SqliteStore implements Store {
     if (!st) throw new TypeError(`no prepared statement ${name}`);
     return st;
   }
-
-  async insertCertification(run: import('../store.ts').CertificationRecord): Promise<void> {
-    this.db
-      .prepare(
-        'INSERT INTO certifications (id, merchant_id, started_at, finished_at, passed, report) VALUES (?, ?, ?, ?, ?, ?)',
-      )
-      .run(run.id, run.merchantId, run.startedAt, run.finishedAt, run.passed ? 1 : 0, run.report);
-  }
-
-  async listCertifications(merchantId: string): Promise<import('../store.ts').CertificationRecord[]> {
-    const rows = this.db
-      .prepare('SELECT * FROM certifications WHERE merchant_id = ? ORDER BY started_at DESC, id DESC')
-      .all(merchantId) as Row[];
-    return rows.map(certificationFromRow);
-  }
-
-  async findCertification(id: string): Promise<import('../store.ts').CertificationRecord | undefined> {
-    const row = this.db.prepare('SELECT * FROM certifications WHERE id = ?').get(id) as Row | undefined;
-    return row ? certificationFromRow(row) : undefined;
-  }
-}
-
-function certificationFromRow(r: Row): import('../store.ts').CertificationRecord {
-  return {
-    id: String(r.id),
-    merchantId: String(r.merchant_id),
-    startedAt: Number(r.started_at),
-    finishedAt: Number(r.finished_at),
-    passed: Number(r.passed) === 1,
-    report: String(r.report),
-  };
 }

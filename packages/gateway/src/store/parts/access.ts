@@ -1,0 +1,85 @@
+import { decodeCursor, toPage } from '../cursor.ts';
+import { adminKeyFromRow, adminKeyToRow, auditFromRow, auditToRow, type Row } from '../rows.ts';
+import { firstRow, type Sql } from '../sql.ts';
+import type { AdminKeyRecord, AuditEntry, Page, PageRequest, StoredAuditEntry } from '../store.ts';
+
+// Access and audit: named admin keys (stored hashed), console sessions, the append-only audit log.
+
+/** `INSERT INTO table (a, b, …) VALUES (?, ?, …)` with the values of a row object. */
+export function insertRow(table: string, row: Row): [text: string, values: unknown[]] {
+  const columns = Object.keys(row);
+  return [
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    columns.map((c) => row[c]),
+  ];
+}
+
+export async function insertAdminKey(sql: Sql, key: AdminKeyRecord): Promise<void> {
+  await sql.run(...insertRow('admin_keys', adminKeyToRow(key)));
+}
+
+export async function findAdminKeyByHash(sql: Sql, tokenSha256: string): Promise<AdminKeyRecord | undefined> {
+  const r = await firstRow(sql.all('SELECT * FROM admin_keys WHERE token_sha256 = ?', [tokenSha256]));
+  return r ? adminKeyFromRow(r) : undefined;
+}
+
+export async function listAdminKeys(sql: Sql): Promise<AdminKeyRecord[]> {
+  return (await sql.all('SELECT * FROM admin_keys ORDER BY created_at, id')).map(adminKeyFromRow);
+}
+
+export async function revokeAdminKey(sql: Sql, id: string, at: number): Promise<AdminKeyRecord | undefined> {
+  const r = await firstRow(
+    sql.all('UPDATE admin_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *', [at, id]),
+  );
+  return r ? adminKeyFromRow(r) : undefined;
+}
+
+/** Console or portal sessions issued until `at` are refused (log-out); a merchant's change is a merchant write. */
+export async function endConsoleSessions(
+  sql: Sql,
+  who: { adminKeyId: string } | { merchantId: string },
+  at: number,
+): Promise<void> {
+  if ('adminKeyId' in who) {
+    await sql.run('UPDATE admin_keys SET sessions_not_before = ? WHERE id = ?', [at, who.adminKeyId]);
+  } else {
+    await sql.run('UPDATE merchants SET portal_not_before = ? WHERE id = ?', [at, who.merchantId]);
+  }
+}
+
+export async function touchAdminKey(sql: Sql, id: string, at: number): Promise<void> {
+  await sql.run('UPDATE admin_keys SET last_used_at = ? WHERE id = ?', [at, id]);
+}
+
+/** The SNAPGATE_ADMIN_TOKEN key: created on first start, its hash replaced when the token changes. */
+export async function upsertBootstrapAdminKey(sql: Sql, name: string, tokenSha256: string, at: number): Promise<void> {
+  await sql.run(
+    `INSERT INTO admin_keys (id, name, scope, token_sha256, created_at) VALUES (?, ?, 'admin', ?, ?)
+     ON CONFLICT (name) DO UPDATE SET token_sha256 = excluded.token_sha256
+     WHERE admin_keys.token_sha256 <> excluded.token_sha256`,
+    [`key_${name}`, name, tokenSha256, at],
+  );
+}
+
+export async function appendAudit(sql: Sql, entry: AuditEntry): Promise<void> {
+  await sql.run(...insertRow('audit_log', auditToRow(entry)));
+}
+
+/** Newest first. */
+export async function listAudit(
+  sql: Sql,
+  page: PageRequest,
+  filter: { target?: string } = {},
+): Promise<Page<StoredAuditEntry>> {
+  const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+  const before = after ? after[0] : Number.MAX_SAFE_INTEGER;
+  const rows =
+    filter.target === undefined
+      ? await sql.all('SELECT * FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?', [before, page.limit + 1])
+      : await sql.all('SELECT * FROM audit_log WHERE target = ? AND id < ? ORDER BY id DESC LIMIT ?', [
+          filter.target,
+          before,
+          page.limit + 1,
+        ]);
+  return toPage(rows.map(auditFromRow), page.limit, (e) => [e.id, '']);
+}

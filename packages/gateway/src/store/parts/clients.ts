@@ -1,0 +1,140 @@
+import { decodeCursor, toPage } from '../cursor.ts';
+import {
+  inboundFromRow,
+  merchantFromRow,
+  merchantToRow,
+  merchantUpdateColumns,
+  providerFromRow,
+  providerToRow,
+  providerUpdateColumns,
+  type Row,
+} from '../rows.ts';
+import { firstRow, type Sql } from '../sql.ts';
+import type {
+  MerchantPatch,
+  MerchantRecord,
+  Page,
+  PageRequest,
+  ProviderPatch,
+  ProviderRecord,
+  StoredInboundCall,
+} from '../store.ts';
+import { insertRow } from './access.ts';
+
+// Clients: merchants and providers, the two kinds of party that hold SNAP credentials here. Their
+// tables differ in columns, not in how they are written, read, listed or rotated: one code for both.
+
+/** How one kind of client is stored. */
+export interface ClientTable<T, P> {
+  table: 'merchants' | 'providers';
+  toRow(record: T, sql: Sql): Row;
+  fromRow(row: Row): T;
+  updateColumns(patch: P, updatedAt: number): Array<[string, unknown]>;
+}
+
+export const MERCHANTS: ClientTable<MerchantRecord, MerchantPatch> = {
+  table: 'merchants',
+  toRow: (m) => merchantToRow(m),
+  fromRow: merchantFromRow,
+  updateColumns: (patch, at) => merchantUpdateColumns(patch, at),
+};
+
+export const PROVIDERS: ClientTable<ProviderRecord, ProviderPatch> = {
+  table: 'providers',
+  toRow: (p, sql) => providerToRow(p, sql.dialect === 'sqlite'),
+  fromRow: providerFromRow,
+  updateColumns: (patch, at) => providerUpdateColumns(patch, at),
+};
+
+/** A secret rotation: the current secret becomes the previous one, valid until `previousValidUntil`. */
+export interface SecretRotation {
+  clientSecret: string;
+  previousValidUntil: number;
+  rotatedAt: number;
+}
+
+export async function insertClient<T, P>(sql: Sql, t: ClientTable<T, P>, record: T): Promise<void> {
+  await sql.run(...insertRow(t.table, t.toRow(record, sql)));
+}
+
+export async function findClient<T, P>(
+  sql: Sql,
+  t: ClientTable<T, P>,
+  by: 'id' | 'client_key',
+  key: string,
+): Promise<T | undefined> {
+  const r = await firstRow(sql.all(`SELECT * FROM ${t.table} WHERE ${by} = ?`, [key]));
+  return r ? t.fromRow(r) : undefined;
+}
+
+/** Oldest first, paged by (created_at, id). */
+export async function listClients<T extends { createdAt: number; id: string }, P>(
+  sql: Sql,
+  t: ClientTable<T, P>,
+  page: PageRequest,
+): Promise<Page<T>> {
+  const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+  const rows = after
+    ? await sql.all(
+        `SELECT * FROM ${t.table} WHERE (created_at > ? OR (created_at = ? AND id > ?)) ORDER BY created_at, id LIMIT ?`,
+        [after[0], after[0], after[1], page.limit + 1],
+      )
+    : await sql.all(`SELECT * FROM ${t.table} ORDER BY created_at, id LIMIT ?`, [page.limit + 1]);
+  return toPage(rows.map(t.fromRow), page.limit, (c) => [c.createdAt, c.id]);
+}
+
+export async function updateClient<T, P>(
+  sql: Sql,
+  t: ClientTable<T, P>,
+  id: string,
+  patch: P,
+  updatedAt: number,
+): Promise<T | undefined> {
+  const sets = t.updateColumns(patch, updatedAt);
+  const r = await firstRow(
+    sql.all(`UPDATE ${t.table} SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ? RETURNING *`, [
+      ...sets.map(([, v]) => v),
+      id,
+    ]),
+  );
+  return r ? t.fromRow(r) : undefined;
+}
+
+export async function rotateClientSecret<T, P>(
+  sql: Sql,
+  t: ClientTable<T, P>,
+  id: string,
+  rotation: SecretRotation,
+): Promise<T | undefined> {
+  const r = await firstRow(
+    sql.all(
+      `UPDATE ${t.table} SET previous_secret = client_secret, previous_valid_until = ?, client_secret = ?,
+         secret_version = secret_version + 1, updated_at = ? WHERE id = ? RETURNING *`,
+      [rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id],
+    ),
+  );
+  return r ? t.fromRow(r) : undefined;
+}
+
+export async function countMerchants(sql: Sql): Promise<number> {
+  return Number((await firstRow(sql.all('SELECT count(*) AS n FROM merchants')))?.n ?? 0);
+}
+
+/** The real (not sandbox) banks with a bankCode, oldest first. */
+export async function findBanks(sql: Sql, bankCode: string): Promise<ProviderRecord[]> {
+  const rows = await sql.all(
+    `SELECT * FROM providers WHERE kind = 'bank' AND bank_code = ? AND is_sandbox = ? ORDER BY created_at, id`,
+    [bankCode, sql.bool(false)],
+  );
+  return rows.map(providerFromRow);
+}
+
+/** A provider's inbound calls, newest first. */
+export async function listInbound(sql: Sql, providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>> {
+  const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+  const rows = await sql.all(
+    'SELECT * FROM provider_inbound WHERE provider_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+    [providerId, after ? after[0] : Number.MAX_SAFE_INTEGER, page.limit + 1],
+  );
+  return toPage(rows.map(inboundFromRow), page.limit, (c) => [c.id, '']);
+}

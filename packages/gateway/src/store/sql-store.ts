@@ -1,0 +1,222 @@
+import * as access from './parts/access.ts';
+import * as certifications from './parts/certifications.ts';
+import * as clients from './parts/clients.ts';
+import { MERCHANTS, PROVIDERS, type SecretRotation } from './parts/clients.ts';
+import * as outbox from './parts/outbox.ts';
+import * as settings from './parts/settings.ts';
+import * as statistics from './parts/statistics.ts';
+import * as transactions from './parts/transactions.ts';
+import type { RecordCache } from './record-cache.ts';
+import type { Sql } from './sql.ts';
+import type {
+  AdminKeyRecord,
+  AuditEntry,
+  CertificationRecord,
+  IdempotencyKey,
+  MerchantPatch,
+  MerchantRecord,
+  NotificationFilter,
+  PageRequest,
+  ProviderPatch,
+  ProviderRecord,
+  TransactionFilter,
+  TransactionKind,
+  TransactionSearch,
+} from './store.ts';
+
+/**
+ * What both stores do alike, by concern (store/parts/: settings, clients, access and audit,
+ * certifications, transactions and the outbox as read, console statistics), each statement
+ * written once. A store supplies its engine (`sql`) and its caches, and writes itself only what
+ * its engine does its own way: migrations, the status change and new transactions, claims and
+ * attempts, VA numbers, retention, resealing.
+ */
+export abstract class SqlStore {
+  protected abstract readonly sql: Sql;
+  protected abstract readonly merchantCache: RecordCache<MerchantRecord>;
+  protected abstract readonly providerCache: RecordCache<ProviderRecord>;
+
+  getSetting(key: string) {
+    return settings.getSetting(this.sql, key);
+  }
+  getOrCreateSetting(key: string, create: () => string) {
+    return settings.getOrCreateSetting(this.sql, key, create);
+  }
+
+  private async cached<T extends MerchantRecord | ProviderRecord>(
+    cache: RecordCache<T>,
+    table: clients.ClientTable<T, unknown>,
+    by: 'id' | 'client_key',
+    key: string,
+  ): Promise<T | undefined> {
+    const hit = cache.get(by, key);
+    if (hit) return hit;
+    const generation = cache.generation();
+    const found = await clients.findClient(this.sql, table, by, key);
+    if (found) cache.remember(found, generation);
+    return found;
+  }
+  /** A write to clients: the cache forgets after it, so no read from before it is served again. */
+  private async written<T>(cache: { forget(): void }, work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } finally {
+      cache.forget();
+    }
+  }
+
+  insertMerchant(merchant: MerchantRecord) {
+    return this.written(this.merchantCache, clients.insertClient(this.sql, MERCHANTS, merchant));
+  }
+  findMerchantById(id: string) {
+    return this.cached(this.merchantCache, MERCHANTS, 'id', id);
+  }
+  findMerchantByClientKey(clientKey: string) {
+    return this.cached(this.merchantCache, MERCHANTS, 'client_key', clientKey);
+  }
+  countMerchants() {
+    return clients.countMerchants(this.sql);
+  }
+  listMerchants(page: PageRequest) {
+    return clients.listClients(this.sql, MERCHANTS, page);
+  }
+  updateMerchant(id: string, patch: MerchantPatch, updatedAt: number) {
+    return this.written(this.merchantCache, clients.updateClient(this.sql, MERCHANTS, id, patch, updatedAt));
+  }
+  rotateMerchantSecret(id: string, rotation: SecretRotation) {
+    return this.written(this.merchantCache, clients.rotateClientSecret(this.sql, MERCHANTS, id, rotation));
+  }
+
+  insertProvider(provider: ProviderRecord) {
+    return this.written(this.providerCache, clients.insertClient(this.sql, PROVIDERS, provider));
+  }
+  findProviderById(id: string) {
+    return this.cached(this.providerCache, PROVIDERS, 'id', id);
+  }
+  findProviderByClientKey(clientKey: string) {
+    return this.cached(this.providerCache, PROVIDERS, 'client_key', clientKey);
+  }
+  findBanks(bankCode: string): Promise<ProviderRecord[]> {
+    return clients.findBanks(this.sql, bankCode);
+  }
+  listProviders(page: PageRequest) {
+    return clients.listClients(this.sql, PROVIDERS, page);
+  }
+  updateProvider(id: string, patch: ProviderPatch, updatedAt: number) {
+    return this.written(this.providerCache, clients.updateClient(this.sql, PROVIDERS, id, patch, updatedAt));
+  }
+  rotateProviderSecret(id: string, rotation: SecretRotation) {
+    return this.written(this.providerCache, clients.rotateClientSecret(this.sql, PROVIDERS, id, rotation));
+  }
+  listInbound(providerId: string, page: PageRequest) {
+    return clients.listInbound(this.sql, providerId, page);
+  }
+
+  insertAdminKey(key: AdminKeyRecord) {
+    return access.insertAdminKey(this.sql, key);
+  }
+  findAdminKeyByHash(tokenSha256: string) {
+    return access.findAdminKeyByHash(this.sql, tokenSha256);
+  }
+  listAdminKeys() {
+    return access.listAdminKeys(this.sql);
+  }
+  revokeAdminKey(id: string, at: number) {
+    return access.revokeAdminKey(this.sql, id, at);
+  }
+  endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number) {
+    const work = access.endConsoleSessions(this.sql, who, at);
+    return 'merchantId' in who ? this.written(this.merchantCache, work) : work;
+  }
+  touchAdminKey(id: string, at: number) {
+    return access.touchAdminKey(this.sql, id, at);
+  }
+  upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number) {
+    return access.upsertBootstrapAdminKey(this.sql, name, tokenSha256, at);
+  }
+  appendAudit(entry: AuditEntry) {
+    return access.appendAudit(this.sql, entry);
+  }
+  listAudit(page: PageRequest, filter: { target?: string } = {}) {
+    return access.listAudit(this.sql, page, filter);
+  }
+
+  insertCertification(run: CertificationRecord) {
+    return certifications.insertCertification(this.sql, run);
+  }
+  listCertifications(merchantId: string) {
+    return certifications.listCertifications(this.sql, merchantId);
+  }
+  findCertification(id: string) {
+    return certifications.findCertification(this.sql, id);
+  }
+
+  findTransaction(referenceNo: string) {
+    return transactions.findTransaction(this.sql, referenceNo);
+  }
+  findTransactionByPartnerRef(merchantId: string, kind: TransactionKind, partnerReferenceNo: string) {
+    return transactions.findTransactionByPartnerRef(this.sql, merchantId, kind, partnerReferenceNo);
+  }
+  findTransactionByVirtualAccountNo(virtualAccountNo: string) {
+    return transactions.findTransactionByVirtualAccountNo(this.sql, virtualAccountNo);
+  }
+  listTransactions(filter: TransactionFilter, page: PageRequest) {
+    return transactions.listTransactions(this.sql, filter, page);
+  }
+  statusHistory(referenceNo: string) {
+    return transactions.statusHistory(this.sql, referenceNo);
+  }
+  findDueExpiries(now: number, limit: number) {
+    return transactions.findDueExpiries(this.sql, now, limit);
+  }
+  findRefund(merchantId: string, partnerRefundNo: string) {
+    return transactions.findRefund(this.sql, merchantId, partnerRefundNo);
+  }
+  findVaPayment(providerId: string, paymentRequestId: string) {
+    return transactions.findVaPayment(this.sql, providerId, paymentRequestId);
+  }
+  findIdempotency(key: IdempotencyKey) {
+    return transactions.findIdempotency(this.sql, key);
+  }
+
+  notificationsOf(referenceNo: string) {
+    return outbox.notificationsOf(this.sql, referenceNo);
+  }
+  findNotification(id: string) {
+    return outbox.findNotification(this.sql, id);
+  }
+  listNotifications(filter: NotificationFilter, page: PageRequest) {
+    return outbox.listNotifications(this.sql, filter, page);
+  }
+  attemptsOf(notificationId: string) {
+    return outbox.attemptsOf(this.sql, notificationId);
+  }
+  replayNotification(id: string, now: number) {
+    return outbox.replayNotification(this.sql, id, now);
+  }
+  recoverDead(merchantId: string, since: number, now: number) {
+    return outbox.recoverDead(this.sql, merchantId, since, now);
+  }
+  undelivered(merchantId: string | undefined, limit: number) {
+    return outbox.undelivered(this.sql, merchantId, limit);
+  }
+  deliveryBacklog() {
+    return outbox.deliveryBacklog(this.sql);
+  }
+
+  countTransactionsByStatus(since: number) {
+    return statistics.countTransactionsByStatus(this.sql, since);
+  }
+  countNotificationsByState() {
+    return statistics.countNotificationsByState(this.sql);
+  }
+  countInboundByProvider(since: number) {
+    return statistics.countInboundByProvider(this.sql, since);
+  }
+  attemptsPerMinute(since: number) {
+    return statistics.attemptsPerMinute(this.sql, since);
+  }
+  searchTransactions(filter: TransactionSearch, limit: number, offset: number) {
+    return statistics.searchTransactions(this.sql, filter, limit, offset);
+  }
+}

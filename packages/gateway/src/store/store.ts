@@ -402,18 +402,14 @@ export interface TransactionFilter extends ListOrder {
   reference?: string | undefined;
 }
 
-export interface Store {
+/** The database itself: schema, reachability, secrets at rest, retention. */
+export interface StoreLifecycle {
   readonly kind: 'sqlite' | 'postgres';
   /** Applies pending numbered migrations. */
   migrate(): Promise<void>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
-
-  /** Returns the stored value, or stores `create()` and returns it; first writer wins. */
-  getOrCreateSetting(key: string, create: () => string): Promise<string>;
-  getSetting(key: string): Promise<string | undefined>;
-
   /**
    * Passes every stored secret (merchants' and providers' secrets, providers' outbound secret and
    * private key, the settings named) to `reseal` and writes back what it returns instead, all in
@@ -421,7 +417,24 @@ export interface Store {
    * `reseal` returns `undefined` for is left as it is. Returns how many values were rewritten.
    */
   resealSecrets(reseal: (stored: string) => string | undefined, settings: ReadonlySet<string>): Promise<number>;
+  /**
+   * One small batch of retention, in its own short transaction: up to `limit` attempts started
+   * before `before` whose notification was delivered (or superseded) lose their request headers and
+   * response body, and up to `limit` idempotency keys created before `before` are deleted. Never a
+   * transaction, its history, a notification, or an attempt of one still undelivered.
+   */
+  pruneBefore(before: number, limit: number): Promise<{ attempts: number; idempotencyKeys: number }>;
+}
 
+/** The gateway's own settings (its keys, first-run state). */
+export interface SettingsStore {
+  /** Returns the stored value, or stores `create()` and returns it; first writer wins. */
+  getOrCreateSetting(key: string, create: () => string): Promise<string>;
+  getSetting(key: string): Promise<string | undefined>;
+}
+
+/** Merchants and providers, and the log of what providers called. */
+export interface ClientStore {
   insertMerchant(merchant: MerchantRecord): Promise<void>;
   findMerchantById(id: string): Promise<MerchantRecord | undefined>;
   findMerchantByClientKey(clientKey: string): Promise<MerchantRecord | undefined>;
@@ -432,7 +445,6 @@ export interface Store {
     id: string,
     rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
   ): Promise<MerchantRecord | undefined>;
-
   insertProvider(provider: ProviderRecord): Promise<void>;
   findProviderById(id: string): Promise<ProviderRecord | undefined>;
   findProviderByClientKey(clientKey: string): Promise<ProviderRecord | undefined>;
@@ -445,14 +457,14 @@ export interface Store {
   ): Promise<ProviderRecord | undefined>;
   /** The banks (never the sandbox one) registered with this bankCode, active or not, oldest first. */
   findBanks(bankCode: string): Promise<ProviderRecord[]>;
-  /** A merchant's refund by its partnerRefundNo. */
-  findRefund(merchantId: string, partnerRefundNo: string): Promise<RefundRecord | undefined>;
   /** Appends calls to the inbound log, all in one database transaction. */
   recordInbound(calls: readonly InboundCall[]): Promise<void>;
   /** A provider's inbound calls, newest first. */
   listInbound(providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>>;
-  findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined>;
+}
 
+/** Admin keys, console sessions and the append-only audit log. */
+export interface AccessStore {
   insertAdminKey(key: AdminKeyRecord): Promise<void>;
   /** The key with this SHA-256, revoked or not; read from the database every time (revocation is at once). */
   findAdminKeyByHash(tokenSha256: string): Promise<AdminKeyRecord | undefined>;
@@ -467,23 +479,18 @@ export interface Store {
    * SNAPGATE_ADMIN_TOKEN or generated): created when absent, its hash replaced when the token changed.
    */
   upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number): Promise<void>;
-  /**
-   * One small batch of retention, in its own short transaction: up to `limit` attempts started
-   * before `before` whose notification was delivered (or superseded) lose their request headers and
-   * response body, and up to `limit` idempotency keys created before `before` are deleted. Never a
-   * transaction, its history, a notification, or an attempt of one still undelivered.
-   */
-  pruneBefore(before: number, limit: number): Promise<{ attempts: number; idempotencyKeys: number }>;
   /** Appends to the audit log (which cannot be changed or deleted). */
   appendAudit(entry: AuditEntry): Promise<void>;
   /** The audit log, newest first, optionally of one target. */
   listAudit(page: PageRequest, filter?: { target?: string }): Promise<Page<StoredAuditEntry>>;
+}
 
+/** Transactions, their status changes and what commits with them (idempotency answers, refunds, payment flags, VA numbers). */
+export interface TransactionStore {
   /** The stored answer for an X-EXTERNAL-ID, if any. */
   findIdempotency(key: IdempotencyKey): Promise<IdempotencyRecord | undefined>;
   /** Records the answer of a read-only operation; throws UniqueViolation when the key exists. */
   insertIdempotency(record: IdempotencyRecord, at: number): Promise<void>;
-
   /** Inserts a new transaction (status history row included), with its idempotency record. */
   insertTransaction(txn: TransactionRecord, idempotency?: IdempotencyRecord): Promise<void>;
   findTransaction(referenceNo: string): Promise<TransactionRecord | undefined>;
@@ -510,9 +517,14 @@ export interface Store {
     merchantId: string,
     bankCode: string,
   ): Promise<{ partnerServiceId: string; customerNo: string }>;
+  /** A merchant's refund by its partnerRefundNo. */
+  findRefund(merchantId: string, partnerRefundNo: string): Promise<RefundRecord | undefined>;
+  findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined>;
+}
 
+/** The notification outbox: claims with leases, attempts, replay and recovery. */
+export interface OutboxStore {
   notificationsOf(referenceNo: string): Promise<NotificationRecord[]>;
-
   /**
    * Claims due notifications for `workerId` with a lease: pending/retrying rows whose time has
    * come, and rows whose claimant's lease ran out. Only the latest notification of a transaction
@@ -540,7 +552,10 @@ export interface Store {
   /** The latest notification of each transaction whose latest status is not acknowledged. */
   undelivered(merchantId: string | undefined, limit: number): Promise<NotificationRecord[]>;
   deliveryBacklog(): Promise<DeliveryBacklog>;
+}
 
+/** What the console's overview and search count and find. */
+export interface StatisticsStore {
   /** Transactions created at or after `since`, counted by status (the console's overview). */
   countTransactionsByStatus(since: number): Promise<Record<string, number>>;
   /** Notifications counted by state (the console's overview). */
@@ -551,13 +566,30 @@ export interface Store {
   countInboundByProvider(since: number): Promise<Record<string, number>>;
   /** Transactions newest first, filtered (the console's search); the first `offset` rows skipped. */
   searchTransactions(filter: TransactionSearch, limit: number, offset: number): Promise<TransactionRecord[]>;
+}
 
+/** Webhook certification runs. */
+export interface CertificationStore {
   /** Stores a webhook certification run. */
   insertCertification(run: CertificationRecord): Promise<void>;
   /** A merchant's certification runs, newest first. */
   listCertifications(merchantId: string): Promise<CertificationRecord[]>;
   findCertification(id: string): Promise<CertificationRecord | undefined>;
 }
+
+/**
+ * The Store speaks domain verbs; every verb is one database transaction. It is the sum of its
+ * concerns, each written once for both engines where they agree (store/parts/, store/sql-store.ts).
+ */
+export interface Store
+  extends StoreLifecycle,
+    SettingsStore,
+    ClientStore,
+    AccessStore,
+    TransactionStore,
+    OutboxStore,
+    StatisticsStore,
+    CertificationStore {}
 
 /** One minute of callback attempts: `minute` is the minute's start (epoch ms). */
 export interface AttemptMinute {

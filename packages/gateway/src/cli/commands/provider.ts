@@ -1,0 +1,134 @@
+import {
+  bodyOf,
+  type CommandSpec,
+  enc,
+  type FlagSpec,
+  flag,
+  OVERLAP_FLAG,
+  onePositional,
+  overlapBody,
+  PAGE_FLAGS,
+  type Page,
+  query,
+  readFlagFile,
+  STATUS_FLAG,
+  UsageError,
+  type Values,
+} from '../command-kit.ts';
+import { printRecord, printTable } from '../output.ts';
+
+const providerFields: Record<string, string> = { name: 'name', kind: 'kind', 'bank-code': 'bankCode' };
+const outboundFields: Record<string, string> = {
+  'outbound-base-url': 'baseUrl',
+  'outbound-client-key': 'clientKey',
+  'outbound-client-secret': 'clientSecret',
+  'outbound-partner-id': 'partnerId',
+  'outbound-channel-id': 'channelId',
+  'outbound-token-path': 'tokenPath',
+  'outbound-path-prefix': 'pathPrefix',
+};
+const providerFlags = (creating: boolean): FlagSpec[] => {
+  const req = creating ? ' (required)' : '';
+  return [
+    flag('--name <name>', `the provider's name, 1 to 100 characters${req}`),
+    ...(creating ? [flag('--kind <kind>', `bank or acquirer${req}`)] : []),
+    flag('--bank-code <code>', `3 digits; one active bank per code${req}`),
+    flag('--public-key-file <file>', 'a PEM RSA public key (2048 bits or more) for its token signatures'),
+    flag('--outbound-base-url <url>', "acquirers: the acquirer's origin the gateway calls"),
+    flag('--outbound-client-key <key>', 'acquirers: the client key the gateway holds at the acquirer'),
+    flag('--outbound-client-secret <secret>', 'acquirers: the client secret the gateway holds at the acquirer'),
+    flag('--outbound-partner-id <id>', 'acquirers: the partner id the gateway uses at the acquirer'),
+    flag('--outbound-private-key-file <file>', 'acquirers: sign token requests SHA256withRSA with this PEM key'),
+    flag('--outbound-channel-id <id>', 'acquirers: CHANNEL-ID, at most 5 characters (default: 95221)'),
+    flag('--outbound-token-path <path>', 'acquirers: token path (default: /api/snap/v1.0/access-token/b2b)'),
+    flag('--outbound-path-prefix <path>', 'acquirers: prefix of the SNAP paths (default: /api/snap/v1.0)'),
+  ];
+};
+
+function providerBody(values: Values): Record<string, unknown> {
+  const body = bodyOf(values, providerFields);
+  const pem = readFlagFile(values, 'public-key-file');
+  if (pem !== undefined) body.publicKeyPem = pem;
+  const outbound = bodyOf(values, outboundFields);
+  const privateKeyPem = readFlagFile(values, 'outbound-private-key-file');
+  if (privateKeyPem !== undefined) outbound.privateKeyPem = privateKeyPem;
+  if (Object.keys(outbound).length > 0) body.outbound = outbound;
+  return body;
+}
+
+const PROVIDER_COLUMNS = ['id', 'name', 'kind', 'bankCode', 'clientKey', 'status', 'isSandbox'];
+
+export const providerCommands: CommandSpec[] = [
+  {
+    path: 'provider create',
+    description: 'register a bank or an acquirer (its client secret is shown once)',
+    flags: providerFlags(true),
+    async run(ctx) {
+      const body = providerBody(ctx.values);
+      for (const name of ['name', 'kind', 'bank-code']) {
+        if (typeof ctx.values[name] !== 'string') throw new UsageError(`--${name} is required`);
+      }
+      printRecord(ctx.o, await ctx.admin.call('POST', '/providers', body));
+      if (!ctx.o.json) ctx.o.err('The client secret is shown once: give it to the provider now.');
+    },
+  },
+  {
+    path: 'provider list',
+    description: 'list providers',
+    flags: PAGE_FLAGS,
+    async run(ctx) {
+      const page = await ctx.admin.call<Page>(
+        'GET',
+        `/providers${query(ctx.values, { limit: 'limit', cursor: 'cursor' })}`,
+      );
+      printTable(ctx.o, page, PROVIDER_COLUMNS);
+    },
+  },
+  {
+    path: 'provider show',
+    description: 'show one provider',
+    args: ['<providerId>'],
+    async run(ctx) {
+      printRecord(ctx.o, await ctx.admin.call('GET', `/providers/${enc(onePositional(ctx, 'provider id'))}`));
+    },
+  },
+  {
+    path: 'provider update',
+    description: "change a provider's settings, or disable it",
+    args: ['<providerId>'],
+    flags: [STATUS_FLAG, ...providerFlags(false)],
+    async run(ctx) {
+      const id = onePositional(ctx, 'provider id');
+      const body = providerBody(ctx.values);
+      if (typeof ctx.values.status === 'string') body.status = ctx.values.status;
+      if (Object.keys(body).length === 0) throw new UsageError('nothing to update');
+      printRecord(ctx.o, await ctx.admin.call('PATCH', `/providers/${enc(id)}`, body));
+    },
+  },
+  {
+    path: 'provider rotate-secret',
+    description: 'issue a new client secret (shown once)',
+    args: ['<providerId>'],
+    flags: [OVERLAP_FLAG],
+    async run(ctx) {
+      const id = onePositional(ctx, 'provider id');
+      printRecord(ctx.o, await ctx.admin.call('POST', `/providers/${enc(id)}/rotate-secret`, overlapBody(ctx.values)));
+    },
+  },
+  {
+    path: 'provider inbound',
+    description: "the log of the provider's calls to the gateway",
+    args: ['<providerId>'],
+    flags: PAGE_FLAGS,
+    async run(ctx) {
+      const id = onePositional(ctx, 'provider id');
+      const page = await ctx.admin.call<Page>(
+        'GET',
+        `/providers/${enc(id)}/inbound${query(ctx.values, { limit: 'limit', cursor: 'cursor' })}`,
+      );
+      printTable(ctx.o, page, ['at', 'path', 'httpStatus', 'responseCode', 'durationMs']);
+    },
+  },
+];
+
+// ── transactions ────────────────────────────────────────────────────────────────────────────

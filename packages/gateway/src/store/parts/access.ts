@@ -1,9 +1,71 @@
 import { decodeCursor, toPage } from '../cursor.ts';
-import { adminKeyFromRow, adminKeyToRow, auditFromRow, auditToRow, type Row } from '../rows.ts';
+import { num, numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
-import type { AdminKeyRecord, AuditEntry, Page, PageRequest, StoredAuditEntry } from '../store.ts';
+import type { AdminKeyRecord, AdminScope, AuditEntry, Page, PageRequest, StoredAuditEntry } from '../store.ts';
 
 // Access and audit: named admin keys (stored hashed), console sessions, the append-only audit log.
+
+export function adminKeyFromRow(r: Row): AdminKeyRecord {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    scope: r.scope as AdminScope,
+    tokenSha256: String(r.token_sha256),
+    createdAt: num(r.created_at),
+    lastUsedAt: numOrNull(r.last_used_at),
+    revokedAt: numOrNull(r.revoked_at),
+    sessionsNotBefore: numOrNull(r.sessions_not_before),
+  };
+}
+
+export function adminKeyToRow(k: AdminKeyRecord): Row {
+  return {
+    id: k.id,
+    name: k.name,
+    scope: k.scope,
+    token_sha256: k.tokenSha256,
+    created_at: k.createdAt,
+    last_used_at: k.lastUsedAt,
+    revoked_at: k.revokedAt,
+  };
+}
+
+export function auditToRow(e: AuditEntry): Row {
+  return {
+    at: e.at,
+    key_id: e.keyId,
+    key_name: e.keyName,
+    address: e.address,
+    method: e.method,
+    path: e.path,
+    action: e.action,
+    target: e.target,
+    http_status: e.httpStatus,
+    request: e.request,
+    before: e.before,
+    after: e.after,
+  };
+}
+
+export function auditFromRow(r: Row): StoredAuditEntry {
+  return {
+    id: num(r.id),
+    at: num(r.at),
+    keyId: String(r.key_id),
+    keyName: String(r.key_name),
+    address: String(r.address),
+    method: String(r.method),
+    path: String(r.path),
+    action: String(r.action),
+    target: strOrNull(r.target),
+    httpStatus: num(r.http_status),
+    request: strOrNull(r.request),
+    before: strOrNull(r.before),
+    after: strOrNull(r.after),
+  };
+}
+
+/** One admin list query: equality filters, a time range, a search over several columns, a cursor. */
 
 /** `INSERT INTO table (a, b, …) VALUES (?, ?, …)` with the values of a row object. */
 export function insertRow(table: string, row: Row): [text: string, values: unknown[]] {

@@ -1,4 +1,3 @@
-import { decodeCursor, toPage } from '../cursor.ts';
 import {
   inboundFromRow,
   merchantFromRow,
@@ -7,8 +6,9 @@ import {
   providerFromRow,
   providerToRow,
   providerUpdateColumns,
-  type Row,
-} from '../rows.ts';
+} from '../client-rows.ts';
+import { decodeCursor, toPage } from '../cursor.ts';
+import type { Row } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
 import type {
   MerchantPatch,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { resealRow, SECRET_COLUMNS } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { createRecordCache, noRecordCache } from '../record-cache.ts';
 import {
@@ -10,8 +11,6 @@ import {
   notificationFromRow,
   partnerServiceIdFor,
   type Row,
-  resealRow,
-  SECRET_COLUMNS,
   statusChangeColumns,
   transactionFromRow,
   transactionToRow,

@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { resealRow, SECRET_COLUMNS } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { createRecordCache } from '../record-cache.ts';
 import {
@@ -11,8 +12,6 @@ import {
   notificationFromRow,
   partnerServiceIdFor,
   type Row,
-  resealRow,
-  SECRET_COLUMNS,
   statusChangeColumns,
   transactionFromRow,
   transactionToRow,

@@ -1,0 +1,271 @@
+import { num, numOrNull, type Row, strOrNull } from './rows.ts';
+import type {
+  CallbackJson,
+  CallbackSignature,
+  MerchantRecord,
+  MerchantStatus,
+  ProviderKind,
+  ProviderOutbound,
+  ProviderRecord,
+  StoredInboundCall,
+  TokenSignature,
+} from './store.ts';
+
+// Merchants' and providers' rows (both stores use the same columns), and their secret columns.
+
+export function merchantFromRow(r: Row): MerchantRecord {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    clientKey: String(r.client_key),
+    clientSecret: String(r.client_secret),
+    previousSecret: strOrNull(r.previous_secret),
+    previousValidUntil: numOrNull(r.previous_valid_until),
+    secretVersion: num(r.secret_version),
+    tokensNotBefore: numOrNull(r.tokens_not_before),
+    retrySchedule: strOrNull(r.retry_schedule),
+    portalNotBefore: numOrNull(r.portal_not_before),
+    partnerId: String(r.partner_id),
+    publicKeyPem: strOrNull(r.public_key_pem),
+    tokenSignature: r.token_signature as TokenSignature,
+    callbackSignature:
+      r.callback_b2b === true || r.callback_b2b === 1 ? 'snap-b2b' : (r.callback_signature as CallbackSignature),
+    callbackTokenUrl: strOrNull(r.callback_token_url),
+    callbackJson: (r.callback_json ?? 'standard') as CallbackJson,
+    callbackBaseUrl: strOrNull(r.callback_base_url),
+    qrisCallbackUrl: strOrNull(r.qris_callback_url),
+    vaCallbackUrl: strOrNull(r.va_callback_url),
+    merchantName: String(r.merchant_name),
+    merchantCity: String(r.merchant_city),
+    nmid: String(r.nmid),
+    mcc: String(r.mcc),
+    qrisProvider: strOrNull(r.qris_provider),
+    status: r.status as MerchantStatus,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+/** camelCase patch field → column name, for the update verbs. */
+export const MERCHANT_COLUMNS: Record<string, string> = {
+  name: 'name',
+  partnerId: 'partner_id',
+  publicKeyPem: 'public_key_pem',
+  tokenSignature: 'token_signature',
+  callbackJson: 'callback_json',
+  callbackTokenUrl: 'callback_token_url',
+  callbackBaseUrl: 'callback_base_url',
+  qrisCallbackUrl: 'qris_callback_url',
+  vaCallbackUrl: 'va_callback_url',
+  merchantName: 'merchant_name',
+  merchantCity: 'merchant_city',
+  nmid: 'nmid',
+  mcc: 'mcc',
+  qrisProvider: 'qris_provider',
+  retrySchedule: 'retry_schedule',
+  status: 'status',
+};
+
+/**
+ * `snap-b2b` lives in its own column: the SQLite table's CHECK on callback_signature cannot be
+ * changed without rebuilding a table others reference, so both stores keep the same two columns.
+ */
+function callbackSignatureColumns(s: CallbackSignature): Row {
+  return s === 'snap-b2b'
+    ? { callback_signature: 'hmac-sha512', callback_b2b: 1 }
+    : { callback_signature: s, callback_b2b: 0 };
+}
+
+/**
+ * The columns an update of a merchant or provider sets, `updated_at` included. Disabling one also
+ * retires every token issued until then (`tokens_not_before`): enabling it again must not revive
+ * them.
+ */
+function withUpdateColumns(
+  sets: Array<[string, unknown]>,
+  patch: Record<string, unknown>,
+  updatedAt: number,
+): Array<[string, unknown]> {
+  if (patch.status === 'disabled') sets.push(['tokens_not_before', updatedAt]);
+  sets.push(['updated_at', updatedAt]);
+  return sets;
+}
+
+/** The columns a merchant update sets, for both stores' update verb. */
+export function merchantUpdateColumns(patch: Record<string, unknown>, updatedAt: number): Array<[string, unknown]> {
+  return withUpdateColumns(merchantPatchColumns(patch), patch, updatedAt);
+}
+
+/** The columns a merchant patch sets. */
+function merchantPatchColumns(patch: Record<string, unknown>): Array<[string, unknown]> {
+  const out: Array<[string, unknown]> = [];
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (field === 'callbackSignature') {
+      out.push(...(Object.entries(callbackSignatureColumns(value as CallbackSignature)) as Array<[string, unknown]>));
+      continue;
+    }
+    const column = MERCHANT_COLUMNS[field];
+    if (column) out.push([column, value]);
+  }
+  return out;
+}
+
+export function merchantToRow(m: MerchantRecord): Row {
+  return {
+    id: m.id,
+    name: m.name,
+    client_key: m.clientKey,
+    client_secret: m.clientSecret,
+    previous_secret: m.previousSecret,
+    previous_valid_until: m.previousValidUntil,
+    secret_version: m.secretVersion,
+    partner_id: m.partnerId,
+    public_key_pem: m.publicKeyPem,
+    token_signature: m.tokenSignature,
+    ...callbackSignatureColumns(m.callbackSignature),
+    callback_token_url: m.callbackTokenUrl,
+    callback_json: m.callbackJson,
+    callback_base_url: m.callbackBaseUrl,
+    qris_callback_url: m.qrisCallbackUrl,
+    va_callback_url: m.vaCallbackUrl,
+    merchant_name: m.merchantName,
+    merchant_city: m.merchantCity,
+    nmid: m.nmid,
+    mcc: m.mcc,
+    qris_provider: m.qrisProvider,
+    retry_schedule: m.retrySchedule ?? null,
+    status: m.status,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+  };
+}
+
+const jsonOf = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
+
+export function providerFromRow(r: Row): ProviderRecord {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    kind: r.kind as ProviderKind,
+    bankCode: String(r.bank_code),
+    clientKey: String(r.client_key),
+    clientSecret: String(r.client_secret),
+    previousSecret: strOrNull(r.previous_secret),
+    previousValidUntil: numOrNull(r.previous_valid_until),
+    secretVersion: num(r.secret_version),
+    tokensNotBefore: numOrNull(r.tokens_not_before),
+    publicKeyPem: strOrNull(r.public_key_pem),
+    outbound: r.outbound === null || r.outbound === undefined ? null : (jsonOf(r.outbound) as ProviderOutbound),
+    isSandbox: r.is_sandbox === true || r.is_sandbox === 1,
+    status: r.status as MerchantStatus,
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+/** camelCase patch field → column name; `outbound` is stored as JSON text. */
+export const PROVIDER_COLUMNS: Record<string, string> = {
+  name: 'name',
+  bankCode: 'bank_code',
+  publicKeyPem: 'public_key_pem',
+  outbound: 'outbound',
+  status: 'status',
+};
+
+/** The columns a provider update sets, ready to bind (both stores). */
+export function providerUpdateColumns(patch: Record<string, unknown>, updatedAt: number): Array<[string, unknown]> {
+  return withUpdateColumns(providerPatchColumns(patch), patch, updatedAt);
+}
+
+/** Column values of a provider patch. */
+function providerPatchColumns(patch: Record<string, unknown>): Array<[string, unknown]> {
+  const sets: Array<[string, unknown]> = [];
+  for (const [field, value] of Object.entries(patch)) {
+    const column = PROVIDER_COLUMNS[field];
+    if (!column || value === undefined) continue;
+    sets.push([column, field === 'outbound' && value !== null ? JSON.stringify(value) : value]);
+  }
+  return sets;
+}
+
+export function providerToRow(p: ProviderRecord, sqlite: boolean): Row {
+  return {
+    id: p.id,
+    name: p.name,
+    kind: p.kind,
+    bank_code: p.bankCode,
+    client_key: p.clientKey,
+    client_secret: p.clientSecret,
+    previous_secret: p.previousSecret,
+    previous_valid_until: p.previousValidUntil,
+    secret_version: p.secretVersion,
+    public_key_pem: p.publicKeyPem,
+    outbound: p.outbound === null ? null : JSON.stringify(p.outbound),
+    is_sandbox: sqlite ? (p.isSandbox ? 1 : 0) : p.isSandbox,
+    status: p.status,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
+}
+
+export function inboundFromRow(r: Row): StoredInboundCall {
+  return {
+    id: num(r.id),
+    providerId: String(r.provider_id),
+    at: num(r.at),
+    method: String(r.method),
+    path: String(r.path),
+    requestBody: String(r.request_body),
+    httpStatus: num(r.http_status),
+    responseCode: strOrNull(r.response_code),
+    responseBody: String(r.response_body),
+    durationMs: num(r.duration_ms),
+  };
+}
+
+/**
+ * A provider's `outbound` JSON with its secret fields passed through `reseal`; `undefined` when
+ * nothing changed (both stores' resealSecrets).
+ */
+export function resealOutbound(outbound: unknown, reseal: (stored: string) => string | undefined): string | undefined {
+  if (outbound === null || outbound === undefined) return undefined;
+  const o = jsonOf(outbound) as ProviderOutbound;
+  const secret = reseal(o.clientSecret);
+  const key = o.privateKeyPem === null ? undefined : reseal(o.privateKeyPem);
+  if (secret === undefined && key === undefined) return undefined;
+  return JSON.stringify({ ...o, clientSecret: secret ?? o.clientSecret, privateKeyPem: key ?? o.privateKeyPem });
+}
+
+/** The new values of a row's secret columns, or `undefined` when `reseal` changes none. */
+export function resealRow(
+  row: Row,
+  columns: readonly string[],
+  reseal: (stored: string) => string | undefined,
+): Row | undefined {
+  const out: Row = {};
+  let changed = false;
+  for (const c of columns) {
+    const v = row[c];
+    if (c === 'outbound') {
+      const n = resealOutbound(v, reseal);
+      out[c] = n ?? v;
+      if (n !== undefined) changed = true;
+      continue;
+    }
+    if (typeof v !== 'string') {
+      out[c] = v;
+      continue;
+    }
+    const n = reseal(v);
+    out[c] = n ?? v;
+    if (n !== undefined) changed = true;
+  }
+  return changed ? out : undefined;
+}
+
+/** The secret columns of each table that holds secrets. */
+export const SECRET_COLUMNS = {
+  merchants: ['client_secret', 'previous_secret'],
+  providers: ['client_secret', 'previous_secret', 'outbound'],
+} as const;

@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { consoleRoutes } from './console/console-routes.ts';
 import { createDeliveryMetrics, type DeliveryMetrics } from './delivery/delivery-metrics.ts';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.ts';
+import { createNotificationOperations } from './delivery/notification-operations.ts';
 import { createPruner, type Pruner } from './delivery/retention.ts';
 import { createSender } from './delivery/send.ts';
 import { registerAudit } from './http/admin-audit.ts';
@@ -22,6 +23,7 @@ import { adminCertificationRoutes } from './http/routes/admin-certifications.ts'
 import { adminKeyRoutes } from './http/routes/admin-keys.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
+import { adminPortalLinkRoutes } from './http/routes/admin-portal-links.ts';
 import { adminProviderRoutes } from './http/routes/admin-providers.ts';
 import { adminTransactionRoutes } from './http/routes/admin-transactions.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -34,9 +36,14 @@ import { limitServer } from './http/server-limits.ts';
 import { isTls, serverFactoryFor } from './http/tls.ts';
 import type { Logger } from './logger.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
+import { createAdminKeyService } from './operators/admin-keys.ts';
+import { createAuditLog } from './operators/audit-log.ts';
+import { createOverviewService } from './operators/overview.ts';
+import { createSessionService } from './operators/sessions.ts';
 import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
 import { createQrisService, type QrisService } from './payments/qris-service.ts';
 import { createStatusChanger, type StatusChanger } from './payments/status-change.ts';
+import { createTransactionReads } from './payments/transaction-reads.ts';
 import { createVaService, type VaService } from './payments/va-service.ts';
 import { createInboundService, type InboundService } from './providers/inbound-service.ts';
 import { createProviderService } from './providers/provider-service.ts';
@@ -82,6 +89,8 @@ export interface Gateway {
   /** Not started by buildApp: main.ts (or a test) starts it. */
   dispatcher: Dispatcher;
   deliveryMetrics: DeliveryMetrics;
+  /** The operator services the admin API, the console and the portal share. */
+  operators: OperatorServices;
 }
 
 const RESPONSE_CODE = /"responseCode":"(\d{7})"/;
@@ -151,7 +160,6 @@ export function buildApp(deps: AppDeps): Gateway {
     rateLimiter: createRateLimiter(config.rateLimitPerMin),
     mode: config.mode,
   });
-  const merchants = createMerchantService({ store, clock, mode: config.mode });
   const deliveryMetrics = createDeliveryMetrics(metrics.registry);
   const sender = createSender({ timeoutMs: config.callbackTimeoutMs, production: config.mode === 'production' });
   const dispatcher = createDispatcher({
@@ -186,12 +194,17 @@ export function buildApp(deps: AppDeps): Gateway {
   const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream });
   const va = createVaService({ store, changer, mode: config.mode });
   const inbound = createInboundService({ store, changer, mode: config.mode });
-  const providers = createProviderService({ store, clock, mode: config.mode });
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
+  const operators = createOperatorServices({ config, store, clock, dispatcher });
+  const { merchants, providers, transactions, notifications, adminKeys, audit, sessions } = operators;
+  const payer =
+    config.mode === 'sandbox'
+      ? createSandboxPayer({ store, client: snapClient, selfUrl: () => selfUrlOf(app) })
+      : undefined;
 
   // One admin-key check for every route that takes a key: one last-used minute per key.
-  const checkAdminKey = adminAuth({ store, clock });
+  const checkAdminKey = adminAuth({ adminKeys, clock });
   healthRoutes(app, { store, metrics, config, adminAuth: checkAdminKey });
   app.get('/.well-known/snapgate/callback-public-key.pem', { config: { api: 'admin' } }, async (_request, reply) =>
     reply.type('application/x-pem-file').send(deps.keys.callbackPublicKeyPem),
@@ -201,28 +214,19 @@ export function buildApp(deps: AppDeps): Gateway {
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode });
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   openapiRoutes(app, { config });
-  consoleRoutes(app, {
-    config,
-    store,
-    clock,
-    merchants,
-    qris,
-    dispatcher,
-    snapClient,
-    logger,
-    adminAuth: checkAdminKey,
-  });
+  consoleRoutes(app, { ...operators, config, clock, qris, payer });
   app.register(
     async (admin) => {
       admin.addHook('onRequest', checkAdminKey);
       admin.addHook('preValidation', refuseBadAdminText);
-      registerAudit(admin, { store, clock, logger });
-      adminMerchantRoutes(admin, { merchants, store });
-      adminTransactionRoutes(admin, { store });
-      adminNotificationRoutes(admin, { store, clock, dispatcher });
-      adminProviderRoutes(admin, { providers, store });
+      registerAudit(admin, { audit, merchants, providers, logger });
+      adminMerchantRoutes(admin, { merchants });
+      adminPortalLinkRoutes(admin, { sessions });
+      adminTransactionRoutes(admin, { transactions });
+      adminNotificationRoutes(admin, { notifications, merchants });
+      adminProviderRoutes(admin, { providers });
       adminKeyRoutes(admin, { store, sealer: deps.sealer });
-      adminAccessRoutes(admin, { store, clock });
+      adminAccessRoutes(admin, { adminKeys, audit });
       adminCertificationRoutes(admin, {
         store,
         clock,
@@ -233,10 +237,7 @@ export function buildApp(deps: AppDeps): Gateway {
         qris,
         va,
       });
-      if (config.mode === 'sandbox') {
-        const payer = createSandboxPayer({ store, client: snapClient, selfUrl: () => selfUrlOf(app) });
-        sandboxRoutes(admin, { qris, payer, clock });
-      }
+      if (payer) sandboxRoutes(admin, { qris, payer, clock });
     },
     { prefix: '/admin/v1' },
   );
@@ -255,8 +256,27 @@ export function buildApp(deps: AppDeps): Gateway {
     retention,
     dispatcher,
     deliveryMetrics,
+    operators,
   };
 }
+
+/** The operator services: one per concern, called alike by the admin API, the console and the portal. */
+function createOperatorServices(deps: { config: Config; store: Store; clock: Clock; dispatcher: Dispatcher }) {
+  const { config, store, clock, dispatcher } = deps;
+  const adminKeys = createAdminKeyService({ store, clock });
+  return {
+    merchants: createMerchantService({ store, clock, mode: config.mode }),
+    providers: createProviderService({ store, clock, mode: config.mode }),
+    transactions: createTransactionReads({ store }),
+    notifications: createNotificationOperations({ store, clock, dispatcher }),
+    adminKeys,
+    audit: createAuditLog({ store, clock }),
+    sessions: createSessionService({ store, clock, adminKeys, publicUrl: () => config.publicUrl }),
+    overview: createOverviewService({ store }),
+  };
+}
+
+export type OperatorServices = ReturnType<typeof createOperatorServices>;
 
 /** Where this process itself answers: the sandbox bank and acquirer call it there. */
 function selfUrlOf(app: FastifyInstance): string {

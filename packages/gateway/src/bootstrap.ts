@@ -1,8 +1,8 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { hashAdminToken } from './http/admin-auth.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
+import { hashAdminToken } from './operators/admin-keys.ts';
 import { ensureSandboxProviders } from './providers/sandbox-providers.ts';
 import type { Store } from './store/store.ts';
 

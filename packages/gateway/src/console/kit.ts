@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../clock.ts';
 import { DomainError } from '../domain-error.ts';
 import { auditValue, redactSecrets } from '../http/admin-audit.ts';
 import { ProblemError } from '../http/problem.ts';
 import { headerValue, rawBodyOf } from '../http/raw-body.ts';
-import type { MerchantRecord, Store } from '../store/store.ts';
+import type { AuditLog } from '../operators/audit-log.ts';
+import type { Caller } from '../operators/caller.ts';
+import type { MacChecker } from '../operators/sessions.ts';
 import { firstBadTextField } from '../text.ts';
 import { html } from './html.ts';
-import type { Signer } from './session.ts';
 import { type Flash, layout } from './views.ts';
 
 /** Sent with every console answer: no inline script, nothing from elsewhere, never framed. */
@@ -91,7 +91,7 @@ export function formOf(request: FastifyRequest): Record<string, string> {
  */
 export function checkCsrf(
   request: FastifyRequest,
-  signer: Signer,
+  signer: Pick<MacChecker, 'checkMac'>,
   csrfText: string,
   fields: Record<string, string>,
 ): void {
@@ -110,15 +110,11 @@ export const auditFields = (fields: Record<string, string>) => {
   return JSON.stringify(redactSecrets(rest));
 };
 
-export interface AuditWho {
-  keyId: string;
-  keyName: string;
-}
-
+/** Records a console or portal action in the audit log, with the request it came in. */
 export async function audit(
-  deps: { store: Store; clock: Clock },
+  log: AuditLog,
   request: FastifyRequest,
-  who: AuditWho,
+  caller: Caller,
   entry: {
     action: string;
     target: string | null;
@@ -128,10 +124,7 @@ export async function audit(
     after?: unknown;
   },
 ): Promise<void> {
-  await deps.store.appendAudit({
-    at: deps.clock.now(),
-    keyId: who.keyId,
-    keyName: who.keyName,
+  await log.record(caller, {
     address: request.ip,
     method: request.method,
     path: request.url,
@@ -142,19 +135,6 @@ export async function audit(
     before: auditValue(entry.before),
     after: auditValue(entry.after),
   });
-}
-
-/** Every merchant (there are few), oldest first. */
-export async function allMerchants(store: Store): Promise<MerchantRecord[]> {
-  const out: MerchantRecord[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < 50; i++) {
-    const page = await store.listMerchants({ limit: 500, cursor });
-    out.push(...page.items);
-    if (!page.nextCursor) break;
-    cursor = page.nextCursor;
-  }
-  return out;
 }
 
 const FLASH: Record<string, string> = {
@@ -184,6 +164,12 @@ export function selfUrlOf(app: FastifyInstance): string {
   const host = address.address === '0.0.0.0' ? '127.0.0.1' : address.address === '::' ? '::1' : address.address;
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
+
+/** Rows on a page of a console list. */
+export const PAGE = 50;
+
+/** A form value trimmed, or undefined when it is empty. */
+export const blank = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
 /** A query value as a string (at most `max` characters: longer is cut), or undefined. */
 export const q = (query: unknown, name: string, max = 200): string | undefined => {

@@ -1,4 +1,5 @@
-import type { NotificationRecord, StatusHistoryEntry, StoredAttempt, TransactionRecord } from '../store/store.ts';
+import type { NotificationRecord, StoredAttempt } from '../delivery/notification-operations.ts';
+import type { StatusHistoryEntry, TransactionRecord } from '../payments/transaction-reads.ts';
 import { jakartaTime, rupiah, statusName } from './format.ts';
 import { type Html, html } from './html.ts';
 
@@ -129,7 +130,7 @@ export interface DetailOptions {
 export function transactionDetail(
   t: TransactionRecord,
   history: StatusHistoryEntry[],
-  notifications: Array<{ n: NotificationRecord; attempts: StoredAttempt[] }>,
+  notifications: Array<{ notification: NotificationRecord; attempts: StoredAttempt[] }>,
   o: DetailOptions,
 ): Html {
   const payer = (t.details as Record<string, unknown>).payer ?? (t.details as Record<string, unknown>).additionalInfo;
@@ -168,7 +169,7 @@ ${o.sandbox ?? ''}
 ${
   notifications.length === 0
     ? empty('No notification was sent for this transaction.')
-    : notifications.map(({ n, attempts }) => notificationCard(n, attempts, o))
+    : notifications.map(({ notification, attempts }) => notificationCard(notification, attempts, o))
 }
 </section>`;
 }

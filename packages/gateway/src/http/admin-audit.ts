@@ -1,10 +1,10 @@
 import { MAX_JSON_DEPTH, parseJsonBody } from '@snapgate/snap';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { merchantView } from '../merchants/merchant-service.ts';
-import { providerView } from '../providers/provider-service.ts';
-import type { Store } from '../store/store.ts';
+import { type MerchantService, merchantView } from '../merchants/merchant-service.ts';
+import type { AuditLog } from '../operators/audit-log.ts';
+import { operatorCaller } from '../operators/caller.ts';
+import { type ProviderService, providerView } from '../providers/provider-service.ts';
 import { isBadText, storableText } from '../text.ts';
 import { adminCallerOf } from './admin-auth.ts';
 import { rawBodyOf } from './raw-body.ts';
@@ -65,19 +65,25 @@ const paramsOf = (request: FastifyRequest) => (request.params ?? {}) as Record<s
  * (the route, the request, the resource before and the answer after, secrets redacted), when, and
  * how it ended.
  */
-export function registerAudit(admin: FastifyInstance, deps: { store: Store; clock: Clock; logger: Logger }): void {
-  const { store } = deps;
+export interface AuditDeps {
+  audit: AuditLog;
+  merchants: Pick<MerchantService, 'find'>;
+  providers: Pick<ProviderService, 'find'>;
+  logger: Logger;
+}
+
+export function registerAudit(admin: FastifyInstance, deps: AuditDeps): void {
   /** The resource a route changes, as the admin API shows it, before the change. */
   async function before(request: FastifyRequest): Promise<unknown> {
     const route = request.routeOptions.url ?? '';
     const id = paramsOf(request).id;
     if (id === undefined) return undefined;
     if (route.startsWith('/admin/v1/merchants/:id')) {
-      const m = await store.findMerchantById(id);
+      const m = await deps.merchants.find(id);
       return m && merchantView(m);
     }
     if (route.startsWith('/admin/v1/providers/:id')) {
-      const p = await store.findProviderById(id);
+      const p = await deps.providers.find(id);
       return p && providerView(p);
     }
     return undefined;
@@ -102,9 +108,6 @@ export function registerAudit(admin: FastifyInstance, deps: { store: Store; cloc
       clean(params.virtualAccountNo) ??
       (typeof (after as { id?: unknown } | undefined)?.id === 'string' ? (after as { id: string }).id : null);
     const entry = {
-      at: deps.clock.now(),
-      keyId: caller.id,
-      keyName: caller.name,
       address: request.ip,
       method: request.method,
       path: storableText(request.url),
@@ -116,7 +119,7 @@ export function registerAudit(admin: FastifyInstance, deps: { store: Store; cloc
       after: auditValue(after),
     };
     try {
-      await store.appendAudit(entry);
+      await deps.audit.record(operatorCaller(caller), entry);
     } catch (e) {
       // Not answered as done when it was not recorded; and never with the database's own words.
       deps.logger.error({ reqId: request.id, err: e, action: entry.action }, 'audit log write failed');

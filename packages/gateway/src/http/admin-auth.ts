@@ -1,14 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
-import type { AdminScope, Store } from '../store/store.ts';
+import type { AdminKeyService, AdminScope } from '../operators/admin-keys.ts';
+import { type Caller, operatorCaller } from '../operators/caller.ts';
 import { bearerToken } from './bearer.ts';
 import { ProblemError } from './problem.ts';
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest();
-
-/** Keys are stored as the SHA-256 of the key: a copied database lets no one in. */
-export const hashAdminToken = (token: string) => sha256(token).toString('hex');
 
 /** The admin key a request was made with. */
 export interface AdminCaller {
@@ -21,6 +16,13 @@ const CALLER = Symbol('snapgate.adminCaller');
 type WithCaller = FastifyRequest & { [CALLER]?: AdminCaller };
 
 export const adminCallerOf = (request: FastifyRequest): AdminCaller | undefined => (request as WithCaller)[CALLER];
+
+/** The operator behind an authenticated admin request, as the services take it. */
+export function callerOf(request: FastifyRequest): Caller {
+  const key = adminCallerOf(request);
+  if (!key) throw new TypeError('an admin route ran without its admin-key check');
+  return operatorCaller(key);
+}
 
 const RANK: Record<AdminScope, number> = { read: 0, operate: 1, admin: 2 };
 
@@ -54,12 +56,11 @@ export type AdminAuth = (request: FastifyRequest, reply: FastifyReply) => Promis
  * Made once per gateway (app.ts) and given to every route that takes an admin key, so that minute
  * is counted once per key, not once per route group.
  */
-export function adminAuth(deps: { store: Store; clock: Clock }): AdminAuth {
+export function adminAuth(deps: { adminKeys: AdminKeyService; clock: Clock }): AdminAuth {
   const touched = new Map<string, number>();
   return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const token = bearerToken(request.headers.authorization);
-    const key = token ? await deps.store.findAdminKeyByHash(hashAdminToken(token)) : undefined;
-    if (!key || key.revokedAt !== null) {
+    const key = await deps.adminKeys.authenticate(bearerToken(request.headers.authorization));
+    if (!key) {
       throw new ProblemError(401, 'Unauthorized', 'a valid admin key is required (Authorization: Bearer <key>)');
     }
     const needed = requiredScope(request.method, request.routeOptions.url ?? '');
@@ -70,7 +71,7 @@ export function adminAuth(deps: { store: Store; clock: Clock }): AdminAuth {
     const now = deps.clock.now();
     if ((touched.get(key.id) ?? 0) <= now - 60_000) {
       touched.set(key.id, now);
-      await deps.store.touchAdminKey(key.id, now);
+      await deps.adminKeys.touch(key.id, now);
     }
   };
 }

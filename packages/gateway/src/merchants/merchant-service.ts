@@ -2,17 +2,26 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Mode } from '../config.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
+import { type Caller, reaches } from '../operators/caller.ts';
 import {
   type CallbackJson,
   type CallbackSignature,
   type MerchantPatch,
   type MerchantRecord,
+  type MerchantStatus,
+  type Page,
+  type PageRequest,
   type Store,
   type TokenSignature,
   UniqueViolation,
 } from '../store/store.ts';
 import { callbackUrlProblemResolved } from './callback-url.ts';
 import { isUsableRsaPublicKey } from './public-key.ts';
+
+export type { CallbackJson, CallbackSignature, MerchantPatch, MerchantRecord, MerchantStatus, TokenSignature };
+
+/** What a merchant may change of itself in its portal: where its callbacks go. */
+export const MERCHANT_EDITABLE = ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl'] as const;
 
 export interface NewMerchantInput {
   name: string;
@@ -174,7 +183,49 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
       return m;
     },
 
-    async update(id: string, patch: MerchantPatch): Promise<MerchantRecord> {
+    find: (id: string): Promise<MerchantRecord | undefined> => store.findMerchantById(id),
+
+    list: (page: PageRequest): Promise<Page<MerchantRecord>> => store.listMerchants(page),
+
+    /** Every merchant (there are few), oldest first. */
+    async all(): Promise<MerchantRecord[]> {
+      const out: MerchantRecord[] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 50; i++) {
+        const page = await store.listMerchants({ limit: 500, cursor });
+        out.push(...page.items);
+        if (!page.nextCursor) break;
+        cursor = page.nextCursor;
+      }
+      return out;
+    },
+
+    /** Merchants whose id, name, client key, partner id or QRIS name holds `term` (any case). */
+    async search(term: string | undefined): Promise<MerchantRecord[]> {
+      const all = await this.all();
+      const t = term?.toLowerCase();
+      if (!t) return all;
+      return all.filter((m) =>
+        [m.id, m.name, m.clientKey, m.partnerId, m.merchantName].some((v) => v.toLowerCase().includes(t)),
+      );
+    },
+
+    /**
+     * Changes a merchant's settings. A merchant (its portal) changes only itself, and only where its
+     * callbacks go (MERCHANT_EDITABLE); another merchant answers as one that does not exist.
+     */
+    async update(id: string, patch: MerchantPatch, caller?: Caller): Promise<MerchantRecord> {
+      if (caller && !reaches(caller, id)) throw notFound('merchant');
+      if (caller?.kind === 'merchant') {
+        const editable: readonly string[] = MERCHANT_EDITABLE;
+        const refused = Object.keys(patch).filter((k) => !editable.includes(k));
+        if (refused.length > 0) {
+          throw invalid(
+            'a merchant changes only its callback URLs',
+            refused.map((k) => `${k}: not changed from the portal`),
+          );
+        }
+      }
       const existing = await this.get(id);
       const problems = await checkSettings(
         {

@@ -5,9 +5,20 @@ import type { Mode } from '../config.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
 import { isUsableRsaPublicKey } from '../merchants/public-key.ts';
-import type { ProviderKind, ProviderOutbound, ProviderPatch, ProviderRecord, Store } from '../store/store.ts';
+import type {
+  Page,
+  PageRequest,
+  ProviderKind,
+  ProviderOutbound,
+  ProviderPatch,
+  ProviderRecord,
+  Store,
+  StoredInboundCall,
+} from '../store/store.ts';
 import { UniqueViolation } from '../store/store.ts';
 import { DEFAULT_PATH_PREFIX } from './snap-client.ts';
+
+export type { ProviderKind, ProviderRecord, StoredInboundCall };
 
 export interface NewProviderInput {
   name: string;
@@ -149,6 +160,20 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
       if (!p) throw notFound('provider');
       return p;
     },
+
+    find: (id: string): Promise<ProviderRecord | undefined> => store.findProviderById(id),
+
+    /** Providers, oldest first (there are few). */
+    list: (page: PageRequest): Promise<Page<ProviderRecord>> => store.listProviders(page),
+
+    /** A provider's inbound calls, newest first. */
+    async inbound(id: string, page: PageRequest): Promise<Page<StoredInboundCall>> {
+      await service.get(id);
+      return store.listInbound(id, page);
+    },
+
+    /** Inbound calls since `since`, counted by provider id. */
+    inboundCounts: (since: number): Promise<Record<string, number>> => store.countInboundByProvider(since),
 
     async update(
       id: string,

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { parseRetrySchedule } from '../../config.ts';
 import type { MerchantService } from '../../merchants/merchant-service.ts';
 import { merchantView } from '../../merchants/merchant-service.ts';
-import type { Store } from '../../store/store.ts';
 import { idParams, listQuery, parseAdminBody, parseWith, rotateSchema } from '../admin-body.ts';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -68,8 +67,8 @@ export const patchSchema = z
   })
   .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
 
-export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: MerchantService; store: Store }) {
-  const { merchants, store } = deps;
+export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: MerchantService }) {
+  const { merchants } = deps;
   const config = { api: 'admin' as const };
 
   app.post('/merchants', { config }, async (request, reply) => {
@@ -80,7 +79,7 @@ export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: Mer
 
   app.get('/merchants', { config }, async (request) => {
     const q = parseWith(listQuery, request.query, 'invalid query');
-    const page = await store.listMerchants({ limit: q.limit, cursor: q.cursor });
+    const page = await merchants.list({ limit: q.limit, cursor: q.cursor });
     return { items: page.items.map(merchantView), nextCursor: page.nextCursor };
   });
 

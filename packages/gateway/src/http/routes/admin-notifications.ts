@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { Clock } from '../../clock.ts';
-import type { Dispatcher } from '../../delivery/dispatcher.ts';
+import type { NotificationOperations } from '../../delivery/notification-operations.ts';
+import type { MerchantService } from '../../merchants/merchant-service.ts';
 import { iso, notificationView } from '../../payments/transaction-view.ts';
-import type { Store } from '../../store/store.ts';
+import { callerOf } from '../admin-auth.ts';
 import { listOrderOf, parseAdminBody, parseWith, timeRangeQuery } from '../admin-body.ts';
-import { conflict, notFound } from '../problem.ts';
 
 export const listQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
@@ -23,14 +22,15 @@ export const recoverBody = z.strictObject({ since: z.iso.datetime({ offset: true
 
 export function adminNotificationRoutes(
   app: FastifyInstance,
-  deps: { store: Store; clock: Clock; dispatcher: Dispatcher },
+  deps: { notifications: NotificationOperations; merchants: MerchantService },
 ) {
-  const { store, clock, dispatcher } = deps;
+  const { notifications, merchants } = deps;
   const config = { api: 'admin' as const };
 
   app.get('/notifications', { config }, async (request) => {
     const q = parseWith(listQuery, request.query, 'invalid query');
-    const page = await store.listNotifications(
+    const page = await notifications.list(
+      callerOf(request),
       { merchantId: q.merchantId, state: q.state, referenceNo: q.referenceNo, ...listOrderOf(q) },
       { limit: q.limit, cursor: q.cursor },
     );
@@ -38,9 +38,7 @@ export function adminNotificationRoutes(
   });
 
   app.get<{ Params: { id: string } }>('/notifications/:id', { config }, async (request) => {
-    const n = await store.findNotification(request.params.id);
-    if (!n) throw notFound('notification');
-    const attempts = await store.attemptsOf(n.id);
+    const { notification: n, attempts } = await notifications.show(callerOf(request), request.params.id);
     return {
       ...notificationView(n),
       body: n.body,
@@ -60,32 +58,20 @@ export function adminNotificationRoutes(
   });
 
   app.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, async (request, reply) => {
-    const existing = await store.findNotification(request.params.id);
-    if (!existing) throw notFound('notification');
-    const n = await store.replayNotification(existing.id, clock.now());
-    if (!n) {
-      throw conflict(
-        existing.state === 'delivering'
-          ? 'the notification is being delivered right now'
-          : 'a newer notification exists for this transaction: replay that one (a merchant must never see an older status after a newer)',
-      );
-    }
-    dispatcher.wake();
+    const n = await notifications.replay(callerOf(request), request.params.id);
     return reply.code(202).send(notificationView(n));
   });
 
   app.post<{ Params: { id: string } }>('/merchants/:id/recover', { config }, async (request) => {
-    const merchant = await store.findMerchantById(request.params.id);
-    if (!merchant) throw notFound('merchant');
+    // An unknown merchant is 404 whatever the body holds.
+    await merchants.get(request.params.id);
     const { since } = parseAdminBody(request, recoverBody);
-    const recovered = await store.recoverDead(merchant.id, Date.parse(since), clock.now());
-    dispatcher.wake();
-    return { recovered };
+    return { recovered: await notifications.recover(callerOf(request), request.params.id, Date.parse(since)) };
   });
 
   app.get('/reports/undelivered', { config }, async (request) => {
     const q = parseWith(reportQuery, request.query, 'invalid query');
-    const rows = await store.undelivered(q.merchantId, q.limit);
+    const rows = await notifications.undelivered(callerOf(request), q.merchantId, q.limit);
     return { items: rows.map(notificationView), nextCursor: null };
   });
 }

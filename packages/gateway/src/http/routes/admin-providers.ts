@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { iso } from '../../payments/transaction-view.ts';
 import { type ProviderService, providerView } from '../../providers/provider-service.ts';
-import type { Store } from '../../store/store.ts';
 import { idParams, listQuery, parseAdminBody, parseWith, rotateSchema } from '../admin-body.ts';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
@@ -38,8 +37,8 @@ export const patchSchema = z
   .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
 
 /** Admin API for upstream providers: banks and acquirers. Secrets are shown once. */
-export function adminProviderRoutes(app: FastifyInstance, deps: { providers: ProviderService; store: Store }) {
-  const { providers, store } = deps;
+export function adminProviderRoutes(app: FastifyInstance, deps: { providers: ProviderService }) {
+  const { providers } = deps;
   const config = { api: 'admin' as const };
 
   app.post('/providers', { config }, async (request, reply) => {
@@ -50,7 +49,7 @@ export function adminProviderRoutes(app: FastifyInstance, deps: { providers: Pro
 
   app.get('/providers', { config }, async (request) => {
     const q = parseWith(listQuery, request.query, 'invalid query');
-    const page = await store.listProviders({ limit: q.limit, cursor: q.cursor });
+    const page = await providers.list({ limit: q.limit, cursor: q.cursor });
     return { items: page.items.map(providerView), nextCursor: page.nextCursor };
   });
 
@@ -75,8 +74,7 @@ export function adminProviderRoutes(app: FastifyInstance, deps: { providers: Pro
   app.get('/providers/:id/inbound', { config }, async (request) => {
     const { id } = parseWith(idParams, request.params, 'invalid path');
     const q = parseWith(listQuery, request.query, 'invalid query');
-    await providers.get(id);
-    const page = await store.listInbound(id, { limit: q.limit, cursor: q.cursor });
+    const page = await providers.inbound(id, { limit: q.limit, cursor: q.cursor });
     return {
       items: page.items.map(({ providerId: _p, at, ...rest }) => ({ ...rest, at: iso(at) })),
       nextCursor: page.nextCursor,

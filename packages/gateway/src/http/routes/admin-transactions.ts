@@ -1,10 +1,10 @@
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { TransactionReads } from '../../payments/transaction-reads.ts';
 import { historyView, notificationView, transactionView } from '../../payments/transaction-view.ts';
-import type { Store } from '../../store/store.ts';
+import { callerOf } from '../admin-auth.ts';
 import { listOrderOf, parseWith, timeRangeQuery } from '../admin-body.ts';
-import { notFound } from '../problem.ts';
 
 export const listQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
@@ -16,13 +16,14 @@ export const listQuery = z.strictObject({
   cursor: z.string().max(512).optional(),
 });
 
-export function adminTransactionRoutes(app: FastifyInstance, deps: { store: Store }) {
-  const { store } = deps;
+export function adminTransactionRoutes(app: FastifyInstance, deps: { transactions: TransactionReads }) {
+  const { transactions } = deps;
   const config = { api: 'admin' as const };
 
   app.get('/transactions', { config }, async (request) => {
     const q = parseWith(listQuery, request.query, 'invalid query');
-    const page = await store.listTransactions(
+    const page = await transactions.list(
+      callerOf(request),
       { merchantId: q.merchantId, status: q.status, kind: q.kind, reference: q.reference, ...listOrderOf(q) },
       { limit: q.limit, cursor: q.cursor },
     );
@@ -30,16 +31,11 @@ export function adminTransactionRoutes(app: FastifyInstance, deps: { store: Stor
   });
 
   app.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo', { config }, async (request) => {
-    const txn = await store.findTransaction(request.params.referenceNo);
-    if (!txn) throw notFound('transaction');
-    const [history, notifications] = await Promise.all([
-      store.statusHistory(txn.referenceNo),
-      store.notificationsOf(txn.referenceNo),
-    ]);
+    const d = await transactions.detail(callerOf(request), request.params.referenceNo);
     return {
-      ...transactionView(txn),
-      statusHistory: history.map(historyView),
-      notifications: notifications.map(notificationView),
+      ...transactionView(d.transaction),
+      statusHistory: d.history.map(historyView),
+      notifications: d.notifications.map(notificationView),
     };
   });
 }

@@ -1,0 +1,127 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { NotificationOperations } from '../delivery/notification-operations.ts';
+import { requiredScope, scopeCovers } from '../http/admin-auth.ts';
+import type { MerchantService } from '../merchants/merchant-service.ts';
+import type { AdminKeyService } from '../operators/admin-keys.ts';
+import type { AuditLog } from '../operators/audit-log.ts';
+import { type Caller, operatorCaller } from '../operators/caller.ts';
+import type { OverviewService } from '../operators/overview.ts';
+import type { OperatorSession, SessionService } from '../operators/sessions.ts';
+import type { QrisService } from '../payments/qris-service.ts';
+import type { TransactionReads } from '../payments/transaction-reads.ts';
+import type { ProviderService } from '../providers/provider-service.ts';
+import type { SandboxPayer } from '../providers/sandbox-providers.ts';
+import type { Html } from './html.ts';
+import { audit, ConsoleError, checkCsrf, flashOf, formOf, sendHtml } from './kit.ts';
+import { cookiesOf, OPERATOR_COOKIE, setCookie } from './session.ts';
+import { layout } from './views.ts';
+
+/** What the console and the portal reach the gateway through: its services, never the store. */
+export interface ConsoleDeps {
+  config: Config;
+  clock: Clock;
+  merchants: MerchantService;
+  providers: ProviderService;
+  transactions: TransactionReads;
+  notifications: NotificationOperations;
+  adminKeys: AdminKeyService;
+  audit: AuditLog;
+  sessions: SessionService;
+  overview: OverviewService;
+  qris: QrisService;
+  /** The sandbox bank and acquirer (sandbox mode only): they pay through the provider API. */
+  payer: SandboxPayer | undefined;
+}
+
+/** The route config of every console page: errors are the console's, not SNAP's. */
+export const config = { api: 'admin' as const };
+
+/** What every operator page module is given. */
+export interface OperatorPages {
+  deps: ConsoleDeps;
+  /** Sandbox mode: the sandbox pages and actions are shown. */
+  sandbox: boolean;
+  operatorOf(request: FastifyRequest): OperatorSession;
+  callerOf(request: FastifyRequest): Caller;
+  /** Refuses (403) unless the operator's key has the scope the admin API route for this action needs. */
+  need(request: FastifyRequest, method: string, adminRoute: string): void;
+  /** Whether the operator's key has the scope the admin API route for this action needs. */
+  can(request: FastifyRequest, method: string, adminRoute: string): boolean;
+  /** A page in the operator's frame (navigation, who is signed in, the flash message). */
+  page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    title: string,
+    active: string,
+    body: Html,
+    status?: number,
+  ): FastifyReply;
+  /** Records the operator's action in the audit log. */
+  audit(request: FastifyRequest, entry: Parameters<typeof audit>[3]): Promise<void>;
+}
+
+/**
+ * Every route registered on `op` after this needs a signed-in operator: a GET without one goes to
+ * the log-in page, anything else is refused; a state-changing request must carry the session's
+ * CSRF token.
+ */
+export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPages {
+  const sessions = new WeakMap<FastifyRequest, OperatorSession>();
+  op.addHook('preHandler', async (request, reply) => {
+    const token = cookiesOf(request)[OPERATOR_COOKIE];
+    const o = await deps.sessions.operatorOf(token);
+    if (!o) {
+      setCookie(request, reply, OPERATOR_COOKIE, '', 0);
+      if (request.method === 'GET') return reply.redirect('/console/login', 303);
+      throw new ConsoleError(
+        401,
+        'your session ended (expired, logged out, or its admin key was revoked): log in again',
+      );
+    }
+    sessions.set(request, o);
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      checkCsrf(request, deps.sessions, `csrf.${token}`, formOf(request));
+    }
+  });
+  const operatorOf = (request: FastifyRequest) => sessions.get(request) as OperatorSession;
+  const callerOf = (request: FastifyRequest) => operatorCaller(operatorOf(request).key);
+  const can = (request: FastifyRequest, method: string, adminRoute: string) =>
+    scopeCovers(operatorOf(request).key.scope, requiredScope(method, adminRoute));
+  const sandbox = deps.config.mode === 'sandbox';
+  return {
+    deps,
+    sandbox,
+    operatorOf,
+    callerOf,
+    can,
+    need(request, method, adminRoute) {
+      const { key } = operatorOf(request);
+      const needed = requiredScope(method, adminRoute);
+      if (!scopeCovers(key.scope, needed)) {
+        throw new ConsoleError(403, `the key ${key.name} has the ${key.scope} scope; this needs ${needed}`);
+      }
+    },
+    page(request, reply, title, active, body, status = 200) {
+      const o = operatorOf(request);
+      return sendHtml(
+        reply,
+        layout(
+          {
+            title,
+            area: 'operator',
+            active,
+            who: `${o.key.name} (${o.key.scope})`,
+            csrf: o.csrf,
+            sandbox,
+            flash: flashOf(request.query),
+          },
+          body,
+        ),
+        status,
+      );
+    },
+    audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
+  };
+}

@@ -1,0 +1,80 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { NOTIFICATION_STATES, type NotificationState } from '../../delivery/notification-operations.ts';
+import { parseJakartaDateTime } from '../format.ts';
+import { html } from '../html.ts';
+import { ConsoleError, formOf, PAGE, q } from '../kit.ts';
+import { config, type OperatorPages } from '../operator.ts';
+import { csrfField, notificationTable } from '../views.ts';
+
+/** Notifications by state, the undelivered report, and recovering a merchant's dead notifications. */
+export function notificationPages(op: FastifyInstance, pages: OperatorPages): void {
+  const { merchants, notifications } = pages.deps;
+
+  op.get('/notifications', { config }, async (request, reply) => {
+    const caller = pages.callerOf(request);
+    const view = q(request.query, 'view');
+    const merchantId = q(request.query, 'merchant');
+    const asked = q(request.query, 'state') ?? '';
+    const state = (NOTIFICATION_STATES as readonly string[]).includes(asked) ? (asked as NotificationState) : 'dead';
+    const cursor = q(request.query, 'cursor');
+    const all = await merchants.all();
+    const names = new Map(all.map((m) => [m.id, m.name]));
+    const list =
+      view === 'undelivered'
+        ? { items: await notifications.undelivered(caller, merchantId, 500), nextCursor: null }
+        : await notifications.list(caller, { merchantId, state }, { limit: PAGE, cursor });
+    const tab = (label: string, href: string, current: boolean) =>
+      html`<a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a>`;
+    const suffix = merchantId ? `&merchant=${encodeURIComponent(merchantId)}` : '';
+    const canRecover = pages.can(request, 'POST', '/admin/v1/merchants/:id/recover');
+    return pages.page(
+      request,
+      reply,
+      'Notifications',
+      'notifications',
+      html`<h1>Notifications${merchantId ? html` of ${names.get(merchantId) ?? merchantId}` : ''}</h1>
+<nav class="tabs" aria-label="States">${NOTIFICATION_STATES.map((s) => tab(s, `/console/notifications?state=${s}${suffix}`, view !== 'undelivered' && s === state))}
+${tab('undelivered report', `/console/notifications?view=undelivered${suffix}`, view === 'undelivered')}</nav>
+${view === 'undelivered' ? html`<p class="muted">The latest notification of every transaction whose latest status the merchant has not acknowledged.</p>` : ''}
+${notificationTable(list.items, '/console', names)}
+${list.nextCursor ? html`<nav class="pager"><a href="/console/notifications?state=${state}${suffix}&cursor=${encodeURIComponent(list.nextCursor)}">More →</a></nav>` : ''}
+${
+  canRecover && all.length > 0
+    ? html`<section class="card"><h2>Recover a merchant's dead notifications</h2>
+<form method="post" action="/console/notifications/recover" class="filters">${csrfField(pages.operatorOf(request).csrf)}
+<label>Merchant<select name="merchantId" required>${all.map((m) => html`<option value="${m.id}"${merchantId === m.id ? html` selected` : ''}>${m.name}</option>`)}</select></label>
+<label>Created since (WIB)<input name="since" type="datetime-local" required></label>
+<button type="submit">Recover</button></form></section>`
+    : ''
+}`,
+    );
+  });
+
+  /** Recovers a merchant's dead notifications since a time (both forms that offer it). */
+  const recover = async (request: FastifyRequest, reply: FastifyReply, merchantId: string) => {
+    pages.need(request, 'POST', '/admin/v1/merchants/:id/recover');
+    const fields = formOf(request);
+    const since = parseJakartaDateTime(fields.since);
+    if (since === undefined) throw new ConsoleError(400, 'give the time to recover from');
+    const recovered = await notifications.recover(pages.callerOf(request), merchantId, since);
+    await pages.audit(request, {
+      action: 'console: recover dead notifications',
+      target: merchantId,
+      httpStatus: 200,
+      fields,
+      after: { recovered },
+    });
+    return reply.redirect(
+      `/console/notifications?state=pending&merchant=${encodeURIComponent(merchantId)}&ok=recovered`,
+      303,
+    );
+  };
+
+  op.post('/notifications/recover', { config }, (request, reply) =>
+    recover(request, reply, formOf(request).merchantId ?? ''),
+  );
+  // The merchant page's form (pages/merchants.ts) posts here.
+  op.post<{ Params: { id: string } }>('/merchants/:id/recover', { config }, (request, reply) =>
+    recover(request, reply, request.params.id),
+  );
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { operatorCaller } from '../../operators/caller.ts';
+import { nonce } from '../../operators/sessions.ts';
+import { html } from '../html.ts';
+import { audit, checkCsrf, formOf, sendHtml } from '../kit.ts';
+import { type ConsoleDeps, config, type OperatorPages } from '../operator.ts';
+import { cookiesOf, OPERATOR_COOKIE, PRE_COOKIE, setCookie } from '../session.ts';
+import { type Flash, layout } from '../views.ts';
+
+/** `/console`, the log-in page and the log-in itself: an admin key exchanged for a session cookie. */
+export function signInPages(scope: FastifyInstance, deps: ConsoleDeps): void {
+  const { sessions } = deps;
+
+  function loginPage(request: FastifyRequest, reply: FastifyReply, flash?: Flash, status = 200) {
+    const pre = nonce();
+    setCookie(request, reply, PRE_COOKIE, pre, 3600);
+    return sendHtml(
+      reply,
+      layout(
+        { title: 'Log in', area: 'none', flash },
+        html`<section class="card login"><h1>Log in to the snapgate console</h1>
+<form method="post" action="/console/login">
+<input type="hidden" name="_csrf" value="${sessions.mac(`pre.${pre}`)}">
+<label for="key">Admin key</label>
+<input id="key" name="key" type="password" class="wide" autocomplete="current-password" required autofocus>
+<p class="muted">An admin API key (read, operate or admin scope): SNAPGATE_ADMIN_TOKEN, or one made with <code>snapgate keys create</code>. It is exchanged for a session cookie and never stored in the browser.</p>
+<button type="submit">Log in</button>
+</form></section>`,
+      ),
+      status,
+    );
+  }
+
+  scope.get('/', { config }, async (request, reply) =>
+    reply.redirect(
+      (await sessions.operatorOf(cookiesOf(request)[OPERATOR_COOKIE])) ? '/console/overview' : '/console/login',
+      303,
+    ),
+  );
+  scope.get('/login', { config }, async (request, reply) => loginPage(request, reply));
+  scope.post('/login', { config }, async (request, reply) => {
+    const fields = formOf(request);
+    const pre = cookiesOf(request)[PRE_COOKIE] ?? '';
+    checkCsrf(request, sessions, `pre.${pre}`, fields);
+    const session = await sessions.signIn(fields.key || undefined);
+    if (!session) {
+      return loginPage(
+        request,
+        reply,
+        { kind: 'error', text: 'That admin key is not valid (or it was revoked).' },
+        401,
+      );
+    }
+    setCookie(request, reply, OPERATOR_COOKIE, session.token, session.maxAgeSec);
+    setCookie(request, reply, PRE_COOKIE, '', 0);
+    await audit(deps.audit, request, operatorCaller(session.key), {
+      action: 'console: log in',
+      target: session.key.id,
+      httpStatus: 303,
+    });
+    return reply.redirect('/console/overview', 303);
+  });
+}
+
+/** Log-out: every session of the key ends on the server too, not only this browser's cookie. */
+export function signOutRoute(op: FastifyInstance, pages: OperatorPages): void {
+  op.post('/logout', { config }, async (request, reply) => {
+    await pages.deps.sessions.signOut(pages.operatorOf(request).key.id);
+    setCookie(request, reply, OPERATOR_COOKIE, '', 0);
+    await pages.audit(request, { action: 'console: log out', target: null, httpStatus: 303 });
+    return reply.redirect('/console/login', 303);
+  });
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Caller, merchantCaller } from '../../operators/caller.ts';
+import type { PortalSession } from '../../operators/sessions.ts';
+import type { Html } from '../html.ts';
+import { audit, ConsoleError, checkCsrf, flashOf, formOf, sendHtml } from '../kit.ts';
+import type { ConsoleDeps } from '../operator.ts';
+import { cookiesOf, PORTAL_COOKIE, setCookie } from '../session.ts';
+import { layout } from '../views.ts';
+
+/** What every portal page module is given. */
+export interface PortalPages {
+  deps: ConsoleDeps;
+  sessionOf(request: FastifyRequest): PortalSession;
+  /** The signed-in merchant, as the services take it: they confine it to its own records. */
+  callerOf(request: FastifyRequest): Caller;
+  /** A page in the portal's frame. */
+  page(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    title: string,
+    active: string,
+    body: Html,
+    status?: number,
+  ): FastifyReply;
+  /** Records the merchant's action in the audit log. */
+  audit(request: FastifyRequest, entry: Parameters<typeof audit>[3]): Promise<void>;
+}
+
+/**
+ * Every route registered on `p` after this needs a merchant's portal session (from its cookie
+ * only), re-checked on every request; a state-changing request must carry its CSRF token.
+ */
+export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
+  const sessions = new WeakMap<FastifyRequest, PortalSession>();
+  p.addHook('preHandler', async (request, reply) => {
+    const token = cookiesOf(request)[PORTAL_COOKIE];
+    const s = await deps.sessions.portalSessionOf(token);
+    if (!s) {
+      setCookie(request, reply, PORTAL_COOKIE, '', 0);
+      throw new ConsoleError(
+        401,
+        'your portal session ended (expired, signed out, or the merchant was disabled): ask your gateway operator for a new sign-in link',
+      );
+    }
+    sessions.set(request, s);
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      checkCsrf(request, deps.sessions, `csrf.${token}`, formOf(request));
+    }
+  });
+  const sessionOf = (request: FastifyRequest) => sessions.get(request) as PortalSession;
+  const callerOf = (request: FastifyRequest) => merchantCaller(sessionOf(request).merchant.id);
+  return {
+    deps,
+    sessionOf,
+    callerOf,
+    page(request, reply, title, active, body, status = 200) {
+      const s = sessionOf(request);
+      return sendHtml(
+        reply,
+        layout(
+          { title, area: 'portal', active, who: s.merchant.name, csrf: s.csrf, flash: flashOf(request.query) },
+          body,
+        ),
+        status,
+      );
+    },
+    audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
+  };
+}

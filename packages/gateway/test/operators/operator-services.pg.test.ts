@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { operatorServicesSuite } from './operator-services-suite.ts';
+
+operatorServicesSuite(POSTGRES);

@@ -120,25 +120,32 @@ export class SqliteStore extends SqlStore implements Store {
       'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
     );
     const migrations = readMigrations('sqlite');
-    this.db
-      .transaction(() => {
-        const history = (this.db.prepare('SELECT version, name, applied_at FROM schema_migrations').all() as Row[]).map(
-          (r) => ({ version: Number(r.version), name: String(r.name), appliedAt: Number(r.applied_at) }),
-        );
-        const renumbered = renumberedHistory(history, migrations);
-        if (!renumbered) return;
-        this.db.exec('DELETE FROM schema_migrations');
-        const insert = this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
-        for (const r of renumbered) insert.run(r.version, r.name, r.appliedAt);
-      })
-      .immediate();
-    const applied = new Set(
-      (this.db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
-    );
+    const history = () =>
+      (this.db.prepare('SELECT version, name, applied_at FROM schema_migrations').all() as Row[]).map((r) => ({
+        version: Number(r.version),
+        name: String(r.name),
+        appliedAt: Number(r.applied_at),
+      }));
+    // Renumbered only when the history needs it (reading takes no write lock), then decided again
+    // inside the write transaction: another process may be opening the same file.
+    if (renumberedHistory(history(), migrations)) {
+      this.db
+        .transaction(() => {
+          const renumbered = renumberedHistory(history(), migrations);
+          if (!renumbered) return;
+          this.db.exec('DELETE FROM schema_migrations');
+          const insert = this.db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+          for (const r of renumbered) insert.run(r.version, r.name, r.appliedAt);
+        })
+        .immediate();
+    }
+    const applied = new Set(history().map((r) => r.version));
     for (const m of migrations) {
       if (applied.has(m.version)) continue;
       this.db
         .transaction(() => {
+          // Another process opening the same file may have applied it meanwhile.
+          if (this.db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
           this.db.exec(m.sql);
           this.db
             .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
@@ -318,7 +325,8 @@ export class SqliteStore extends SqlStore implements Store {
         this.providerCache.remember(p, generation);
         return p;
       });
-      this.banksByCode.set(bankCode, banks);
+      // A provider write since the read leaves the list out of the cache, as it does each record.
+      if (this.providerCache.generation() === generation) this.banksByCode.set(bankCode, banks);
     }
     return [...banks];
   }

@@ -38,7 +38,13 @@ import { notificationBody } from '../src/payments/notification-body.ts';
 import { openStore } from '../src/store/open-store.ts';
 import type { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import type { MerchantRecord, NotificationRecord, Store, TransactionRecord } from '../src/store/store.ts';
+import type {
+  MerchantRecord,
+  NotificationRecord,
+  QrisTransaction,
+  Store,
+  TransactionRecord,
+} from '../src/store/store.ts';
 import { spawnGateway } from '../test/helpers/process.ts';
 import {
   type AckReceiverChild,
@@ -246,7 +252,7 @@ async function createMerchant(b: Bench, name: string): Promise<MerchantRecord> {
   return merchant;
 }
 
-function newQrisTransaction(b: Bench, merchant: MerchantRecord, i: number, nowMs: number): TransactionRecord {
+function newQrisTransaction(b: Bench, merchant: MerchantRecord, i: number, nowMs: number): QrisTransaction {
   // As qris-service.ts builds one; the QR content itself is not part of a notification.
   return {
     referenceNo: b.nextRef(),

@@ -133,7 +133,7 @@ export function transactionDetail(
   notifications: Array<{ notification: NotificationRecord; attempts: StoredAttempt[] }>,
   o: DetailOptions,
 ): Html {
-  const payer = (t.details as Record<string, unknown>).payer ?? (t.details as Record<string, unknown>).additionalInfo;
+  const payer = t.details.payer ?? t.details.additionalInfo;
   return html`
 <h1>Transaction ${t.referenceNo}</h1>
 <div class="grid">

@@ -6,7 +6,7 @@ import type { StatusChanger } from './status-change.ts';
 const OPEN = new Set(['01', '02', '03']);
 
 /** A QRIS an upstream acquirer issued is settled by reconciliation with it, not by our clock alone. */
-const isUpstream = (txn: TransactionRecord) => txn.details.upstream !== undefined;
+const isUpstream = (txn: TransactionRecord) => txn.kind === 'qris' && txn.details.upstream !== undefined;
 
 export const isDue = (txn: TransactionRecord, nowMs: number) =>
   OPEN.has(txn.status) && txn.expiresAt !== null && txn.expiresAt <= nowMs && !isUpstream(txn);

@@ -1,17 +1,12 @@
 import { formatJakartaTimestamp, phpJsonEncode } from '@snapgate/snap';
-import type { CallbackJson, TransactionRecord } from '../store/store.ts';
+import type { CallbackJson, Payer, TransactionRecord } from '../store/store.ts';
 
-export interface Payer {
-  payerName: string;
-  payerIssuer: string;
-  payerRefId: string;
-}
+export type { Payer };
 
 export const NO_PAYER: Payer = { payerName: '', payerIssuer: '', payerRefId: '' };
 
 export function payerOf(txn: TransactionRecord): Payer {
-  const p = txn.details.payer as Partial<Payer> | undefined;
-  return { ...NO_PAYER, ...p };
+  return { ...NO_PAYER, ...txn.details.payer };
 }
 
 /**

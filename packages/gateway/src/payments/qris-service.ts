@@ -9,6 +9,7 @@ import {
 import {
   type IdempotencyRecord,
   type ProviderRecord,
+  type QrisDetails,
   type Store,
   type TransactionRecord,
   UniqueViolation,
@@ -95,10 +96,12 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
     const response = respond(issued.qrContent);
     // The acquirer's notify may already have moved the transaction on: write at whatever seq it has.
     for (let current = txn; ; ) {
-      const details = {
+      const upstream = upstreamOf(current);
+      if (current.kind !== 'qris' || !upstream) throw new TypeError(`${current.referenceNo} is no upstream QRIS`);
+      const details: QrisDetails = {
         ...current.details,
         qrContent: issued.qrContent,
-        upstream: { ...upstreamOf(current), referenceNo: issued.referenceNo },
+        upstream: { ...upstream, referenceNo: issued.referenceNo },
       };
       const written = await store.updateTransaction({
         referenceNo: txn.referenceNo,
@@ -220,7 +223,13 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
             // Its twin (a retry with the same X-EXTERNAL-ID, say) still waits for the acquirer: the
             // answer is not known yet, so this is a conflict, not a duplicate order.
             const twin = await store.findTransactionByPartnerRef(m.id, 'qris', partnerReferenceNo);
-            if (twin && upstreamOf(twin) && twin.details.qrContent === '' && twin.status === '01') {
+            if (
+              twin &&
+              upstreamOf(twin) &&
+              twin.kind === 'qris' &&
+              twin.details.qrContent === '' &&
+              twin.status === '01'
+            ) {
               throw snapError('CONFLICT', svc, { detail: { inFlight: twin.referenceNo } });
             }
             throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { partnerReferenceNo } });

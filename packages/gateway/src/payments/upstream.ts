@@ -1,25 +1,14 @@
 import { randomInt } from 'node:crypto';
-import type { ProviderRecord, TransactionRecord } from '../store/store.ts';
+import type { ProviderRecord, TransactionRecord, UpstreamRef } from '../store/store.ts';
 
 // A merchant's QRIS may be issued by an upstream acquirer. payments/ says what it needs of one
 // (this interface, as it says what it needs of the dispatcher); providers/ implements it, so the
 // arrows point one way: providers/ → payments/.
 
-/** What a QRIS issued by an upstream acquirer keeps of it (in `details.upstream`). */
-export interface UpstreamRef {
-  providerId: string;
-  /** Our X-EXTERNAL-ID of the generate call, reused if it is ever sent again. */
-  externalId: string;
-  /** The acquirer's referenceNo, once it answered. */
-  referenceNo?: string;
-  /** The QRIS's validityPeriod (the transaction's due time is when to reconcile it). */
-  validUntil: number;
-  /** Reconciliations that settled nothing so far (each waits longer before the next). */
-  reconcileAttempts?: number;
-}
+export type { UpstreamRef };
 
 export const upstreamOf = (txn: TransactionRecord): UpstreamRef | undefined =>
-  txn.details.upstream as UpstreamRef | undefined;
+  txn.kind === 'qris' ? txn.details.upstream : undefined;
 
 /** Reconciliation asks the acquirer this long after a QRIS's validityPeriod. */
 export const RECONCILE_AFTER_MS = 60_000;

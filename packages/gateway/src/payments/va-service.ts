@@ -1,6 +1,13 @@
 import { formatJakartaTimestamp, snapError, successCode, TRANSACTION_STATUS } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
-import { type IdempotencyRecord, type Store, type TransactionRecord, UniqueViolation } from '../store/store.ts';
+import {
+  type IdempotencyRecord,
+  type Store,
+  type TransactionRecord,
+  UniqueViolation,
+  type VaDetails,
+  type VaTransaction,
+} from '../store/store.ts';
 import { expireIfDue } from './expiry.ts';
 import { createFieldReader } from './fields.ts';
 import type { SnapResponse } from './idempotency.ts';
@@ -13,19 +20,14 @@ const DEFAULT_EXPIRY_MS = 24 * 3600_000;
 export const DEFAULT_BANK_CODE = '999';
 type RecordFor = (response: SnapResponse) => IdempotencyRecord;
 
-export interface VaDetails {
-  partnerServiceId: string;
-  customerNo: string;
-  virtualAccountName: string;
-  virtualAccountEmail: string;
-  virtualAccountPhone: string;
-  virtualAccountTrxType: 'C' | 'O';
-  totalAmount: { value: string; currency: string } | null;
-  bankCode: string;
-  additionalInfo?: Record<string, unknown>;
+/** The transaction as the VA it is; a QRIS here is a programming mistake. */
+export function asVa(txn: TransactionRecord): VaTransaction {
+  if (txn.kind !== 'va') throw new TypeError(`transaction ${txn.referenceNo} is not a VA`);
+  return txn;
 }
 
-export const detailsOf = (txn: TransactionRecord) => txn.details as unknown as VaDetails;
+/** A VA's own fields. */
+export const detailsOf = (txn: TransactionRecord): VaDetails => asVa(txn).details;
 
 function respond(serviceCode: string, message: string, fields: Record<string, unknown>): SnapResponse {
   return {
@@ -136,7 +138,7 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
           billNumber: newBillNumber(),
           expiresAt: expiredMs ?? ctx.now + DEFAULT_EXPIRY_MS,
           paidAt: null,
-          details: details as unknown as Record<string, unknown>,
+          details,
           createdAt: ctx.now,
           updatedAt: ctx.now,
         };
@@ -198,10 +200,10 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
         ...(totalAmount ? { totalAmount } : {}),
       };
       const next: TransactionRecord = {
-        ...txn,
+        ...asVa(txn),
         amount: d.virtualAccountTrxType === 'C' && totalAmount ? totalAmount.value : txn.amount,
         expiresAt: expiredMs ?? txn.expiresAt,
-        details: details as unknown as Record<string, unknown>,
+        details,
       };
       const response = respond(svc, 'Successful', { virtualAccountData: vaData(next) });
       const updated = await store.updateTransaction({

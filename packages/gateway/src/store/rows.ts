@@ -12,6 +12,7 @@ import type {
   StatusChange,
   StatusHistoryEntry,
   StoredAttempt,
+  TransactionDetails,
   TransactionFilter,
   TransactionKind,
   TransactionRecord,
@@ -50,6 +51,7 @@ export function vaPaymentFromRow(r: Row): VaPaymentRecord {
 }
 
 export function transactionFromRow(r: Row): TransactionRecord {
+  // `kind` and `details` are written together (transactionToRow): the row's kind says what its details hold.
   return {
     referenceNo: String(r.reference_no),
     merchantId: String(r.merchant_id),
@@ -67,10 +69,10 @@ export function transactionFromRow(r: Row): TransactionRecord {
     billNumber: num(r.bill_number),
     expiresAt: numOrNull(r.expires_at),
     paidAt: numOrNull(r.paid_at),
-    details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as Record<string, unknown>,
+    details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as TransactionDetails,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
-  };
+  } as TransactionRecord;
 }
 
 export function transactionToRow(t: TransactionRecord): Row {

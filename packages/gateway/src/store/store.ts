@@ -201,13 +201,64 @@ export class UniqueViolation extends Error {
 
 import type { TransactionStatus } from '@snapgate/snap';
 
-export type TransactionKind = 'qris' | 'va';
+export type TransactionKind = TransactionRecord['kind'];
 
-/** A QRIS or VA transaction. Amounts are SNAP money strings. */
-export interface TransactionRecord {
+/** Who paid, as the merchant's callback names them (docs/protocol.md#callbacks). */
+export interface Payer {
+  payerName: string;
+  payerIssuer: string;
+  payerRefId: string;
+}
+
+/** What a QRIS issued by an upstream acquirer keeps of it (`details.upstream`). */
+export interface UpstreamRef {
+  providerId: string;
+  /** Our X-EXTERNAL-ID of the generate call, reused if it is ever sent again. */
+  externalId: string;
+  /** The acquirer's referenceNo, once it answered. */
+  referenceNo?: string | undefined;
+  /** The QRIS's validityPeriod (the transaction's due time is when to reconcile it). */
+  validUntil: number;
+  /** Reconciliations that settled nothing so far (each waits longer before the next). */
+  reconcileAttempts?: number;
+}
+
+/** A QRIS's own fields (stored as JSON). */
+export interface QrisDetails {
+  /** The EMVCo string; empty while an upstream acquirer has not answered yet. */
+  qrContent: string;
+  merchantRef?: string | undefined;
+  terminalId?: string | undefined;
+  storeId?: string | undefined;
+  additionalInfo?: Record<string, unknown> | undefined;
+  /** Set when an upstream acquirer issued it. */
+  upstream?: UpstreamRef;
+  /** Set once paid (or failed) by a notify or a reconciliation. */
+  payer?: Payer;
+  acquirerReferenceNo?: string | null;
+  partnerReferenceNo?: string;
+}
+
+/** A Virtual Account's own fields (stored as JSON). */
+export interface VaDetails {
+  partnerServiceId: string;
+  customerNo: string;
+  virtualAccountName: string;
+  virtualAccountEmail: string;
+  virtualAccountPhone: string;
+  virtualAccountTrxType: 'C' | 'O';
+  totalAmount: { value: string; currency: string } | null;
+  bankCode: string;
+  additionalInfo?: Record<string, unknown>;
+  /** Set once paid by a bank's payment flag. */
+  payer?: Payer;
+  bankReferenceNo?: string | null;
+}
+
+/** What QRIS and VA transactions have alike. Amounts are SNAP money strings. */
+interface TransactionBase {
   referenceNo: string;
   merchantId: string;
-  kind: TransactionKind;
   /** QRIS partnerReferenceNo, or VA trxId. */
   partnerReferenceNo: string;
   status: TransactionStatus;
@@ -224,11 +275,23 @@ export interface TransactionRecord {
   billNumber: number;
   expiresAt: number | null;
   paidAt: number | null;
-  /** Kind-specific fields, as JSON. */
-  details: Record<string, unknown>;
   createdAt: number;
   updatedAt: number;
 }
+
+export interface QrisTransaction extends TransactionBase {
+  kind: 'qris';
+  details: QrisDetails;
+}
+
+export interface VaTransaction extends TransactionBase {
+  kind: 'va';
+  details: VaDetails;
+}
+
+/** A QRIS or VA transaction: `kind` says which, and so what its `details` hold. */
+export type TransactionRecord = QrisTransaction | VaTransaction;
+export type TransactionDetails = TransactionRecord['details'];
 
 export interface StatusHistoryEntry {
   seq: number;

@@ -56,7 +56,7 @@ export function operatorServicesSuite(under: StoreUnderTest): void {
         billNumber: Number(unique().slice(-12)),
         expiresAt: now + 3_600_000,
         paidAt: null,
-        details: {},
+        details: { qrContent: '' },
         createdAt: now,
         updatedAt: now,
       };

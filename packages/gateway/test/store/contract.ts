@@ -88,6 +88,7 @@ function provider(over: Partial<ProviderRecord> = {}): ProviderRecord {
   };
 }
 
+/** A transaction fixture; the store keeps `details` as given, whatever the kind. */
 export function txn(merchantId: string, over: Partial<TransactionRecord> = {}): TransactionRecord {
   return {
     referenceNo: uid('r'),
@@ -106,11 +107,11 @@ export function txn(merchantId: string, over: Partial<TransactionRecord> = {}): 
     billNumber: 123456789012,
     expiresAt: T0 + 60_000,
     paidAt: null,
-    details: { qrContent: 'x', nested: { a: [1, 2] } },
+    details: { qrContent: 'x', additionalInfo: { nested: { a: [1, 2] } } },
     createdAt: T0,
     updatedAt: T0,
     ...over,
-  };
+  } as TransactionRecord;
 }
 
 const attempt = (
@@ -259,7 +260,11 @@ export function storeContract(name: string, factory: StoreFactory): void {
           statusDesc: 'Success',
           reason: 'paid',
           at: T0 + 3,
-          patch: { paidAmount: '10000.00', paidAt: T0 + 3, details: { payer: { payerName: 'A' } } },
+          patch: {
+            paidAmount: '10000.00',
+            paidAt: T0 + 3,
+            details: { qrContent: 'x', payer: { payerName: 'A', payerIssuer: '93600009', payerRefId: '1' } },
+          },
           notification: { id: uid('n').replace(/\D/g, ''), body: '{"s":"00"}', nextAttemptAt: T0 + 3 },
         })
         .then((r) => r?.txn);

@@ -155,7 +155,7 @@ describe('PostgreSQL prepared statements and a newer instance changing a table',
           referenceNo: t.referenceNo,
           expectedSeq: t.seq,
           at: t.updatedAt + 1,
-          patch: { details: { note: externalId } },
+          patch: { details: { qrContent: '', additionalInfo: { note: externalId } } },
           idempotency: {
             merchantId: m.id,
             day: '2026-01-01',
@@ -175,7 +175,7 @@ describe('PostgreSQL prepared statements and a newer instance changing a table',
       }
       const second = await update(first, '2');
       assert.equal(second?.seq, first.seq + 1);
-      assert.deepEqual(second?.details, { note: '2' });
+      assert.deepEqual(second?.details, { qrContent: '', additionalInfo: { note: '2' } });
       assert.ok(await store.findIdempotency({ merchantId: m.id, day: '2026-01-01', externalId: '2' }));
     } finally {
       await store.close();

@@ -65,7 +65,7 @@ export function qrImageRoutes(app: FastifyInstance, deps: { store: Store; clock:
     let image = m ? rendered.get(key) : undefined;
     if (m && !image) {
       const txn = await deps.store.findTransaction(m[1] as string);
-      const content = txn?.kind === 'qris' ? (txn.details.qrContent as string | undefined) : undefined;
+      const content = txn?.kind === 'qris' ? txn.details.qrContent : undefined;
       if (content) image = render(key, m[2] as 'png' | 'svg', content);
     }
     if (!m || !image) return reply.code(404).type('application/problem+json').send(notFound);

@@ -16,6 +16,7 @@ import {
   UniqueViolation,
 } from '../store/store.ts';
 import { callbackUrlProblemResolved } from './callback-url.ts';
+import type { NewMerchantInput } from './merchant-fields.ts';
 import { isUsableRsaPublicKey } from './public-key.ts';
 
 export type { CallbackJson, CallbackSignature, MerchantPatch, MerchantRecord, MerchantStatus, TokenSignature };
@@ -23,26 +24,7 @@ export type { CallbackJson, CallbackSignature, MerchantPatch, MerchantRecord, Me
 /** What a merchant may change of itself in its portal: where its callbacks go. */
 export const MERCHANT_EDITABLE = ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl'] as const;
 
-export interface NewMerchantInput {
-  name: string;
-  callbackBaseUrl?: string | undefined;
-  qrisCallbackUrl?: string | undefined;
-  vaCallbackUrl?: string | undefined;
-  partnerId?: string | undefined;
-  publicKeyPem?: string | undefined;
-  tokenSignature?: TokenSignature | undefined;
-  callbackSignature?: CallbackSignature | undefined;
-  callbackJson?: CallbackJson | undefined;
-  callbackTokenUrl?: string | undefined;
-  merchantName?: string | undefined;
-  merchantCity?: string | undefined;
-  nmid?: string | undefined;
-  mcc?: string | undefined;
-  /** An acquirer's provider id: that acquirer issues this merchant's QRIS. */
-  qrisProvider?: string | null | undefined;
-  /** Its own callback retry schedule; the gateway's when absent. */
-  retrySchedule?: string | undefined;
-}
+export type { NewMerchantInput };
 
 /** What the admin API shows of a merchant: never its secrets. */
 export type MerchantView = Omit<

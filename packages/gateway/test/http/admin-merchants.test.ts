@@ -40,6 +40,26 @@ describe('admin API: merchants', () => {
     assert.equal(JSON.stringify(shown.body).includes(r.body.clientSecret), false);
   });
 
+  it('takes null at creation for a setting null clears, as if left out, and refuses it for the others', async () => {
+    const r = await gw.admin('POST', '/merchants', {
+      name: 'Toko Nol',
+      callbackBaseUrl: null,
+      publicKeyPem: null,
+      retrySchedule: null,
+      qrisProvider: null,
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.deepEqual(
+      [r.body.callbackBaseUrl, r.body.publicKeyPem, r.body.retrySchedule, r.body.qrisProvider],
+      [null, null, null, null],
+    );
+    for (const field of ['merchantName', 'partnerId', 'tokenSignature', 'mcc']) {
+      const refused = await gw.admin('POST', '/merchants', { name: 'Toko Nol', [field]: null });
+      assert.equal(refused.status, 400, field);
+      assert.match(refused.body.errors.join(), new RegExp(`^${field}: `), field);
+    }
+  });
+
   it('lists merchants with a cursor', async () => {
     for (let i = 0; i < 3; i++) await gw.createMerchant({ name: `List ${i}` });
     const first = await gw.admin('GET', '/merchants?limit=2');

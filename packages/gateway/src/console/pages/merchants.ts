@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { createSchema, patchSchema } from '../../http/routes/admin-merchants.ts';
+import {
+  merchantCreateSchema as createSchema,
+  merchantPatchSchema as patchSchema,
+} from '../../merchants/merchant-fields.ts';
 import { type MerchantRecord, merchantView } from '../../merchants/merchant-service.ts';
 import { jakartaTime } from '../format.ts';
 import { type Html, html } from '../html.ts';

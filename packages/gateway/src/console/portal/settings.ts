@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ReplayRefused } from '../../delivery/notification-operations.ts';
-import { patchSchema } from '../../http/routes/admin-merchants.ts';
+import { merchantPatchSchema as patchSchema } from '../../merchants/merchant-fields.ts';
 import { MERCHANT_EDITABLE, merchantView } from '../../merchants/merchant-service.ts';
 import { html } from '../html.ts';
 import { ConsoleError, formOf } from '../kit.ts';

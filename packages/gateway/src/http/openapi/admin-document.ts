@@ -1,9 +1,13 @@
 import { TRANSACTION_STATUS } from '@snapgate/snap';
+import {
+  merchantCreateSchema as merchantCreate,
+  merchantPatchSchema as merchantPatch,
+  merchantViewSchema,
+} from '../../merchants/merchant-fields.ts';
 import { requiredScope } from '../admin-auth.ts';
 import { idParams, listQuery, rotateSchema } from '../admin-body.ts';
 import { adminKeyCreateSchema, auditQuery } from '../routes/admin-access.ts';
 import { certifyBody } from '../routes/admin-certifications.ts';
-import { createSchema as merchantCreate, patchSchema as merchantPatch } from '../routes/admin-merchants.ts';
 import { listQuery as notificationQuery, recoverBody, reportQuery } from '../routes/admin-notifications.ts';
 import { createSchema as providerCreate, patchSchema as providerPatch } from '../routes/admin-providers.ts';
 import { listQuery as transactionQuery } from '../routes/admin-transactions.ts';
@@ -300,37 +304,7 @@ const SCHEMAS: Record<string, JsonSchema> = {
   },
   Money: money,
   Merchant: {
-    ...closed({
-      id: { type: 'string' },
-      name: { type: 'string' },
-      clientKey: { type: 'string', description: 'The SNAP `X-CLIENT-KEY`.' },
-      previousValidUntil: {
-        ...nullable(DATE_TIME),
-        description: 'Until when the secret before the last rotation still works.',
-      },
-      secretVersion: { type: 'integer', minimum: 1 },
-      partnerId: { type: 'string', description: 'The SNAP `X-PARTNER-ID`.' },
-      publicKeyPem: nullable({ type: 'string' }),
-      tokenSignature: { enum: ['any', 'hmac-sha256', 'rsa-sha256'] },
-      callbackSignature: { enum: ['hmac-sha512', 'rsa-sha256', 'snap-b2b'] },
-      callbackJson: { enum: ['standard', 'php'] },
-      callbackTokenUrl: nullable({ type: 'string' }),
-      callbackBaseUrl: nullable({ type: 'string' }),
-      qrisCallbackUrl: nullable({ type: 'string' }),
-      vaCallbackUrl: nullable({ type: 'string' }),
-      merchantName: { type: 'string' },
-      merchantCity: { type: 'string' },
-      nmid: { type: 'string' },
-      mcc: { type: 'string' },
-      qrisProvider: { ...nullable({ type: 'string' }), description: 'The acquirer provider that issues its QRIS.' },
-      retrySchedule: {
-        ...nullable({ type: 'string' }),
-        description: 'Its own callback retry schedule (`0s,5s,30s`); null: the gateway’s SNAPGATE_RETRY_SCHEDULE.',
-      },
-      status: { enum: ['active', 'disabled'] },
-      createdAt: DATE_TIME,
-      updatedAt: DATE_TIME,
-    }),
+    ...fromZod(merchantViewSchema, {}, 'output'),
     description: 'A merchant: never its secret, except once at creation.',
   },
   Provider: {
@@ -463,28 +437,6 @@ const created = (name: string, secret = 'clientSecret', description = 'Shown onc
   };
 };
 
-const MERCHANT_FIELDS = {
-  name: 'The merchant’s name, for operators.',
-  callbackBaseUrl:
-    'Callbacks go to `<callbackBaseUrl>/webhook/payment-qr-notification` and `…/webhook/payment-va-notification`. https, and not a private address, in production mode.',
-  qrisCallbackUrl: 'Where QRIS callbacks go instead.',
-  vaCallbackUrl: 'Where VA callbacks go instead.',
-  partnerId: 'Its SNAP `X-PARTNER-ID`; the client key when not given.',
-  publicKeyPem: 'RSA public key (PEM, at least 2048 bits) that verifies its token requests (SHA256withRSA).',
-  tokenSignature:
-    'How its token requests are signed: `any` (default) takes RSA when a key is registered, and HMAC-SHA256.',
-  callbackSignature: 'How callbacks to it are signed (default `hmac-sha512`).',
-  callbackJson: '`php`: callback bodies as PHP’s `json_encode` writes them (default `standard`).',
-  callbackTokenUrl:
-    '`snap-b2b`: where the gateway takes its token; default `<callbackBaseUrl>/api/snap/v1.0/access-token/b2b`.',
-  merchantName: 'Written into its QRIS (EMVCo tag 59).',
-  merchantCity: 'Written into its QRIS (EMVCo tag 60).',
-  nmid: 'QRIS National Merchant ID.',
-  mcc: 'Merchant category code.',
-  qrisProvider: 'An acquirer provider’s id: that acquirer issues its QRIS. Null: snapgate issues them itself.',
-  retrySchedule:
-    'The delays before each callback attempt, comma-separated (`0s,5s,30s,2m`): the last one is the last retry. Null (on update): back to the gateway’s SNAPGATE_RETRY_SCHEDULE.',
-};
 const PROVIDER_FIELDS = {
   name: 'The provider’s name, for operators.',
   kind: '`bank`: owns the VAs of its `bankCode`. `acquirer`: notifies QRIS payments.',
@@ -510,7 +462,7 @@ function merchantPaths(): Record<string, PathItem> {
         tags: [TAG.merchants],
         summary: 'Create a merchant',
         description: 'Answers the merchant with its client secret, shown this once.',
-        requestBody: body(fromZod(merchantCreate, MERCHANT_FIELDS), {
+        requestBody: body(fromZod(merchantCreate), {
           name: 'Warung Kopi',
           callbackBaseUrl: 'https://merchant.example',
           merchantName: 'WARUNG KOPI',
@@ -552,11 +504,7 @@ function merchantPaths(): Record<string, PathItem> {
         summary: 'Change a merchant’s settings, or disable it',
         description: 'Disabling a merchant refuses its tokens at once.',
         parameters: [idParam('merchant')],
-        requestBody: body(
-          fromZod(merchantPatch, { ...MERCHANT_FIELDS, status: '`disabled` refuses its tokens at once.' }),
-          { callbackSignature: 'rsa-sha256' },
-          { description: PATCH_NOTE },
-        ),
+        requestBody: body(fromZod(merchantPatch), { callbackSignature: 'rsa-sha256' }, { description: PATCH_NOTE }),
         responses: {
           ...ok('The merchant as changed.', ref('Merchant'), MERCHANT_EXAMPLE),
           '400': badRequest('Invalid settings, or none given.', ['at least one field is required']),

@@ -119,12 +119,16 @@ export function json(schema: JsonSchema, examples: Record<string, Example> = {},
 
 /**
  * The JSON Schema of a zod schema as a request accepts it (`io: 'input'`: fields with a default are
- * optional). Refinements (`.refine`) have no JSON Schema form and are described in words by the caller.
+ * optional), or as an answer holds it (`io: 'output'`). Refinements (`.refine`) have no JSON Schema form and are described in words by the caller.
  * `descriptions` only annotates members, and every member it names must exist: a description
  * cannot outlive its field.
  */
-export function fromZod(schema: z.ZodType, descriptions: Record<string, string> = {}): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' }) as JsonSchema;
+export function fromZod(
+  schema: z.ZodType,
+  descriptions: Record<string, string> = {},
+  io: 'input' | 'output' = 'input',
+): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as JsonSchema;
   const properties = rest.properties as Record<string, JsonSchema> | undefined;
   for (const [name, description] of Object.entries(descriptions)) {
     const member = properties?.[name];

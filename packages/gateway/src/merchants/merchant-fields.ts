@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { parseRetrySchedule } from '../config.ts';
+
+// A merchant's settings, each written once: the rule of a value sent, whether `null` clears it,
+// and what it means. The admin API's create and update bodies, the merchant as the admin API shows
+// it, the console's forms and the OpenAPI document all derive from `merchantSettings`: a new
+// setting is one line here (and its column: a migration, the record and its row mapping).
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+const url = z.string().max(2048);
+const pem = z.string().max(16_384);
+const printable = (max: number) => text(max).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII (EMVCo)');
+const retrySchedule = z
+  .string()
+  .max(200)
+  .refine((v) => parseRetrySchedule(v) !== undefined, 'must be a comma-separated list of durations like 0s,10s,1m,2h');
+const about = (description: string) => ({ description });
+
+/** Every setting an operator chooses; `.nullable()`: null clears it (the gateway's default again). */
+export const merchantSettings = z.object({
+  callbackBaseUrl: url
+    .nullable()
+    .meta(
+      about(
+        'Callbacks go to `<callbackBaseUrl>/webhook/payment-qr-notification` and `…/webhook/payment-va-notification`. https, and not a private address, in production mode.',
+      ),
+    ),
+  qrisCallbackUrl: url.nullable().meta(about('Where QRIS callbacks go instead.')),
+  vaCallbackUrl: url.nullable().meta(about('Where VA callbacks go instead.')),
+  partnerId: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dot, dash or underscore')
+    .meta(about('Its SNAP `X-PARTNER-ID`; the client key when not given.')),
+  publicKeyPem: pem
+    .nullable()
+    .meta(about('RSA public key (PEM, at least 2048 bits) that verifies its token requests (SHA256withRSA).')),
+  tokenSignature: z
+    .enum(['any', 'hmac-sha256', 'rsa-sha256'])
+    .meta(
+      about('How its token requests are signed: `any` (default) takes RSA when a key is registered, and HMAC-SHA256.'),
+    ),
+  callbackSignature: z
+    .enum(['hmac-sha512', 'rsa-sha256', 'snap-b2b'])
+    .meta(about('How callbacks to it are signed (default `hmac-sha512`).')),
+  callbackJson: z
+    .enum(['standard', 'php'])
+    .meta(about('`php`: callback bodies as PHP’s `json_encode` writes them (default `standard`).')),
+  callbackTokenUrl: url
+    .nullable()
+    .meta(
+      about(
+        '`snap-b2b`: where the gateway takes its token; default `<callbackBaseUrl>/api/snap/v1.0/access-token/b2b`.',
+      ),
+    ),
+  merchantName: printable(25).meta(about('Written into its QRIS (EMVCo tag 59).')),
+  merchantCity: printable(15).meta(about('Written into its QRIS (EMVCo tag 60).')),
+  nmid: z
+    .string()
+    .regex(/^ID\d{10,13}$/, 'must be ID followed by 10 to 13 digits')
+    .meta(about('QRIS National Merchant ID.')),
+  mcc: z
+    .string()
+    .regex(/^\d{4}$/, 'must be 4 digits')
+    .meta(about('Merchant category code.')),
+  qrisProvider: z
+    .string()
+    .max(64)
+    .nullable()
+    .meta(about('An acquirer provider’s id: that acquirer issues its QRIS. Null: snapgate issues them itself.')),
+  retrySchedule: retrySchedule
+    .nullable()
+    .meta(
+      about(
+        'The delays before each callback attempt, comma-separated (`0s,5s,30s,2m`): the last one is the last retry. Null: the gateway’s SNAPGATE_RETRY_SCHEDULE.',
+      ),
+    ),
+});
+
+const name = text(100).meta(about('The merchant’s name, for operators.'));
+const status = z.enum(['active', 'disabled']);
+
+/** `POST /admin/v1/merchants`: a name, and any settings (the gateway's defaults for the rest). */
+export const merchantCreateSchema = z.strictObject({ name, ...merchantSettings.partial().shape });
+
+/** `PATCH /admin/v1/merchants/:id`: any settings, the name, or the status; at least one. */
+export const merchantPatchSchema = z
+  .strictObject({
+    name: name.optional(),
+    ...merchantSettings.partial().shape,
+    status: status.optional().meta(about('`disabled` refuses its tokens at once.')),
+  })
+  .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
+
+export type NewMerchantInput = z.output<typeof merchantCreateSchema>;
+export type MerchantPatchInput = z.output<typeof merchantPatchSchema>;
+
+const dateTime = z.iso.datetime();
+
+/** A merchant as the admin API shows it: every setting, never a secret (but once, at creation). */
+export const merchantViewSchema = z.strictObject({
+  id: z.string(),
+  name,
+  clientKey: z.string().meta(about('The SNAP `X-CLIENT-KEY`.')),
+  previousValidUntil: dateTime.nullable().meta(about('Until when the secret before the last rotation still works.')),
+  secretVersion: z.number().int().min(1),
+  ...merchantSettings.shape,
+  status,
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});

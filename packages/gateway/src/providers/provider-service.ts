@@ -16,20 +16,10 @@ import type {
   StoredInboundCall,
 } from '../store/store.ts';
 import { UniqueViolation } from '../store/store.ts';
+import type { NewProviderInput, OutboundInput } from './provider-fields.ts';
 import { DEFAULT_PATH_PREFIX } from './snap-client.ts';
 
-export type { ProviderKind, ProviderRecord, StoredInboundCall };
-
-export interface NewProviderInput {
-  name: string;
-  kind: ProviderKind;
-  bankCode: string;
-  publicKeyPem?: string | undefined;
-  outbound?: OutboundInput | undefined;
-}
-
-export type OutboundInput = Omit<ProviderOutbound, 'privateKeyPem' | 'tokenPath' | 'pathPrefix' | 'channelId'> &
-  Partial<Pick<ProviderOutbound, 'privateKeyPem' | 'tokenPath' | 'pathPrefix' | 'channelId'>>;
+export type { NewProviderInput, OutboundInput, ProviderKind, ProviderRecord, StoredInboundCall };
 
 /** What the admin API shows of a provider: never a secret, its own or the outbound one. */
 export function providerView(p: ProviderRecord) {

@@ -4,12 +4,16 @@ import {
   merchantPatchSchema as merchantPatch,
   merchantViewSchema,
 } from '../../merchants/merchant-fields.ts';
+import {
+  providerCreateSchema as providerCreate,
+  providerPatchSchema as providerPatch,
+  providerViewSchema,
+} from '../../providers/provider-fields.ts';
 import { requiredScope } from '../admin-auth.ts';
 import { idParams, listQuery, rotateSchema } from '../admin-body.ts';
 import { adminKeyCreateSchema, auditQuery } from '../routes/admin-access.ts';
 import { certifyBody } from '../routes/admin-certifications.ts';
 import { listQuery as notificationQuery, recoverBody, reportQuery } from '../routes/admin-notifications.ts';
-import { createSchema as providerCreate, patchSchema as providerPatch } from '../routes/admin-providers.ts';
 import { listQuery as transactionQuery } from '../routes/admin-transactions.ts';
 import type { MetricsAccess } from '../routes/health.ts';
 import { qrisPay, qrisScan, vaPay } from '../routes/sandbox.ts';
@@ -308,31 +312,7 @@ const SCHEMAS: Record<string, JsonSchema> = {
     description: 'A merchant: never its secret, except once at creation.',
   },
   Provider: {
-    ...closed({
-      id: { type: 'string' },
-      name: { type: 'string' },
-      kind: { enum: ['bank', 'acquirer'] },
-      bankCode: { type: 'string', pattern: '^\\d{3}$' },
-      clientKey: { type: 'string' },
-      previousValidUntil: nullable(DATE_TIME),
-      secretVersion: { type: 'integer', minimum: 1 },
-      publicKeyPem: nullable({ type: 'string' }),
-      outbound: nullable(
-        closed({
-          baseUrl: { type: 'string' },
-          clientKey: { type: 'string' },
-          partnerId: { type: 'string' },
-          channelId: { type: 'string' },
-          tokenPath: { type: 'string' },
-          pathPrefix: { type: 'string' },
-          hasPrivateKey: { type: 'boolean' },
-        }),
-      ),
-      isSandbox: { type: 'boolean', description: 'The built-in sandbox bank or acquirer.' },
-      status: { enum: ['active', 'disabled'] },
-      createdAt: DATE_TIME,
-      updatedAt: DATE_TIME,
-    }),
+    ...fromZod(providerViewSchema, {}, 'output'),
     description: 'A bank or an acquirer calling the SNAP provider API: never a secret, its own or the outbound one.',
   },
   Transaction: closed({
@@ -437,15 +417,6 @@ const created = (name: string, secret = 'clientSecret', description = 'Shown onc
   };
 };
 
-const PROVIDER_FIELDS = {
-  name: 'The provider’s name, for operators.',
-  kind: '`bank`: owns the VAs of its `bankCode`. `acquirer`: notifies QRIS payments.',
-  bankCode:
-    'Banks: the VAs created with this bank code are theirs (one active bank per code). Acquirers: the default `payerIssuer`.',
-  publicKeyPem: 'RSA public key (PEM) that verifies its token requests; without one it signs HMAC-SHA256.',
-  outbound:
-    'Acquirers that issue QRIS: the SNAP client credentials snapgate holds there (`baseUrl` an origin only; `privateKeyPem` signs the token request when set).',
-};
 const PAYER_FIELDS = {
   payerName: 'Default `SANDBOX PAYER`.',
   payerIssuer: 'Default `93600009`.',
@@ -708,7 +679,7 @@ function providerPaths(): Record<string, PathItem> {
         summary: 'Connect a bank or an acquirer',
         description:
           'A bank owns the VAs of its `bankCode`; an acquirer notifies QRIS payments, and with `outbound` settings issues the QRIS of the merchants that name it. Answers its client secret, shown this once.',
-        requestBody: body(fromZod(providerCreate, PROVIDER_FIELDS), {
+        requestBody: body(fromZod(providerCreate), {
           name: 'Bank Central',
           kind: 'bank',
           bankCode: '014',
@@ -751,17 +722,7 @@ function providerPaths(): Record<string, PathItem> {
         tags: [TAG.providers],
         summary: 'Change a provider’s settings, or disable it',
         parameters: [idParam('provider')],
-        requestBody: body(
-          fromZod(providerPatch, {
-            name: PROVIDER_FIELDS.name,
-            bankCode: PROVIDER_FIELDS.bankCode,
-            publicKeyPem: PROVIDER_FIELDS.publicKeyPem,
-            outbound: PROVIDER_FIELDS.outbound,
-            status: '`disabled` refuses its tokens at once.',
-          }),
-          { status: 'disabled' },
-          { description: PATCH_NOTE },
-        ),
+        requestBody: body(fromZod(providerPatch), { status: 'disabled' }, { description: PATCH_NOTE }),
         responses: {
           ...ok('The provider as changed.', ref('Provider'), PROVIDER_EXAMPLE),
           '400': badRequest('Invalid settings, or none given.', ['at least one field is required']),

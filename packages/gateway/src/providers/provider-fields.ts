@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+// A provider's settings, each written once: the rule of a value sent, whether `null` clears it,
+// and what it means. The admin API's create and update bodies, the provider as the admin API shows
+// it and the OpenAPI document derive from these (as merchants/merchant-fields.ts for merchants).
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+const pem = z.string().max(16_384);
+const path = z.string().regex(/^\/[\x21-\x7e]{0,255}$/, 'must be a path starting with /');
+const about = (description: string) => ({ description });
+
+const name = text(100).meta(about('The provider’s name, for operators.'));
+const kind = z
+  .enum(['bank', 'acquirer'])
+  .meta(about('`bank`: owns the VAs of its `bankCode`. `acquirer`: notifies QRIS payments.'));
+const bankCode = z
+  .string()
+  .regex(/^\d{3}$/, 'must be 3 digits')
+  .meta(
+    about(
+      'Banks: the VAs created with this bank code are theirs (one active bank per code). Acquirers: the default `payerIssuer`.',
+    ),
+  );
+const publicKeyPem = pem.meta(
+  about('RSA public key (PEM) that verifies its token requests; without one it signs HMAC-SHA256.'),
+);
+const OUTBOUND =
+  'Acquirers that issue QRIS: the SNAP client credentials snapgate holds there (`baseUrl` an origin only; `privateKeyPem` signs the token request when set).';
+const outbound = z
+  .strictObject({
+    baseUrl: z.string().max(2048),
+    clientKey: text(128),
+    clientSecret: text(512),
+    privateKeyPem: pem.nullable().optional(),
+    partnerId: text(64),
+    channelId: z.string().max(5).optional(),
+    tokenPath: path.optional(),
+    pathPrefix: path.optional(),
+  })
+  .meta(about(OUTBOUND));
+const status = z.enum(['active', 'disabled']);
+
+/** `POST /admin/v1/providers`. */
+export const providerCreateSchema = z.strictObject({
+  name,
+  kind,
+  bankCode,
+  publicKeyPem: publicKeyPem.optional(),
+  outbound: outbound.optional(),
+});
+
+/** `PATCH /admin/v1/providers/:id`: at least one field; null clears a key or the outbound settings. */
+export const providerPatchSchema = z
+  .strictObject({
+    name: name.optional(),
+    bankCode: bankCode.optional(),
+    publicKeyPem: publicKeyPem.nullable().optional(),
+    outbound: outbound.nullable().optional(),
+    status: status.optional().meta(about('`disabled` refuses its tokens at once.')),
+  })
+  .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
+
+export type NewProviderInput = z.output<typeof providerCreateSchema>;
+export type OutboundInput = z.output<typeof outbound>;
+
+const dateTime = z.iso.datetime();
+
+/** A provider as the admin API shows it: never a secret, its own or the outbound one. */
+export const providerViewSchema = z.strictObject({
+  id: z.string(),
+  name,
+  kind,
+  bankCode,
+  clientKey: z.string(),
+  previousValidUntil: dateTime.nullable(),
+  secretVersion: z.number().int().min(1),
+  publicKeyPem: z.string().nullable(),
+  outbound: z
+    .strictObject({
+      baseUrl: z.string(),
+      clientKey: z.string(),
+      partnerId: z.string(),
+      channelId: z.string(),
+      tokenPath: z.string(),
+      pathPrefix: z.string(),
+      hasPrivateKey: z.boolean(),
+    })
+    .nullable(),
+  isSandbox: z.boolean().meta(about('The built-in sandbox bank or acquirer.')),
+  status,
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});

@@ -3,6 +3,23 @@ import { z } from 'zod';
 import type { AdminKeyRecord, AdminKeyService } from '../../operators/admin-keys.ts';
 import type { AuditLog, StoredAuditEntry } from '../../operators/audit-log.ts';
 import { idParams, listQuery, parseAdminBody, parseWith } from '../admin-body.ts';
+import {
+  ADMIN,
+  BAD_PATH,
+  BAD_QUERY,
+  badRequest,
+  body,
+  conflict,
+  idParam,
+  LIST_DESCRIPTIONS,
+  notFound,
+  ok,
+  op,
+  page,
+  T,
+  TAG,
+} from '../openapi/admin-kit.ts';
+import { closed, fromZod, type PathItem, queryParameters, ref } from '../openapi/kit.ts';
 
 export const adminKeyCreateSchema = z.strictObject({
   name: z
@@ -68,4 +85,78 @@ export function adminAccessRoutes(app: FastifyInstance, deps: { adminKeys: Admin
     const page = await audit.list({ limit: q.limit, cursor: q.cursor }, q.target ? { target: q.target } : {});
     return { items: page.items.map(auditView), nextCursor: page.nextCursor };
   });
+}
+
+const ADMIN_KEY_EXAMPLE = {
+  id: 'key_3f9a1c2b4d5e6f70',
+  name: 'ops-readonly',
+  scope: 'read',
+  createdAt: T,
+  lastUsedAt: null,
+  revokedAt: null,
+};
+
+/** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them). */
+export function accessPaths(): Record<string, PathItem> {
+  return {
+    [`${ADMIN}/admin-keys`]: {
+      post: op({
+        operationId: 'createAdminKey',
+        tags: [TAG.access],
+        summary: 'Create an admin key',
+        description:
+          'A named key with a scope: `read` (every GET), `operate` (also deliveries and the sandbox), `admin` (everything). The key is shown this once; only its SHA-256 is stored.',
+        requestBody: body(
+          fromZod(adminKeyCreateSchema, {
+            name: 'Unique among admin keys; shown in the audit log.',
+            scope: 'What the key may do.',
+          }),
+          { name: 'ops-readonly', scope: 'read' },
+        ),
+        responses: {
+          ...ok('Created.', ref('CreatedAdminKey'), { ...ADMIN_KEY_EXAMPLE, key: 'sgk_…' }, '201'),
+          '400': badRequest('Invalid body.', ['scope: Invalid option: expected one of "read"|"operate"|"admin"']),
+          '409': conflict('An admin key of that name exists.', 'an admin key named ops-readonly exists'),
+        },
+      }),
+      get: op({
+        operationId: 'listAdminKeys',
+        tags: [TAG.access],
+        summary: 'List admin keys',
+        description: 'Every admin key, revoked ones too; never a key or its hash.',
+        responses: ok('The keys.', closed({ items: { type: 'array', items: ref('AdminKey') } }), {
+          items: [ADMIN_KEY_EXAMPLE],
+        }),
+      }),
+    },
+    [`${ADMIN}/admin-keys/{id}/revoke`]: {
+      post: op({
+        operationId: 'revokeAdminKey',
+        tags: [TAG.access],
+        summary: 'Revoke an admin key',
+        description: 'Refused at once by every instance. The last admin-scope key cannot be revoked.',
+        parameters: [idParam('admin key')],
+        responses: {
+          ...ok('The key, revoked.', ref('AdminKey'), { ...ADMIN_KEY_EXAMPLE, revokedAt: T }),
+          '400': BAD_PATH,
+          '404': notFound('admin key'),
+          '409': conflict(
+            'It is the last admin-scope key.',
+            'the last admin key cannot be revoked: create another admin key first',
+          ),
+        },
+      }),
+    },
+    [`${ADMIN}/audit`]: {
+      get: op({
+        operationId: 'listAudit',
+        tags: [TAG.access],
+        summary: 'The audit log',
+        description:
+          'Every state-changing admin action, newest first: who, from where, what, the resource before and after (secrets redacted), and how it ended.',
+        parameters: queryParameters(auditQuery, { ...LIST_DESCRIPTIONS, target: 'Only actions about this id.' }),
+        responses: { ...ok('A page of the log.', page('AuditEntry')), '400': BAD_QUERY },
+      }),
+    },
+  };
 }

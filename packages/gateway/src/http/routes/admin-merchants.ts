@@ -3,6 +3,25 @@ import { merchantCreateSchema, merchantPatchSchema } from '../../merchants/merch
 import type { MerchantService } from '../../merchants/merchant-service.ts';
 import { merchantView } from '../../merchants/merchant-service.ts';
 import { idParams, listQuery, parseAdminBody, parseWith, rotateSchema } from '../admin-body.ts';
+import {
+  ADMIN,
+  BAD_PATH,
+  BAD_QUERY,
+  badRequest,
+  body,
+  conflict,
+  idParam,
+  LIST_DESCRIPTIONS,
+  notFound,
+  ok,
+  op,
+  PATCH_NOTE,
+  page,
+  rotateSecret,
+  TAG,
+} from '../openapi/admin-kit.ts';
+import { MERCHANT_EXAMPLE } from '../openapi/admin-schemas.ts';
+import { fromZod, type PathItem, queryParameters, ref } from '../openapi/kit.ts';
 
 export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: MerchantService }) {
   const { merchants } = deps;
@@ -37,4 +56,82 @@ export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: Mer
     const r = await merchants.rotateSecret(id, overlapSec ?? 86_400);
     return { clientSecret: r.clientSecret, previousValidUntil: new Date(r.previousValidUntil).toISOString() };
   });
+}
+
+/** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them). */
+export function merchantPaths(): Record<string, PathItem> {
+  const taken = conflict('The partnerId is taken.', 'partnerId WARUNGKOPI is already in use');
+  return {
+    [`${ADMIN}/merchants`]: {
+      post: op({
+        operationId: 'createMerchant',
+        tags: [TAG.merchants],
+        summary: 'Create a merchant',
+        description: 'Answers the merchant with its client secret, shown this once.',
+        requestBody: body(fromZod(merchantCreateSchema), {
+          name: 'Warung Kopi',
+          callbackBaseUrl: 'https://merchant.example',
+          merchantName: 'WARUNG KOPI',
+          merchantCity: 'BANDUNG',
+          mcc: '5812',
+        }),
+        responses: {
+          ...ok('Created.', ref('CreatedMerchant'), { ...MERCHANT_EXAMPLE, clientSecret: 'q3J5…base64url' }, '201'),
+          '400': badRequest('Invalid settings: every problem is listed in `errors`.'),
+          '409': taken,
+        },
+      }),
+      get: op({
+        operationId: 'listMerchants',
+        tags: [TAG.merchants],
+        summary: 'List merchants',
+        parameters: queryParameters(listQuery, LIST_DESCRIPTIONS),
+        responses: {
+          ...ok('A page of merchants.', page('Merchant'), { items: [MERCHANT_EXAMPLE], nextCursor: null }),
+          '400': BAD_QUERY,
+        },
+      }),
+    },
+    [`${ADMIN}/merchants/{id}`]: {
+      get: op({
+        operationId: 'getMerchant',
+        tags: [TAG.merchants],
+        summary: 'Show a merchant',
+        parameters: [idParam('merchant')],
+        responses: {
+          ...ok('The merchant.', ref('Merchant'), MERCHANT_EXAMPLE),
+          '400': BAD_PATH,
+          '404': notFound('merchant'),
+        },
+      }),
+      patch: op({
+        operationId: 'updateMerchant',
+        tags: [TAG.merchants],
+        summary: 'Change a merchant’s settings, or disable it',
+        description: 'Disabling a merchant refuses its tokens at once.',
+        parameters: [idParam('merchant')],
+        requestBody: body(
+          fromZod(merchantPatchSchema),
+          { callbackSignature: 'rsa-sha256' },
+          { description: PATCH_NOTE },
+        ),
+        responses: {
+          ...ok('The merchant as changed.', ref('Merchant'), MERCHANT_EXAMPLE),
+          '400': badRequest('Invalid settings, or none given.', ['at least one field is required']),
+          '404': notFound('merchant'),
+          '409': taken,
+        },
+      }),
+    },
+    [`${ADMIN}/merchants/{id}/rotate-secret`]: {
+      post: op({
+        operationId: 'rotateMerchantSecret',
+        tags: [TAG.merchants],
+        summary: 'Rotate a merchant’s client secret',
+        description: 'The previous secret, and tokens issued under it, keep working for `overlapSec` (default 86400).',
+        parameters: [idParam('merchant')],
+        ...rotateSecret('merchant'),
+      }),
+    },
+  };
 }

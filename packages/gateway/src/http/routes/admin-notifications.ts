@@ -5,6 +5,22 @@ import type { MerchantService } from '../../merchants/merchant-service.ts';
 import { iso, notificationView } from '../../payments/transaction-view.ts';
 import { callerOf } from '../admin-auth.ts';
 import { listOrderOf, parseAdminBody, parseWith, timeRangeQuery } from '../admin-body.ts';
+import {
+  ADMIN,
+  BAD_QUERY,
+  badRequest,
+  body,
+  conflict,
+  LIST_DESCRIPTIONS,
+  notFound,
+  ok,
+  op,
+  page,
+  TAG,
+  textParam,
+} from '../openapi/admin-kit.ts';
+import { NOTIFICATION_EXAMPLE, propertiesOf } from '../openapi/admin-schemas.ts';
+import { closed, fromZod, type PathItem, queryParameters, ref } from '../openapi/kit.ts';
 
 export const listQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
@@ -74,4 +90,90 @@ export function adminNotificationRoutes(
     const rows = await notifications.undelivered(callerOf(request), q.merchantId, q.limit);
     return { items: rows.map(notificationView), nextCursor: null };
   });
+}
+
+/** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them). */
+export function notificationPaths(): Record<string, PathItem> {
+  return {
+    [`${ADMIN}/merchants/{id}/recover`]: {
+      post: op({
+        operationId: 'recoverNotifications',
+        tags: [TAG.notifications],
+        summary: 'Send a merchant’s dead notifications again',
+        description: 'Every `dead` notification of the merchant created since `since` goes back to `pending`.',
+        parameters: [textParam('id', 'The merchant’s id.')],
+        requestBody: body(
+          fromZod(recoverBody, { since: 'Dead notifications created since then, ISO 8601 with a zone.' }),
+          { since: '2026-01-14T00:00:00+07:00' },
+        ),
+        responses: {
+          ...ok('How many were recovered.', closed({ recovered: { type: 'integer', minimum: 0 } }), { recovered: 3 }),
+          '400': badRequest('Invalid body.', ['since: Invalid ISO datetime']),
+          '404': notFound('merchant'),
+        },
+      }),
+    },
+    [`${ADMIN}/notifications`]: {
+      get: op({
+        operationId: 'listNotifications',
+        tags: [TAG.notifications],
+        summary: 'List notifications (the callback outbox)',
+        parameters: queryParameters(listQuery, { ...LIST_DESCRIPTIONS, state: 'Only in this delivery state.' }),
+        responses: {
+          ...ok('A page of notifications.', page('Notification'), { items: [NOTIFICATION_EXAMPLE], nextCursor: null }),
+          '400': BAD_QUERY,
+        },
+      }),
+    },
+    [`${ADMIN}/notifications/{id}`]: {
+      get: op({
+        operationId: 'getNotification',
+        tags: [TAG.notifications],
+        summary: 'Show a notification and every delivery attempt',
+        parameters: [textParam('id', 'The notification’s id.')],
+        responses: {
+          ...ok(
+            'The notification.',
+            closed({
+              ...propertiesOf('Notification'),
+              body: { type: 'string', description: 'The exact bytes signed and sent.' },
+              attempts: { type: 'array', items: ref('DeliveryAttempt') },
+            }),
+          ),
+          '404': notFound('notification'),
+        },
+      }),
+    },
+    [`${ADMIN}/notifications/{id}/replay`]: {
+      post: op({
+        operationId: 'replayNotification',
+        tags: [TAG.notifications],
+        summary: 'Send a notification again',
+        description:
+          'Queues the same body again, with the same `X-EXTERNAL-ID`. Only the newest notification of a transaction can be replayed: a merchant must never see an older status after a newer.',
+        parameters: [textParam('id', 'The notification’s id.')],
+        responses: {
+          ...ok('Queued.', ref('Notification'), { ...NOTIFICATION_EXAMPLE, state: 'pending' }, '202'),
+          '404': notFound('notification'),
+          '409': conflict(
+            'A newer notification exists for the transaction, or this one is being delivered right now.',
+            'the notification is being delivered right now',
+          ),
+        },
+      }),
+    },
+    [`${ADMIN}/reports/undelivered`]: {
+      get: op({
+        operationId: 'undeliveredReport',
+        tags: [TAG.notifications],
+        summary: 'Notifications not delivered yet',
+        description: 'Every notification not delivered (nor superseded), oldest first; `nextCursor` is always null.',
+        parameters: queryParameters(reportQuery, LIST_DESCRIPTIONS),
+        responses: {
+          ...ok('The undelivered notifications.', page('Notification'), { items: [], nextCursor: null }),
+          '400': BAD_QUERY,
+        },
+      }),
+    },
+  };
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SessionService } from '../../operators/sessions.ts';
+import { ADMIN, conflict, idParam, notFound, ok, op, T, TAG } from '../openapi/admin-kit.ts';
+import type { PathItem } from '../openapi/kit.ts';
 import { badRequest } from '../problem.ts';
 import { rawBodyOf } from '../raw-body.ts';
 
@@ -13,4 +15,41 @@ export function adminPortalLinkRoutes(app: FastifyInstance, deps: { sessions: Se
     const { url, expiresAt } = await deps.sessions.portalLink(request.params.id.slice(0, 64));
     return reply.code(201).send({ url, expiresAt });
   });
+}
+
+/** The OpenAPI path item of this route (http/openapi/admin-document.ts assembles it). */
+export function portalLinkPaths(): Record<string, PathItem> {
+  return {
+    [`${ADMIN}/merchants/{id}/portal-link`]: {
+      post: op({
+        operationId: 'createMerchantPortalLink',
+        tags: [TAG.merchants],
+        summary: 'Create a merchant portal sign-in link',
+        description:
+          'A short-lived (15 minutes) signed link that signs the merchant in to its own portal at `/console/portal` (docs/console.md). Anyone holding the link can sign in as the merchant until it expires; the audit log records that a link was made, never the link. No body.',
+        parameters: [idParam('merchant')],
+        responses: {
+          ...ok(
+            'The link and when it expires.',
+            {
+              type: 'object',
+              required: ['url', 'expiresAt'],
+              additionalProperties: false,
+              properties: {
+                url: { type: 'string', format: 'uri', description: 'The sign-in link (a credential).' },
+                expiresAt: { type: 'string', format: 'date-time' },
+              },
+            },
+            {
+              url: 'https://gateway.example/console/portal/enter?token=eyJ0IjoicG9ydGFsIn0.c2lnbmF0dXJl',
+              expiresAt: T,
+            },
+            '201',
+          ),
+          '404': notFound('merchant'),
+          '409': conflict('The merchant is disabled.', 'the merchant is disabled'),
+        },
+      }),
+    },
+  };
 }

@@ -5,6 +5,20 @@ import type { TransactionReads } from '../../payments/transaction-reads.ts';
 import { historyView, notificationView, transactionView } from '../../payments/transaction-view.ts';
 import { callerOf } from '../admin-auth.ts';
 import { listOrderOf, parseWith, timeRangeQuery } from '../admin-body.ts';
+import {
+  ADMIN,
+  BAD_QUERY,
+  LIST_DESCRIPTIONS,
+  notFound,
+  ok,
+  op,
+  page,
+  T,
+  TAG,
+  textParam,
+} from '../openapi/admin-kit.ts';
+import { NOTIFICATION_EXAMPLE, propertiesOf, TRANSACTION_EXAMPLE } from '../openapi/admin-schemas.ts';
+import { closed, type PathItem, queryParameters, ref } from '../openapi/kit.ts';
 
 export const listQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
@@ -38,4 +52,50 @@ export function adminTransactionRoutes(app: FastifyInstance, deps: { transaction
       notifications: d.notifications.map(notificationView),
     };
   });
+}
+
+/** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them). */
+export function transactionPaths(): Record<string, PathItem> {
+  return {
+    [`${ADMIN}/transactions`]: {
+      get: op({
+        operationId: 'listTransactions',
+        tags: [TAG.transactions],
+        summary: 'List transactions',
+        description: 'Newest first.',
+        parameters: queryParameters(listQuery, { ...LIST_DESCRIPTIONS, status: 'Only in this status.' }),
+        responses: {
+          ...ok('A page of transactions.', page('Transaction'), { items: [TRANSACTION_EXAMPLE], nextCursor: null }),
+          '400': BAD_QUERY,
+        },
+      }),
+    },
+    [`${ADMIN}/transactions/{referenceNo}`]: {
+      get: op({
+        operationId: 'getTransaction',
+        tags: [TAG.transactions],
+        summary: 'Show a transaction, its history and its notifications',
+        parameters: [textParam('referenceNo', 'snapgate’s reference.')],
+        responses: {
+          ...ok(
+            'The transaction.',
+            closed({
+              ...propertiesOf('Transaction'),
+              statusHistory: { type: 'array', items: ref('StatusChange') },
+              notifications: { type: 'array', items: ref('Notification') },
+            }),
+            {
+              ...TRANSACTION_EXAMPLE,
+              statusHistory: [
+                { seq: 1, status: '01', statusDesc: 'Initiated', reason: null, changedAt: T },
+                { seq: 2, status: '00', statusDesc: 'Success', reason: 'notified by acquirer', changedAt: T },
+              ],
+              notifications: [NOTIFICATION_EXAMPLE],
+            },
+          ),
+          '404': notFound('transaction'),
+        },
+      }),
+    },
+  };
 }

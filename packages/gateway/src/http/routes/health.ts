@@ -3,6 +3,8 @@ import type { Config } from '../../config.ts';
 import type { Store } from '../../store/store.ts';
 import type { AdminAuth } from '../admin-auth.ts';
 import type { Metrics } from '../metrics.ts';
+import { ok, TAG, UNAUTHORIZED } from '../openapi/admin-kit.ts';
+import { closed, type PathItem } from '../openapi/kit.ts';
 
 /** How `/metrics` is served: open (sandbox), behind an admin key (production), or on a port of its own. */
 export type MetricsAccess = 'open' | 'admin-key' | 'elsewhere';
@@ -40,4 +42,67 @@ export function healthRoutes(
     async (_request, reply) =>
       reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   );
+}
+
+/**
+ * The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them): none takes
+ * an admin key but `/metrics` in production.
+ */
+export function healthPaths(metrics: MetricsAccess): Record<string, PathItem> {
+  const paths: Record<string, PathItem> = {
+    '/healthz': {
+      get: {
+        operationId: 'healthz',
+        tags: [TAG.operations],
+        summary: 'Liveness',
+        description: 'The process answers. No authentication.',
+        security: [],
+        responses: ok('Alive.', closed({ status: { const: 'ok' } }), { status: 'ok' }),
+      },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'readyz',
+        tags: [TAG.operations],
+        summary: 'Readiness',
+        description: 'The store answers. No authentication.',
+        security: [],
+        responses: {
+          ...ok('Ready.', closed({ status: { const: 'ready' }, store: { enum: ['sqlite', 'postgres'] } }), {
+            status: 'ready',
+            store: 'sqlite',
+          }),
+          ...ok(
+            'The store does not answer.',
+            closed({ status: { const: 'unavailable' }, store: { enum: ['sqlite', 'postgres'] } }),
+            { status: 'unavailable', store: 'postgres' },
+            '503',
+          ),
+        },
+      },
+    },
+  };
+  if (metrics === 'elsewhere') return paths;
+  const guarded = metrics === 'admin-key';
+  paths['/metrics'] = {
+    get: {
+      operationId: 'metrics',
+      tags: [TAG.operations],
+      summary: 'Prometheus metrics',
+      description: `Process metrics, \`snapgate_snap_requests_total\` by operation and responseCode, request latency, and callback delivery. ${
+        guarded
+          ? 'Production mode: an admin key (scope `read`) is needed. `SNAPGATE_METRICS_PORT` serves it on a port of its own instead, without a key.'
+          : 'Sandbox mode: no authentication.'
+      }`,
+      security: guarded ? [{ adminKey: ['read'] }] : [],
+      responses: {
+        '200': {
+          description: 'Prometheus text exposition format.',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        ...(guarded ? { '401': UNAUTHORIZED } : {}),
+      },
+    },
+  };
+  return paths;
 }

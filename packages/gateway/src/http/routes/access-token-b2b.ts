@@ -1,6 +1,8 @@
-import { B2B_TOKEN_PATH, SERVICE } from '@snapgate/snap';
+import { B2B_TOKEN_PATH, SERVICE, successCode } from '@snapgate/snap';
 import type { FastifyInstance } from 'fastify';
 import type { TokenService } from '../../tokens/token-service.ts';
+import { json, type PathItem, paramRef, ref } from '../openapi/kit.ts';
+import { errorResponses, TAG } from '../openapi/snap-kit.ts';
 import { headerValue, rawBodyOf } from '../raw-body.ts';
 
 export function accessTokenB2bRoute(app: FastifyInstance, deps: { tokens: TokenService }) {
@@ -12,4 +14,57 @@ export function accessTokenB2bRoute(app: FastifyInstance, deps: { tokens: TokenS
       return reply.headers(r.headers).type('application/json').send(r.body);
     },
   );
+}
+
+/** The OpenAPI path item of this route (http/openapi/snap-document.ts assembles it). */
+export function accessTokenPaths(): Record<string, PathItem> {
+  return {
+    [B2B_TOKEN_PATH]: {
+      post: {
+        operationId: 'accessTokenB2b',
+        tags: [TAG.token],
+        summary: 'Take a B2B access token',
+        description: `A merchant (or a provider) takes a bearer token for its signed calls. The token dies with its expiry, with its client’s secret once a rotation’s overlap ends, and when the client is disabled.\n\nService code ${SERVICE.token}: success is \`${successCode(SERVICE.token)}\`.`,
+        security: [{ tokenSignature: [] }],
+        parameters: [paramRef('XClientKey'), paramRef('XTimestamp')],
+        requestBody: {
+          required: true,
+          description: 'JSON (`Content-Type: application/json`).',
+          content: json(ref('AccessTokenRequest'), { example: { value: { grantType: 'client_credentials' } } }),
+        },
+        responses: {
+          '200': {
+            description: 'The token.',
+            headers: {
+              'X-TIMESTAMP': { description: 'When it was issued.', required: true, schema: ref('SnapTimestamp') },
+              'X-CLIENT-KEY': {
+                description: 'The client key it was issued to.',
+                required: true,
+                schema: { type: 'string' },
+              },
+            },
+            content: json(ref('AccessTokenResponse'), {
+              example: {
+                value: {
+                  responseCode: '2007100',
+                  responseMessage: 'Successful',
+                  accessToken: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjayJ9.c2lnbmF0dXJl',
+                  tokenType: 'Bearer',
+                  expiresIn: 900,
+                },
+              },
+            }),
+          },
+          ...errorResponses(SERVICE.token, [
+            'BAD_REQUEST',
+            'INVALID_FIELD_FORMAT',
+            'INVALID_MANDATORY_FIELD',
+            'UNAUTHORIZED',
+            'TOO_MANY_REQUESTS',
+            'GENERAL_ERROR',
+          ]),
+        },
+      },
+    },
+  };
 }

@@ -7,6 +7,20 @@ import type { MerchantRequest } from '../../payments/snap-request.ts';
 import type { VaService } from '../../payments/va-service.ts';
 import type { Store } from '../../store/store.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
+import type { PathItem } from '../openapi/kit.ts';
+import {
+  LATER,
+  MERCHANT,
+  merchantSecurity,
+  NOW,
+  SIGNED_HEADERS,
+  type SnapOperation,
+  snapPaths,
+  TAG,
+  UPSTREAM,
+  VA_DATA_EXAMPLE,
+  VA_NUMBERS_EXAMPLE,
+} from '../openapi/snap-kit.ts';
 import { merchantRequestOf, snapGuard } from '../snap-auth.ts';
 
 const BASE = '/api/snap/v1.0';
@@ -114,4 +128,224 @@ export function paymentRoutes(
       },
     });
   }
+}
+
+/** The OpenAPI path items of these routes (http/openapi/snap-document.ts assembles them). */
+export function paymentPaths(): Record<string, PathItem> {
+  return snapPaths([...qrisOperations(), ...vaOperations()]);
+}
+
+const PAID_QRIS = { originalReferenceNo: '260115123456789012', originalPartnerReferenceNo: 'ORDER-1001' };
+
+function qrisOperations(): SnapOperation[] {
+  return [
+    {
+      method: 'post',
+      path: `${BASE}/qr/qr-mpm-generate`,
+      operationId: 'qrMpmGenerate',
+      tag: TAG.qris,
+      summary: 'Generate a dynamic QRIS',
+      description:
+        'Creates an Initiated (01) QRIS for an amount and answers its QR payload. A merchant whose acquirer issues its QRIS gets the acquirer’s payload.',
+      serviceCode: SERVICE.qrisGenerate,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'QrMpmGenerateRequest',
+      requestExample: {
+        partnerReferenceNo: 'ORDER-1001',
+        amount: { value: '25000.00', currency: 'IDR' },
+        validityPeriod: LATER,
+      },
+      response: 'QrMpmGenerateResponse',
+      responseExample: {
+        referenceNo: '260115123456789012',
+        partnerReferenceNo: 'ORDER-1001',
+        qrContent: '00020101021226…6304ABCD',
+        qrUrl: 'https://pay.example/qr/260115123456789012.png',
+        merchantName: 'Warung Kopi',
+        additionalInfo: { validityPeriod: LATER },
+      },
+      cases: [...MERCHANT, 'DUPLICATE_PARTNER_REFERENCE_NO', ...UPSTREAM],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/qr/qr-mpm-query`,
+      operationId: 'qrMpmQuery',
+      tag: TAG.qris,
+      summary: 'Query a QRIS',
+      description: 'The QRIS’s current status; an unpaid QRIS past its validity is Failed (06) `Expired`.',
+      serviceCode: SERVICE.qrisQuery,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'QrMpmQueryRequest',
+      requestExample: { originalReferenceNo: '260115123456789012', serviceCode: '47' },
+      response: 'QrMpmQueryResponse',
+      responseExample: {
+        ...PAID_QRIS,
+        serviceCode: '47',
+        latestTransactionStatus: '00',
+        transactionStatusDesc: 'Success',
+        amount: { value: '25000.00', currency: 'IDR' },
+        paidTime: NOW,
+        feeAmount: { value: '0.00', currency: 'IDR' },
+        additionalInfo: {
+          payerName: 'ANI',
+          payerIssuer: '93600009',
+          payerRefId: '123456789012',
+          billNumber: 100000000001,
+        },
+      },
+      cases: [...MERCHANT, 'TRANSACTION_NOT_FOUND'],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/qr/qr-mpm-cancel`,
+      operationId: 'qrMpmCancel',
+      tag: TAG.qris,
+      summary: 'Cancel a QRIS',
+      description: 'Initiated (01) → Canceled (05); the merchant is notified.',
+      serviceCode: SERVICE.qrisCancel,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'QrMpmCancelRequest',
+      requestExample: { originalPartnerReferenceNo: 'ORDER-1001', reason: 'customer left' },
+      response: 'QrMpmCancelResponse',
+      responseExample: { ...PAID_QRIS, cancelTime: NOW, transactionDate: NOW },
+      cases: [...MERCHANT, 'TRANSACTION_NOT_FOUND', 'NOT_ALLOWED', ...UPSTREAM],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/qr/qr-mpm-refund`,
+      operationId: 'qrMpmRefund',
+      tag: TAG.qris,
+      summary: 'Refund a paid QRIS',
+      description: 'Refunds part or all of a paid (00) QRIS; the whole amount back makes it Refunded (04).',
+      serviceCode: SERVICE.qrisRefund,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'QrMpmRefundRequest',
+      requestExample: {
+        originalPartnerReferenceNo: 'ORDER-1001',
+        partnerRefundNo: 'REFUND-1',
+        refundAmount: { value: '5000.00', currency: 'IDR' },
+        reason: 'one item out of stock',
+      },
+      response: 'QrMpmRefundResponse',
+      responseExample: {
+        ...PAID_QRIS,
+        refundNo: 'RF1234567801234567',
+        partnerRefundNo: 'REFUND-1',
+        refundAmount: { value: '5000.00', currency: 'IDR' },
+        refundTime: NOW,
+      },
+      cases: [...MERCHANT, 'TRANSACTION_NOT_FOUND', 'NOT_ALLOWED', 'INVALID_AMOUNT', ...UPSTREAM],
+    },
+  ];
+}
+
+function vaOperations(): SnapOperation[] {
+  const lookup = { virtualAccountNo: VA_NUMBERS_EXAMPLE.virtualAccountNo, trxId: 'INV-2026-0001' };
+  return [
+    {
+      method: 'post',
+      path: `${BASE}/transfer-va/create-va`,
+      operationId: 'createVa',
+      tag: TAG.va,
+      summary: 'Create a Virtual Account',
+      description: 'Allocates a VA number at the bank of `additionalInfo.bankCode` and opens an Initiated (01) bill.',
+      serviceCode: SERVICE.vaCreate,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'CreateVaRequest',
+      requestExample: {
+        virtualAccountName: 'Budi Santoso',
+        trxId: 'INV-2026-0001',
+        totalAmount: { value: '150000.00', currency: 'IDR' },
+        expiredDate: '2026-01-16T10:30:00+07:00',
+      },
+      response: 'CreateVaResponse',
+      responseExample: { responseMessage: 'Success', virtualAccountData: VA_DATA_EXAMPLE },
+      cases: [...MERCHANT, 'DUPLICATE_PARTNER_REFERENCE_NO'],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/transfer-va/inquiry-va`,
+      operationId: 'inquiryVa',
+      tag: TAG.va,
+      summary: 'Look up a Virtual Account',
+      description: 'The VA as created (or last updated), and its status.',
+      serviceCode: SERVICE.vaInquiry,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'VaLookupRequest',
+      requestExample: lookup,
+      response: 'InquiryVaResponse',
+      responseExample: { virtualAccountData: { ...VA_DATA_EXAMPLE, latestTransactionStatus: '01' } },
+      cases: [...MERCHANT, 'INVALID_BILL'],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/transfer-va/status`,
+      operationId: 'vaStatus',
+      tag: TAG.va,
+      summary: 'Payment status of a Virtual Account',
+      description: 'Whether the VA is paid, and how much.',
+      serviceCode: SERVICE.vaInquiryStatus,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'VaLookupRequest',
+      requestExample: { virtualAccountNo: VA_NUMBERS_EXAMPLE.virtualAccountNo },
+      response: 'VaStatusResponse',
+      responseExample: {
+        virtualAccountData: {
+          ...VA_NUMBERS_EXAMPLE,
+          trxId: 'INV-2026-0001',
+          paymentFlagStatus: '00',
+          paidAmount: { value: '150000.00', currency: 'IDR' },
+          totalAmount: { value: '150000.00', currency: 'IDR' },
+          transactionDate: NOW,
+          latestTransactionStatus: '00',
+          transactionStatusDesc: 'Success',
+        },
+      },
+      cases: [...MERCHANT, 'INVALID_BILL'],
+    },
+    {
+      method: 'put',
+      path: `${BASE}/transfer-va/update-va`,
+      operationId: 'updateVa',
+      tag: TAG.va,
+      summary: 'Update a Virtual Account',
+      description: 'Changes the name, amount or expiry of an Initiated (01) VA.',
+      serviceCode: SERVICE.vaUpdate,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'UpdateVaRequest',
+      requestExample: {
+        virtualAccountNo: VA_NUMBERS_EXAMPLE.virtualAccountNo,
+        totalAmount: { value: '175000.00', currency: 'IDR' },
+      },
+      response: 'UpdateVaResponse',
+      responseExample: {
+        virtualAccountData: { ...VA_DATA_EXAMPLE, totalAmount: { value: '175000.00', currency: 'IDR' } },
+      },
+      cases: [...MERCHANT, 'INVALID_BILL', 'NOT_ALLOWED'],
+    },
+    {
+      method: 'delete',
+      path: `${BASE}/transfer-va/delete-va`,
+      operationId: 'deleteVa',
+      tag: TAG.va,
+      summary: 'Delete a Virtual Account',
+      description: 'Initiated (01) → Canceled (05) `Deleted`; the merchant is notified. The request has a JSON body.',
+      serviceCode: SERVICE.vaDelete,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'VaLookupRequest',
+      requestExample: lookup,
+      response: 'DeleteVaResponse',
+      responseExample: { virtualAccountData: { ...VA_NUMBERS_EXAMPLE, trxId: 'INV-2026-0001' } },
+      cases: [...MERCHANT, 'INVALID_BILL', 'NOT_ALLOWED'],
+    },
+  ];
 }

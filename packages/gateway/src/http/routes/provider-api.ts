@@ -8,6 +8,16 @@ import type { InboundService } from '../../providers/inbound-service.ts';
 import type { InboundCall, Store } from '../../store/store.ts';
 import { storableText } from '../../text.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
+import { type PathItem, paramRef } from '../openapi/kit.ts';
+import {
+  NOW,
+  providerSecurity,
+  SIGNED,
+  SIGNED_HEADERS,
+  snapPaths,
+  TAG,
+  VA_NUMBERS_EXAMPLE,
+} from '../openapi/snap-kit.ts';
 import { rawBodyOf } from '../raw-body.ts';
 import { callingProviderOf, providerRequestOf, snapGuard, upstreamWebhookGuard } from '../snap-auth.ts';
 
@@ -98,4 +108,134 @@ export function providerApiRoutes(
       },
     });
   }
+}
+
+/** The OpenAPI path items of these routes (http/openapi/snap-document.ts assembles them). */
+export function providerApiPaths(): Record<string, PathItem> {
+  const payer = { payerIssuer: '93600009', payerName: 'ANI', payerRefId: '123456789012' };
+  return snapPaths([
+    {
+      method: 'post',
+      path: `${BASE}/transfer-va/inquiry`,
+      operationId: 'bankVaInquiry',
+      tag: TAG.bank,
+      summary: 'A bank asks for a VA’s bill',
+      description: 'Called by a bank provider before its customer pays a VA of a bank code it owns.',
+      serviceCode: SERVICE.vaBankInquiry,
+      security: providerSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'BankVaInquiryRequest',
+      requestExample: { ...VA_NUMBERS_EXAMPLE, inquiryRequestId: 'INQ-0001' },
+      response: 'BankVaInquiryResponse',
+      responseExample: {
+        virtualAccountData: {
+          inquiryStatus: '00',
+          inquiryReason: { english: 'Success', indonesia: 'Sukses' },
+          ...VA_NUMBERS_EXAMPLE,
+          virtualAccountName: 'Budi Santoso',
+          inquiryRequestId: 'INQ-0001',
+          totalAmount: { value: '150000.00', currency: 'IDR' },
+          virtualAccountTrxType: 'C',
+          billDetails: [],
+          freeTexts: [],
+        },
+      },
+      cases: [...SIGNED, 'INVALID_BILL', 'PAID_BILL', 'INVALID_BILL_EXPIRED'],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/transfer-va/payment`,
+      operationId: 'bankVaPayment',
+      tag: TAG.bank,
+      summary: 'A bank’s payment flag',
+      description:
+        'The bank’s customer paid the VA: Initiated (01) → Success (00), and the merchant is notified. Idempotent on `paymentRequestId`: a repeat (same VA, same `paidAmount`) answers the first answer again; a used `paymentRequestId` for another VA or amount is 409 Conflict and changes nothing.',
+      serviceCode: SERVICE.vaPayment,
+      security: providerSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'BankVaPaymentRequest',
+      requestExample: {
+        ...VA_NUMBERS_EXAMPLE,
+        paymentRequestId: 'PAY-0001',
+        paidAmount: { value: '150000.00', currency: 'IDR' },
+        referenceNo: 'BNK-000123',
+        flagAdvise: 'N',
+      },
+      response: 'BankVaPaymentResponse',
+      responseExample: {
+        virtualAccountData: {
+          paymentFlagStatus: '00',
+          paymentFlagReason: { english: 'Success', indonesia: 'Sukses' },
+          paymentRequestId: 'PAY-0001',
+          paidAmount: { value: '150000.00', currency: 'IDR' },
+          ...VA_NUMBERS_EXAMPLE,
+          virtualAccountName: 'Budi Santoso',
+          trxDateTime: NOW,
+        },
+      },
+      cases: [...SIGNED, 'INVALID_BILL', 'PAID_BILL', 'INVALID_BILL_EXPIRED', 'INVALID_AMOUNT'],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/qr/qr-mpm-notify`,
+      operationId: 'qrMpmNotify',
+      tag: TAG.acquirer,
+      summary: 'An acquirer’s QRIS payment notification',
+      description:
+        'An acquirer provider reports what the payer did with a QRIS; the merchant is notified of every change.',
+      serviceCode: SERVICE.qrisNotify,
+      security: providerSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'QrisPaymentNotification',
+      requestExample: {
+        originalReferenceNo: 'ACQ-99001',
+        originalPartnerReferenceNo: '260115123456789012',
+        latestTransactionStatus: '00',
+        amount: { value: '25000.00', currency: 'IDR' },
+        additionalInfo: payer,
+      },
+      response: 'QrMpmNotifyResponse',
+      responseExample: {},
+      cases: [...SIGNED, 'TRANSACTION_NOT_FOUND'],
+    },
+    {
+      method: 'post',
+      path: '/upstream/{providerId}/webhook/payment-qr-notification',
+      operationId: 'upstreamQrNotification',
+      tag: TAG.acquirer,
+      summary: 'Another snapgate’s QRIS callback',
+      description:
+        'An acquirer that is itself a snapgate calls back here in its callback form: set the merchant’s `callbackBaseUrl` there to `<this gateway>/upstream/<providerId>`. Signed HMAC-SHA512 with the outbound client secret this gateway holds at that acquirer (and `X-PARTNER-ID` its outbound partner ID), or SHA256withRSA by the provider’s public key. No token. A bad signature is refused with 401 and changes nothing.',
+      serviceCode: SERVICE.callback,
+      security: [{ callbackSignature: [] }],
+      parameters: [
+        {
+          name: 'providerId',
+          in: 'path',
+          required: true,
+          description: 'The acquirer provider’s id here.',
+          schema: { type: 'string' },
+        },
+        paramRef('XTimestamp'),
+        paramRef('XExternalId'),
+        paramRef('XPartnerIdCallback'),
+      ],
+      request: 'QrisPaymentNotification',
+      requestExample: {
+        originalReferenceNo: '260115987654321098',
+        originalPartnerReferenceNo: '260115123456789012',
+        latestTransactionStatus: '00',
+        amount: { value: '25000.00', currency: 'IDR' },
+        additionalInfo: {
+          ...payer,
+          billNumber: 100000000001,
+          transactionDate: NOW,
+          feeAmount: { value: '0.00', currency: 'IDR' },
+        },
+      },
+      response: 'UpstreamNotificationAck',
+      responseExample: {},
+      cases: SIGNED.filter((c) => c !== 'INVALID_TOKEN').concat('TRANSACTION_NOT_FOUND'),
+    },
+  ]);
 }

@@ -4,6 +4,8 @@ import type { Clock } from '../../clock.ts';
 import { renderQrPng, renderQrSvg } from '../../payments/qr-image.ts';
 import type { Store } from '../../store/store.ts';
 import type { RateLimiter } from '../../tokens/rate-limit.ts';
+import { closed, json, type PathItem } from '../openapi/kit.ts';
+import { TAG } from '../openapi/snap-kit.ts';
 
 /** Rendered images kept in memory: a QR's content never changes, so each is rendered once. */
 const CACHE_ENTRIES = 2048;
@@ -72,4 +74,75 @@ export function qrImageRoutes(app: FastifyInstance, deps: { store: Store; clock:
     reply.header('cache-control', 'public, max-age=86400, immutable').header('etag', etag);
     return reply.type(m[2] === 'svg' ? 'image/svg+xml' : 'image/png').send(await image);
   });
+}
+
+/** The OpenAPI path item of this route (http/openapi/snap-document.ts assembles it). */
+export function qrImagePaths(): Record<string, PathItem> {
+  const caching = {
+    'Cache-Control': { schema: { type: 'string', const: 'public, max-age=86400, immutable' } },
+    ETag: { description: 'Send back as `If-None-Match`.', schema: { type: 'string' } },
+  };
+  return {
+    '/qr/{file}': {
+      get: {
+        operationId: 'qrImage',
+        tags: [TAG.public],
+        summary: 'A QRIS as an image',
+        description:
+          'The `qrUrl` of a generated QRIS: its QR code as PNG or SVG. Public: it shows only what a payer scans. Each client address is held to `SNAPGATE_QR_RATE_LIMIT` requests a minute.',
+        security: [],
+        parameters: [
+          {
+            name: 'file',
+            in: 'path',
+            required: true,
+            description: 'The QRIS `referenceNo` and the image format.',
+            schema: { type: 'string', pattern: '^[A-Za-z0-9]{1,64}\\.(png|svg)$' },
+            example: '260115123456789012.png',
+          },
+          {
+            name: 'If-None-Match',
+            in: 'header',
+            required: false,
+            description: 'The `ETag` of an earlier answer: 304 when this gateway still holds the image.',
+            schema: { type: 'string' },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The image; cacheable for a day (it never changes).',
+            headers: caching,
+            content: {
+              'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+              'image/svg+xml': { schema: { type: 'string', contentMediaType: 'image/svg+xml' } },
+            },
+          },
+          '304': { description: 'Not modified: the `If-None-Match` image is still this one.', headers: caching },
+          '404': {
+            description: 'No QRIS with that reference, or not an image name.',
+            content: json(
+              closed({ type: { const: 'about:blank' }, title: { const: 'Not Found' }, status: { const: 404 } }),
+              { example: { value: { type: 'about:blank', title: 'Not Found', status: 404 } } },
+              'application/problem+json',
+            ),
+          },
+          '429': {
+            description: 'Too many images for this client address this minute.',
+            headers: {
+              'Retry-After': {
+                description: 'Seconds until the next minute.',
+                required: true,
+                schema: { type: 'string', pattern: '^\\d+$' },
+              },
+            },
+            content: json(
+              closed({ type: { const: 'about:blank' }, title: { const: 'Too Many Requests' }, status: { const: 429 } }),
+              { example: { value: { type: 'about:blank', title: 'Too Many Requests', status: 429 } } },
+              'application/problem+json',
+            ),
+          },
+        },
+      },
+    },
+  };
 }

@@ -52,7 +52,7 @@ import { createSnapClient, type SnapClient } from './providers/snap-client.ts';
 import { createUpstreamAcquirer } from './providers/upstream-acquirer.ts';
 import { loadMasterKey, type MasterKeyResult } from './secrets/master-key.ts';
 import type { Sealer } from './secrets/sealer.ts';
-import { SECRET_SETTINGS, sealedStore } from './store/sealed-store.ts';
+import { sealedStore, upgradeStoredSecrets } from './store/sealed-store.ts';
 import type { Store } from './store/store.ts';
 import { createRateLimiter } from './tokens/rate-limit.ts';
 import { createTokenService, type TokenService } from './tokens/token-service.ts';
@@ -290,17 +290,20 @@ function selfUrlOf(app: FastifyInstance): string {
  * Sealing, bootstrap (keys, first-run state) and build: what every way of running a gateway does
  * first. The store given is the database as it is; the gateway uses it through sealedStore, so
  * every secret is sealed at rest. Secrets a database holds in clear (written before sealing
- * existed) are sealed here, once.
+ * existed), or sealed before seals named their place, are sealed anew here, once.
  */
 export async function assembleGateway(
   deps: Omit<AppDeps, 'keys' | 'sealer'> & { sealer?: Sealer },
 ): Promise<{ gateway: Gateway; boot: BootstrapResult; masterKey: MasterKeyResult }> {
   const masterKey: MasterKeyResult = deps.sealer ? { sealer: deps.sealer } : loadMasterKey(deps.config);
   const { sealer } = masterKey;
-  await deps.store.resealSecrets(
-    (stored) => (sealer.isSealed(stored) ? undefined : sealer.seal(stored)),
-    SECRET_SETTINGS,
-  );
+  const upgraded = await upgradeStoredSecrets(deps.store, sealer);
+  if (upgraded.unopened > 0) {
+    deps.logger.warn(
+      { unopened: upgraded.unopened },
+      'stored secrets that do not open were left as they are; each is refused where it is used',
+    );
+  }
   const store = sealedStore(deps.store, sealer);
   const boot = await bootstrap(store, deps.config, deps.clock);
   return { gateway: buildApp({ ...deps, store, sealer, keys: boot }), boot, masterKey };

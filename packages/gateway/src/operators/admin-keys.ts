@@ -43,16 +43,12 @@ export function createAdminKeyService({ store, clock }: { store: AccessStore; cl
     },
 
     async revoke(id: string): Promise<AdminKeyRecord> {
-      const keys = await store.listAdminKeys();
-      const key = keys.find((k) => k.id === id);
-      if (!key) throw notFound('admin key');
-      const adminsLeft = keys.filter((k) => k.scope === 'admin' && k.revokedAt === null && k.id !== id).length;
-      if (key.scope === 'admin' && key.revokedAt === null && adminsLeft === 0) {
+      const revocation = await store.revokeAdminKey(id, clock.now());
+      if (revocation.outcome === 'not-found') throw notFound('admin key');
+      if (revocation.outcome === 'last-admin-key') {
         throw conflict('the last admin key cannot be revoked: create another admin key first');
       }
-      const revoked = await store.revokeAdminKey(id, clock.now());
-      if (!revoked) throw notFound('admin key');
-      return revoked;
+      return revocation.key;
     },
 
     /** The key a caller presented, when it is one and not revoked; read from the database every time. */

@@ -7,6 +7,7 @@ import type {
   ProviderKind,
   ProviderOutbound,
   ProviderRecord,
+  SecretPlace,
   StoredInboundCall,
   TokenSignature,
 } from './store.ts';
@@ -224,31 +225,38 @@ export function inboundFromRow(r: Row): StoredInboundCall {
   };
 }
 
+/** Rewrites a stored secret found at a place, or returns `undefined` to leave it (resealSecrets). */
+export type Reseal = (stored: string, place: SecretPlace) => string | undefined;
+
 /**
  * A provider's `outbound` JSON with its secret fields passed through `reseal`; `undefined` when
  * nothing changed (both stores' resealSecrets).
  */
-export function resealOutbound(outbound: unknown, reseal: (stored: string) => string | undefined): string | undefined {
+export function resealOutbound(outbound: unknown, id: string, reseal: Reseal): string | undefined {
   if (outbound === null || outbound === undefined) return undefined;
   const o = jsonOf(outbound) as ProviderOutbound;
-  const secret = reseal(o.clientSecret);
-  const key = o.privateKeyPem === null ? undefined : reseal(o.privateKeyPem);
-  if (secret === undefined && key === undefined) return undefined;
-  return JSON.stringify({ ...o, clientSecret: secret ?? o.clientSecret, privateKeyPem: key ?? o.privateKeyPem });
+  const next: ProviderOutbound = { ...o };
+  let changed = false;
+  for (const field of OUTBOUND_SECRET_FIELDS) {
+    const v = o[field];
+    if (typeof v !== 'string') continue;
+    const n = reseal(v, { table: 'providers', column: `outbound.${field}`, id });
+    if (n === undefined) continue;
+    next[field] = n;
+    changed = true;
+  }
+  return changed ? JSON.stringify(next) : undefined;
 }
 
 /** The new values of a row's secret columns, or `undefined` when `reseal` changes none. */
-export function resealRow(
-  row: Row,
-  columns: readonly string[],
-  reseal: (stored: string) => string | undefined,
-): Row | undefined {
+export function resealRow(table: keyof typeof SECRET_COLUMNS, row: Row, reseal: Reseal): Row | undefined {
+  const id = String(row.id);
   const out: Row = {};
   let changed = false;
-  for (const c of columns) {
+  for (const c of SECRET_COLUMNS[table]) {
     const v = row[c];
     if (c === 'outbound') {
-      const n = resealOutbound(v, reseal);
+      const n = resealOutbound(v, id, reseal);
       out[c] = n ?? v;
       if (n !== undefined) changed = true;
       continue;
@@ -257,15 +265,21 @@ export function resealRow(
       out[c] = v;
       continue;
     }
-    const n = reseal(v);
+    const n = reseal(v, { table, column: c, id });
     out[c] = n ?? v;
     if (n !== undefined) changed = true;
   }
   return changed ? out : undefined;
 }
 
-/** The secret columns of each table that holds secrets. */
+/** The fields of a provider's `outbound` JSON that hold secrets. */
+export const OUTBOUND_SECRET_FIELDS = ['clientSecret', 'privateKeyPem'] as const;
+
+/** The secret columns of each table that holds secrets (`outbound`: its OUTBOUND_SECRET_FIELDS). */
 export const SECRET_COLUMNS = {
   merchants: ['client_secret', 'previous_secret'],
   providers: ['client_secret', 'previous_secret', 'outbound'],
 } as const;
+
+/** The tables of SECRET_COLUMNS, typed. */
+export const SECRET_TABLES = Object.keys(SECRET_COLUMNS) as Array<keyof typeof SECRET_COLUMNS>;

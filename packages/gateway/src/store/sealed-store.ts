@@ -1,5 +1,13 @@
-import type { Sealer } from '../secrets/sealer.ts';
-import type { MerchantRecord, Page, ProviderOutbound, ProviderPatch, ProviderRecord, Store } from './store.ts';
+import { RECORD_HEAD_CHARS, SealError, type Sealer } from '../secrets/sealer.ts';
+import type {
+  MerchantRecord,
+  Page,
+  ProviderOutbound,
+  ProviderPatch,
+  ProviderRecord,
+  SecretPlace,
+  Store,
+} from './store.ts';
 
 /** Settings that hold secrets (the rest, like the admin token's hash, are not secret). */
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
@@ -9,39 +17,68 @@ export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The store as the gateway uses it: every secret it writes is sealed (src/secrets/sealer.ts) and
- * every secret it reads is opened, so nothing else in the gateway ever sees a sealed value and the
- * database never holds a clear one. Records are opened once per stored version: the stores'
- * caches hand back the same object until it changes, and so does this.
+ * Where a secret lives, as its seal names it (Sealer.seal: a record opens only there). A previous
+ * secret is the client secret of before, moved in one statement by a rotation (parts/clients.ts),
+ * so both columns are one place: who can write the database to swap them could as well extend
+ * `previous_valid_until`.
+ */
+export function placeOfSecret(place: SecretPlace): string {
+  if (place.table === 'settings') return `settings/${place.key}`;
+  const column = place.column === 'previous_secret' ? 'client_secret' : place.column;
+  return `${place.table}.${column}/${place.id}`;
+}
+
+const clientSecretAt = (table: 'merchants' | 'providers', id: string) =>
+  placeOfSecret({ table, column: 'client_secret', id });
+const outboundAt = (id: string, field: 'clientSecret' | 'privateKeyPem') =>
+  placeOfSecret({ table: 'providers', column: `outbound.${field}`, id });
+const settingAt = (key: string) => placeOfSecret({ table: 'settings', key });
+
+/**
+ * The store as the gateway uses it: every secret it writes is sealed (src/secrets/sealer.ts) for
+ * the place it is written to, and every secret it reads is opened there, so nothing else in the
+ * gateway ever sees a sealed value and the database never holds a clear one. Records are opened
+ * once per stored version: the stores' caches hand back the same object until it changes, and so
+ * does this.
  */
 export function sealedStore(inner: Store, sealer: Sealer): Store {
   const openedMerchants = new WeakMap<MerchantRecord, MerchantRecord>();
   const openedProviders = new WeakMap<ProviderRecord, ProviderRecord>();
-  const open = (s: string | null) => (s === null ? null : sealer.unseal(s));
-  const seal = (s: string | null) => (s === null ? null : sealer.seal(s));
+  const open = (s: string | null, place: string) => (s === null ? null : sealer.unseal(s, place));
+  const seal = (s: string | null, place: string) => (s === null ? null : sealer.seal(s, place));
 
   function openMerchant(m: MerchantRecord | undefined): MerchantRecord | undefined {
     if (!m) return undefined;
     let o = openedMerchants.get(m);
     if (!o) {
-      o = { ...m, clientSecret: sealer.unseal(m.clientSecret), previousSecret: open(m.previousSecret) };
+      const at = clientSecretAt('merchants', m.id);
+      o = { ...m, clientSecret: sealer.unseal(m.clientSecret, at), previousSecret: open(m.previousSecret, at) };
       openedMerchants.set(m, o);
     }
     return o;
   }
-  const openOutbound = (o: ProviderOutbound | null) =>
-    o && { ...o, clientSecret: sealer.unseal(o.clientSecret), privateKeyPem: open(o.privateKeyPem) };
-  const sealOutbound = (o: ProviderOutbound | null) =>
-    o && { ...o, clientSecret: sealer.seal(o.clientSecret), privateKeyPem: seal(o.privateKeyPem) };
+  const openOutbound = (id: string, o: ProviderOutbound | null) =>
+    o && {
+      ...o,
+      clientSecret: sealer.unseal(o.clientSecret, outboundAt(id, 'clientSecret')),
+      privateKeyPem: open(o.privateKeyPem, outboundAt(id, 'privateKeyPem')),
+    };
+  const sealOutbound = (id: string, o: ProviderOutbound | null) =>
+    o && {
+      ...o,
+      clientSecret: sealer.seal(o.clientSecret, outboundAt(id, 'clientSecret')),
+      privateKeyPem: seal(o.privateKeyPem, outboundAt(id, 'privateKeyPem')),
+    };
   function openProvider(p: ProviderRecord | undefined): ProviderRecord | undefined {
     if (!p) return undefined;
     let o = openedProviders.get(p);
     if (!o) {
+      const at = clientSecretAt('providers', p.id);
       o = {
         ...p,
-        clientSecret: sealer.unseal(p.clientSecret),
-        previousSecret: open(p.previousSecret),
-        outbound: openOutbound(p.outbound),
+        clientSecret: sealer.unseal(p.clientSecret, at),
+        previousSecret: open(p.previousSecret, at),
+        outbound: openOutbound(p.id, p.outbound),
       };
       openedProviders.set(p, o);
     }
@@ -51,44 +88,55 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
     ...page,
     items: page.items.map((t) => opener(t) as T),
   });
-  const sealRotation = <R extends { clientSecret: string }>(r: R): R => ({
+  const sealRotation = <R extends { clientSecret: string }>(table: 'merchants' | 'providers', id: string, r: R): R => ({
     ...r,
-    clientSecret: sealer.seal(r.clientSecret),
+    clientSecret: sealer.seal(r.clientSecret, clientSecretAt(table, id)),
   });
 
   const overrides: Partial<Store> = {
     async getSetting(key) {
       const v = await inner.getSetting(key);
-      return v !== undefined && SECRET_SETTINGS.has(key) ? sealer.unseal(v) : v;
+      return v !== undefined && SECRET_SETTINGS.has(key) ? sealer.unseal(v, settingAt(key)) : v;
     },
     async getOrCreateSetting(key, create) {
       if (!SECRET_SETTINGS.has(key)) return inner.getOrCreateSetting(key, create);
-      return sealer.unseal(await inner.getOrCreateSetting(key, () => sealer.seal(create())));
+      const at = settingAt(key);
+      return sealer.unseal(await inner.getOrCreateSetting(key, () => sealer.seal(create(), at)), at);
     },
-    insertMerchant: (m) =>
-      inner.insertMerchant({ ...m, clientSecret: sealer.seal(m.clientSecret), previousSecret: seal(m.previousSecret) }),
+    insertMerchant: (m) => {
+      const at = clientSecretAt('merchants', m.id);
+      return inner.insertMerchant({
+        ...m,
+        clientSecret: sealer.seal(m.clientSecret, at),
+        previousSecret: seal(m.previousSecret, at),
+      });
+    },
     findMerchantById: async (id) => openMerchant(await inner.findMerchantById(id)),
     findMerchantByClientKey: async (key) => openMerchant(await inner.findMerchantByClientKey(key)),
     listMerchants: async (page) => openPage(await inner.listMerchants(page), openMerchant),
     updateMerchant: async (id, patch, at) => openMerchant(await inner.updateMerchant(id, patch, at)),
-    rotateMerchantSecret: async (id, r) => openMerchant(await inner.rotateMerchantSecret(id, sealRotation(r))),
-    insertProvider: (p) =>
-      inner.insertProvider({
+    rotateMerchantSecret: async (id, r) =>
+      openMerchant(await inner.rotateMerchantSecret(id, sealRotation('merchants', id, r))),
+    insertProvider: (p) => {
+      const at = clientSecretAt('providers', p.id);
+      return inner.insertProvider({
         ...p,
-        clientSecret: sealer.seal(p.clientSecret),
-        previousSecret: seal(p.previousSecret),
-        outbound: sealOutbound(p.outbound),
-      }),
+        clientSecret: sealer.seal(p.clientSecret, at),
+        previousSecret: seal(p.previousSecret, at),
+        outbound: sealOutbound(p.id, p.outbound),
+      });
+    },
     findProviderById: async (id) => openProvider(await inner.findProviderById(id)),
     findProviderByClientKey: async (key) => openProvider(await inner.findProviderByClientKey(key)),
     listProviders: async (page) => openPage(await inner.listProviders(page), openProvider),
     findBanks: async (code) => (await inner.findBanks(code)).map((p) => openProvider(p) as ProviderRecord),
     updateProvider: async (id, patch, at) => {
       const sealed: ProviderPatch =
-        patch.outbound === undefined ? patch : { ...patch, outbound: sealOutbound(patch.outbound) };
+        patch.outbound === undefined ? patch : { ...patch, outbound: sealOutbound(id, patch.outbound) };
       return openProvider(await inner.updateProvider(id, sealed, at));
     },
-    rotateProviderSecret: async (id, r) => openProvider(await inner.rotateProviderSecret(id, sealRotation(r))),
+    rotateProviderSecret: async (id, r) =>
+      openProvider(await inner.rotateProviderSecret(id, sealRotation('providers', id, r))),
   };
 
   // Bound once per method, not on every call (several store calls per request); a method
@@ -106,4 +154,45 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
       return b;
     },
   });
+}
+
+/**
+ * At start-up: seals what the database holds in clear (written before sealing existed) and
+ * rewrites form-1 records (sealed before they were bound to their place) in form 2, each under
+ * the key it names. A record that does not open is left as it is (counted in `unopened`): it is
+ * refused where it is used, as it would be without this.
+ */
+export async function upgradeStoredSecrets(
+  store: Store,
+  sealer: Sealer,
+): Promise<{ rewritten: number; unopened: number }> {
+  let unopened = 0;
+  const rewritten = await store.resealSecrets((stored, place) => {
+    try {
+      return sealer.upgrade(stored, placeOfSecret(place));
+    } catch (e) {
+      if (!(e instanceof SealError)) throw e;
+      unopened++;
+      return undefined;
+    }
+  }, SECRET_SETTINGS);
+  return { rewritten, unopened };
+}
+
+/** Re-seals every stored secret under the current master key, in the current form (`keys rotate`). */
+export function resealStoredSecrets(store: Store, sealer: Sealer): Promise<number> {
+  return store.resealSecrets((stored, place) => sealer.reseal(stored, placeOfSecret(place)), SECRET_SETTINGS);
+}
+
+/**
+ * How many stored secrets each master key seals (`clear`: none, never expected after start-up),
+ * counted by the database from the head of each record: no row is locked or rewritten.
+ */
+export async function countSecretsByKey(store: Store, sealer: Sealer): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const [head, n] of Object.entries(await store.countSecretsByHead(RECORD_HEAD_CHARS, SECRET_SETTINGS))) {
+    const kid = sealer.keyIdOfRecord(head) ?? 'clear';
+    counts[kid] = (counts[kid] ?? 0) + n;
+  }
+  return counts;
 }

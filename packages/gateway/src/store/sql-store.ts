@@ -3,6 +3,7 @@ import * as certifications from './parts/certifications.ts';
 import * as clients from './parts/clients.ts';
 import { MERCHANTS, PROVIDERS, type SecretRotation } from './parts/clients.ts';
 import * as outbox from './parts/outbox.ts';
+import * as secrets from './parts/secrets.ts';
 import * as settings from './parts/settings.ts';
 import * as statistics from './parts/statistics.ts';
 import * as transactions from './parts/transactions.ts';
@@ -35,6 +36,10 @@ export abstract class SqlStore {
   protected abstract readonly sql: Sql;
   protected abstract readonly merchantCache: RecordCache<MerchantRecord>;
   protected abstract readonly providerCache: RecordCache<ProviderRecord>;
+
+  countSecretsByHead(headChars: number, settings: ReadonlySet<string>) {
+    return secrets.countSecretsByHead(this.sql, headChars, settings);
+  }
 
   getSetting(key: string) {
     return settings.getSetting(this.sql, key);

@@ -465,6 +465,14 @@ export interface TransactionFilter extends ListOrder {
   reference?: string | undefined;
 }
 
+/**
+ * Where a stored secret lives: a secret column of a merchant's or provider's row
+ * (`outbound.clientSecret`, `outbound.privateKeyPem`: fields of the outbound JSON), or a setting.
+ */
+export type SecretPlace =
+  | { table: 'merchants' | 'providers'; column: string; id: string }
+  | { table: 'settings'; key: string };
+
 /** The database itself: schema, reachability, secrets at rest, retention. */
 export interface StoreLifecycle {
   readonly kind: 'sqlite' | 'postgres';
@@ -475,11 +483,20 @@ export interface StoreLifecycle {
   close(): Promise<void>;
   /**
    * Passes every stored secret (merchants' and providers' secrets, providers' outbound secret and
-   * private key, the settings named) to `reseal` and writes back what it returns instead, all in
-   * one database transaction: sealing clear values, or re-sealing under a new master key. A value
-   * `reseal` returns `undefined` for is left as it is. Returns how many values were rewritten.
+   * private key, the settings named) to `reseal`, with where it lives, and writes back what it
+   * returns instead, all in one database transaction: sealing clear values, re-sealing in the
+   * current form or under a new master key. A value `reseal` returns `undefined` for is left as it
+   * is. Returns how many values were rewritten.
    */
-  resealSecrets(reseal: (stored: string) => string | undefined, settings: ReadonlySet<string>): Promise<number>;
+  resealSecrets(
+    reseal: (stored: string, place: SecretPlace) => string | undefined,
+    settings: ReadonlySet<string>,
+  ): Promise<number>;
+  /**
+   * How many of the values resealSecrets would pass begin with each `headChars` characters (a
+   * sealed record names its key there): read only, without row locks, nothing written.
+   */
+  countSecretsByHead(headChars: number, settings: ReadonlySet<string>): Promise<Record<string, number>>;
   /**
    * One small batch of retention, in its own short transaction: up to `limit` attempts started
    * before `before` whose notification was delivered (or superseded) lose their request headers and
@@ -527,13 +544,22 @@ export interface ClientStore {
 }
 
 /** Admin keys, console sessions and the append-only audit log. */
+/** What revoking an admin key did: the key as it now is, or why it was left alone. */
+export type AdminKeyRevocation =
+  | { outcome: 'revoked'; key: AdminKeyRecord }
+  | { outcome: 'last-admin-key' }
+  | { outcome: 'not-found' };
+
 export interface AccessStore {
   insertAdminKey(key: AdminKeyRecord): Promise<void>;
   /** The key with this SHA-256, revoked or not; read from the database every time (revocation is at once). */
   findAdminKeyByHash(tokenSha256: string): Promise<AdminKeyRecord | undefined>;
   listAdminKeys(): Promise<AdminKeyRecord[]>;
-  /** Revokes a key; undefined when there is none with this id. */
-  revokeAdminKey(id: string, at: number): Promise<AdminKeyRecord | undefined>;
+  /**
+   * Revokes a key (a revoked one stays as it was), unless it is the last active key of scope
+   * `admin`: checked and written atomically, so two revokes at once never leave no admin key.
+   */
+  revokeAdminKey(id: string, at: number): Promise<AdminKeyRevocation>;
   touchAdminKey(id: string, at: number): Promise<void>;
   /** Ends every console session of an admin key, and every portal session of a merchant, issued until `at`. */
   endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number): Promise<void>;

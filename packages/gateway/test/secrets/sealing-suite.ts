@@ -10,6 +10,9 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createSealer } from '../../src/secrets/sealer.ts';
+import { placeOfSecret } from '../../src/store/sealed-store.ts';
+import type { SecretPlace } from '../../src/store/store.ts';
+import { sealForm1 } from '../helpers/legacy-seal.ts';
 import { adminApiOf, type GatewayProcess, spawnGateway } from '../helpers/process.ts';
 import { postToken } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
@@ -18,12 +21,23 @@ const ADMIN = 'sealing-admin-token-0123456789';
 const admin = adminApiOf(ADMIN);
 const newKey = () => randomBytes(32).toString('base64');
 
-/** Every value of every column of every table, as text. */
-async function everyCell(env: Record<string, string>): Promise<string[]> {
-  const cells: string[] = [];
-  const add = (v: unknown) => {
-    if (v === null || v === undefined) return;
-    cells.push(Buffer.isBuffer(v) ? v.toString('latin1') : typeof v === 'object' ? JSON.stringify(v) : String(v));
+/** One value of one column of one row, as text. */
+interface Cell {
+  table: string;
+  column: string;
+  row: Record<string, unknown>;
+  text: string;
+}
+
+/** Every value of every column of every table. */
+async function everyCell(env: Record<string, string>): Promise<Cell[]> {
+  const cells: Cell[] = [];
+  const add = (table: string, row: Record<string, unknown>) => {
+    for (const [column, v] of Object.entries(row)) {
+      if (v === null || v === undefined) continue;
+      const text = Buffer.isBuffer(v) ? v.toString('latin1') : typeof v === 'object' ? JSON.stringify(v) : String(v);
+      cells.push({ table, column, row, text });
+    }
   };
   if (env.SNAPGATE_DATABASE_URL) {
     const c = new pg.Client({ connectionString: env.SNAPGATE_DATABASE_URL });
@@ -31,8 +45,7 @@ async function everyCell(env: Record<string, string>): Promise<string[]> {
     try {
       const tables = await c.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`);
       for (const { tablename } of tables.rows) {
-        for (const row of (await c.query(`SELECT * FROM "${tablename}"`)).rows)
-          for (const v of Object.values(row)) add(v);
+        for (const row of (await c.query(`SELECT * FROM "${tablename}"`)).rows) add(tablename, row);
       }
     } finally {
       await c.end();
@@ -42,15 +55,68 @@ async function everyCell(env: Record<string, string>): Promise<string[]> {
     try {
       const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[];
       for (const { name } of tables) {
-        for (const row of db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) {
-          for (const v of Object.values(row)) add(v);
-        }
+        for (const row of db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) add(name, row);
       }
     } finally {
       db.close();
     }
   }
   return cells;
+}
+
+/** A sealed value with where it lives: a secret column, a field of a provider's outbound JSON, a setting. */
+interface SealedValue {
+  stored: string;
+  place: SecretPlace;
+}
+
+/** Every sealed value the database holds (outbound JSON opened up), with its place. */
+function sealedValues(cells: Cell[]): SealedValue[] {
+  const out: SealedValue[] = [];
+  for (const c of cells) {
+    if (c.table === 'providers' && c.column === 'outbound') {
+      const o = JSON.parse(c.text) as Record<string, unknown>;
+      for (const [field, v] of Object.entries(o)) {
+        if (typeof v === 'string' && v.startsWith('sg1.')) {
+          out.push({ stored: v, place: { table: 'providers', column: `outbound.${field}`, id: String(c.row.id) } });
+        }
+      }
+      continue;
+    }
+    if (!c.text.startsWith('sg1.')) continue;
+    const place: SecretPlace =
+      c.table === 'settings'
+        ? { table: 'settings', key: String(c.row.key) }
+        : { table: c.table as 'merchants' | 'providers', column: c.column, id: String(c.row.id) };
+    out.push({ stored: c.text, place });
+  }
+  return out;
+}
+
+/** Runs statements (`?` placeholders) on the gateway's database while no gateway is running. */
+async function write(env: Record<string, string>, statements: Array<[string, unknown[]]>): Promise<void> {
+  if (env.SNAPGATE_DATABASE_URL) {
+    const c = new pg.Client({ connectionString: env.SNAPGATE_DATABASE_URL });
+    await c.connect();
+    try {
+      for (const [text, values] of statements) {
+        let n = 0;
+        await c.query(
+          text.replace(/\?/g, () => `$${++n}`),
+          values,
+        );
+      }
+    } finally {
+      await c.end();
+    }
+  } else {
+    const db = new Database(env.SNAPGATE_DB as string);
+    try {
+      for (const [text, values] of statements) db.prepare(text).run(...values);
+    } finally {
+      db.close();
+    }
+  }
 }
 
 /** The spellings of a secret a careless store could hold. */
@@ -130,16 +196,17 @@ export function sealingSuite(under: StoreUnderTest): void {
       // What the gateway itself holds, opened with the key the test knows.
       const sealer = createSealer(Buffer.from(key, 'base64'));
       const cells = await everyCell(env);
-      const sealed = cells.filter((c) => c.startsWith('sg1.'));
+      const sealed = sealedValues(cells);
       assert.ok(sealed.length >= 8, 'secrets are there, sealed');
-      const opened = sealed.map((c) => sealer.unseal(c));
+      for (const v of sealed) assert.match(v.stored, /^sg1\.[0-9a-f]{8}\.2\./, 'sealed for their place');
+      const opened = sealed.map((v) => sealer.unseal(v.stored, placeOfSecret(v.place)));
       // The JWT key, the callback private key and the sandbox providers' secrets are among them.
       const pems = opened.filter((o) => o.includes('PRIVATE KEY'));
       assert.ok(pems.length >= 1, 'the callback private key is sealed');
       secrets.push(...opened.filter((o) => !o.includes('PRIVATE KEY')));
       const lines = [...pemLines(outboundKey), ...pems.flatMap(pemLines)];
       assert.ok(lines.length > 10);
-      const everything = cells.join('\n');
+      const everything = cells.map((c) => c.text).join('\n');
       for (const secret of secrets) {
         for (const s of spellings(secret)) assert.equal(everything.includes(s), false, `a secret is stored as ${s}`);
       }
@@ -210,12 +277,125 @@ export function sealingSuite(under: StoreUnderTest): void {
         db.prepare('UPDATE merchants SET client_secret = ? WHERE id = ?').run(clear, m.id);
         db.close();
       }
-      assert.ok((await everyCell(env)).includes(clear));
+      assert.ok((await everyCell(env)).some((c) => c.text === clear));
       g = await start(env);
       assert.equal(await tokenStatus(g, m.clientKey, clear), 200);
       await stop(g);
       const cells = await everyCell(env);
-      assert.equal(cells.join('\n').includes(clear), false, 'sealed at start');
+      assert.equal(
+        cells
+          .map((c) => c.text)
+          .join('\n')
+          .includes(clear),
+        false,
+        'sealed at start',
+      );
+    });
+
+    it('refuses a secret moved to another merchant or another setting, saying where, instead of using it', async () => {
+      const env: Record<string, string> = { ...(await database('moved')), SNAPGATE_MASTER_KEY: newKey() };
+      let g = await start(env);
+      const a = (await admin(g, 'POST', '/merchants', { name: 'A' })).body;
+      const b = (await admin(g, 'POST', '/merchants', { name: 'B' })).body;
+      await stop(g);
+      // Someone who can write the database copies A's sealed secret onto B.
+      const cells = await everyCell(env);
+      const secretOf = (id: string) =>
+        cells.find((c) => c.table === 'merchants' && c.column === 'client_secret' && c.row.id === id)?.text as string;
+      await write(env, [['UPDATE merchants SET client_secret = ? WHERE id = ?', [secretOf(a.id), b.id]]]);
+      g = await start(env);
+      assert.equal(await tokenStatus(g, a.clientKey, a.clientSecret), 200);
+      assert.equal(await tokenStatus(g, b.clientKey, a.clientSecret), 500, 'A’s secret does not open as B’s');
+      assert.equal(await tokenStatus(g, b.clientKey, b.clientSecret), 500);
+      assert.match(
+        g.stdout() + g.stderr(),
+        new RegExp(`the secret at merchants\\.client_secret/${b.id} does not open under master key`),
+      );
+      await stop(g);
+      // A setting's sealed value copied onto another setting: the gateway does not start.
+      const setting = (key: string) =>
+        cells.find((c) => c.table === 'settings' && c.column === 'value' && c.row.key === key)?.text as string;
+      await write(env, [
+        ['UPDATE settings SET value = ? WHERE key = ?', [setting('callback_rsa_private_pem'), 'jwt_hs256_key']],
+      ]);
+      await assert.rejects(start(env), /the secret at settings\/jwt_hs256_key does not open/);
+    });
+
+    it('opens a database sealed by an earlier version, rewrites it for its places at start, and rotates it', async () => {
+      const k1 = newKey();
+      const k2 = newKey();
+      const env = await database('form1');
+      let g = await start({ ...env, SNAPGATE_MASTER_KEY: k1 });
+      const m = (await admin(g, 'POST', '/merchants', { name: 'Earlier' })).body;
+      const rotated = (await admin(g, 'POST', `/merchants/${m.id}/rotate-secret`, { overlapSec: 3600 })).body;
+      const bank = (await admin(g, 'POST', '/providers', { name: 'Bank', kind: 'bank', bankCode: '014' })).body;
+      const privateKeyPem = generateKeyPairSync('rsa', { modulusLength: 1024 })
+        .privateKey.export({ type: 'pkcs8', format: 'pem' })
+        .toString();
+      const outbound = {
+        baseUrl: 'https://acquirer.example/',
+        clientKey: 'ck',
+        clientSecret: 'cs',
+        privateKeyPem,
+        partnerId: 'P1',
+      };
+      const acquirer = (
+        await admin(g, 'POST', '/providers', { name: 'Acq', kind: 'acquirer', bankCode: '936', outbound })
+      ).body;
+      await stop(g);
+
+      // Every sealed value rewritten as an earlier version sealed it: form 1, one constant AAD.
+      const key1 = Buffer.from(k1, 'base64');
+      const sealer1 = createSealer(key1);
+      const toForm1 = (stored: string, place: SecretPlace) =>
+        sealForm1(key1, sealer1.unseal(stored, placeOfSecret(place)));
+      const statements: Array<[string, unknown[]]> = [];
+      for (const c of await everyCell(env)) {
+        if (c.table === 'providers' && c.column === 'outbound') {
+          const o = JSON.parse(c.text) as Record<string, string | null>;
+          for (const field of ['clientSecret', 'privateKeyPem']) {
+            const v = o[field];
+            if (v) o[field] = toForm1(v, { table: 'providers', column: `outbound.${field}`, id: String(c.row.id) });
+          }
+          statements.push(['UPDATE providers SET outbound = ? WHERE id = ?', [JSON.stringify(o), c.row.id]]);
+        } else if (c.text.startsWith('sg1.') && c.table === 'settings') {
+          const form1 = toForm1(c.text, { table: 'settings', key: String(c.row.key) });
+          statements.push(['UPDATE settings SET value = ? WHERE key = ?', [form1, c.row.key]]);
+        } else if (c.text.startsWith('sg1.')) {
+          const place: SecretPlace = { table: c.table as 'merchants', column: c.column, id: String(c.row.id) };
+          statements.push([`UPDATE ${c.table} SET ${c.column} = ? WHERE id = ?`, [toForm1(c.text, place), c.row.id]]);
+        }
+      }
+      await write(env, statements);
+      const before = sealedValues(await everyCell(env));
+      assert.ok(before.length >= 9, 'merchant, bank, acquirer (outbound too) and the gateway’s own keys');
+      for (const v of before) assert.doesNotMatch(v.stored, /^sg1\.[0-9a-f]{8}\.2\./, 'form 1 throughout');
+
+      // Upgraded with a key rotation under way: the new key in front, the earlier one still opening.
+      g = await start({ ...env, SNAPGATE_MASTER_KEY: k2, SNAPGATE_MASTER_KEY_PREVIOUS: k1 });
+      assert.equal(await tokenStatus(g, m.clientKey, rotated.clientSecret), 200);
+      assert.equal(await tokenStatus(g, m.clientKey, m.clientSecret), 200, 'the previous secret, within its overlap');
+      assert.equal(await tokenStatus(g, bank.clientKey, bank.clientSecret), 200);
+      assert.equal((await admin(g, 'GET', `/providers/${acquirer.id}`)).body.outbound.hasPrivateKey, true);
+      const upgraded = sealedValues(await everyCell(env));
+      assert.equal(upgraded.length, before.length);
+      const status = (await admin(g, 'GET', '/keys')).body;
+      const k1Id = sealer1.currentKeyId;
+      assert.deepEqual(status.secretsByKeyId, { [k1Id]: before.length }, 'still under the key that sealed them');
+      for (const v of upgraded) {
+        assert.match(v.stored, new RegExp(`^sg1\\.${k1Id}\\.2\\.`), 'in form 2, bound to its place');
+        assert.doesNotThrow(() => sealer1.unseal(v.stored, placeOfSecret(v.place)));
+      }
+      const rotation = (await admin(g, 'POST', '/keys/rotate')).body;
+      assert.deepEqual(rotation.secretsByKeyId, { [status.currentKeyId]: before.length });
+      await stop(g);
+
+      // The earlier key can go.
+      g = await start({ ...env, SNAPGATE_MASTER_KEY: k2 });
+      assert.equal(await tokenStatus(g, m.clientKey, rotated.clientSecret), 200);
+      assert.equal(await tokenStatus(g, bank.clientKey, bank.clientSecret), 200);
+      assert.equal((await admin(g, 'GET', `/providers/${acquirer.id}`)).body.outbound.hasPrivateKey, true);
+      await stop(g);
     });
 
     it('refuses to start in production without a master key; in sandbox keeps one in a private file', async () => {

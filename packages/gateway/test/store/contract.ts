@@ -673,5 +673,40 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.equal(await store.findRefund(m.id, 'PRF-2'), undefined);
       assert.equal(await store.findRefund('someone-else', 'PRF-1'), undefined);
     });
+
+    it('counts stored secrets by their head exactly as resealSecrets visits them, writing nothing', async () => {
+      const K1 = 'sg1.0000aaaa.';
+      const K2 = 'sg1.1111bbbb.';
+      await store.insertMerchant(merchant({ clientSecret: `${K1}m1`, previousSecret: `${K2}m0` }));
+      await store.insertMerchant(merchant({ clientSecret: 'clear-merchant-secret' }));
+      await store.insertProvider(
+        provider({
+          clientSecret: `${K2}p1`,
+          outbound: { ...OUTBOUND, clientSecret: `${K1}o1`, privateKeyPem: `${K2}k1` },
+        }),
+      );
+      await store.insertProvider(
+        provider({ clientSecret: `${K1}p2`, outbound: { ...OUTBOUND, clientSecret: `${K1}o2` } }),
+      );
+      await store.getOrCreateSetting('sealed-setting', () => `${K2}s1`);
+      await store.getOrCreateSetting('other-setting', () => `${K1}not-a-secret`);
+      const settings = new Set(['sealed-setting', 'missing-setting']);
+      const walked: Record<string, number> = {};
+      await store.resealSecrets((stored) => {
+        const head = stored.slice(0, 12);
+        walked[head] = (walked[head] ?? 0) + 1;
+        return undefined;
+      }, settings);
+      const counted = await store.countSecretsByHead(12, settings);
+      assert.deepEqual(counted, walked);
+      assert.ok(
+        (counted['sg1.0000aaaa'] ?? 0) >= 4 && (counted['sg1.1111bbbb'] ?? 0) >= 4,
+        'every kind of secret counted',
+      );
+      assert.deepEqual(await store.countSecretsByHead(12, new Set()), {
+        ...walked,
+        'sg1.1111bbbb': (walked['sg1.1111bbbb'] ?? 0) - 1,
+      });
+    });
   });
 }

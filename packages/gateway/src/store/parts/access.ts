@@ -1,7 +1,15 @@
 import { decodeCursor, toPage } from '../cursor.ts';
 import { num, numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
-import type { AdminKeyRecord, AdminScope, AuditEntry, Page, PageRequest, StoredAuditEntry } from '../store.ts';
+import type {
+  AdminKeyRecord,
+  AdminKeyRevocation,
+  AdminScope,
+  AuditEntry,
+  Page,
+  PageRequest,
+  StoredAuditEntry,
+} from '../store.ts';
 
 // Access and audit: named admin keys (stored hashed), console sessions, the append-only audit log.
 
@@ -89,11 +97,25 @@ export async function listAdminKeys(sql: Sql): Promise<AdminKeyRecord[]> {
   return (await sql.all('SELECT * FROM admin_keys ORDER BY created_at, id')).map(adminKeyFromRow);
 }
 
-export async function revokeAdminKey(sql: Sql, id: string, at: number): Promise<AdminKeyRecord | undefined> {
+/**
+ * One statement: the key is revoked unless it is an active admin key and no other active admin key
+ * remains. Atomic on SQLite (writes are serialised); PostgreSQL first locks the key and the active
+ * admin keys in the same transaction (PostgresStore.revokeAdminKey), as two revokes under READ
+ * COMMITTED would each still see the other key active.
+ */
+export async function revokeAdminKey(sql: Sql, id: string, at: number): Promise<AdminKeyRevocation> {
   const r = await firstRow(
-    sql.all('UPDATE admin_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *', [at, id]),
+    sql.all(
+      `UPDATE admin_keys SET revoked_at = COALESCE(revoked_at, ?)
+       WHERE id = ? AND (scope <> 'admin' OR revoked_at IS NOT NULL OR EXISTS (
+         SELECT 1 FROM admin_keys AS other WHERE other.scope = 'admin' AND other.revoked_at IS NULL AND other.id <> ?))
+       RETURNING *`,
+      [at, id, id],
+    ),
   );
-  return r ? adminKeyFromRow(r) : undefined;
+  if (r) return { outcome: 'revoked', key: adminKeyFromRow(r) };
+  const exists = await firstRow(sql.all('SELECT id FROM admin_keys WHERE id = ?', [id]));
+  return exists ? { outcome: 'last-admin-key' } : { outcome: 'not-found' };
 }
 
 /** Console or portal sessions issued until `at` are refused (log-out); a merchant's change is a merchant write. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { resealRow, SECRET_COLUMNS } from '../client-rows.ts';
+import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
+import { revokeAdminKey } from '../parts/access.ts';
 import { createRecordCache, noRecordCache } from '../record-cache.ts';
 import {
   customerNoFor,
@@ -19,6 +20,7 @@ import {
 import { numberedPlaceholders, type Sql } from '../sql.ts';
 import { SqlStore } from '../sql-store.ts';
 import {
+  type AdminKeyRevocation,
   type AttemptRecord,
   type IdempotencyRecord,
   type InboundCall,
@@ -74,6 +76,18 @@ async function query(client: Client, text: string, values: unknown[]): Promise<p
     if (!(client instanceof pg.Pool)) throw e;
     return client.query(prepared(text, values));
   }
+}
+
+/** The statements of store/parts/ run on the pool, or on one client inside a transaction. */
+function sqlOn(client: Client): Sql {
+  const rows = async (text: string, params: readonly unknown[]) =>
+    query(client, numberedPlaceholders(text), [...params]).catch(rethrowUnique);
+  return {
+    dialect: 'postgres',
+    all: async (text, params = []) => (await rows(text, params)).rows as Row[],
+    run: async (text, params = []) => (await rows(text, params)).rowCount ?? 0,
+    bool: (value) => value,
+  };
 }
 
 export interface PostgresStoreOptions {
@@ -172,14 +186,7 @@ export class PostgresStore extends SqlStore implements Store {
     this.pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 16 });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
-    const rows = async (text: string, params: readonly unknown[]) =>
-      query(this.pool, numberedPlaceholders(text), [...params]).catch(rethrowUnique);
-    this.sql = {
-      dialect: 'postgres',
-      all: async (text, params = []) => (await rows(text, params)).rows as Row[],
-      run: async (text, params = []) => (await rows(text, params)).rowCount ?? 0,
-      bool: (value) => value,
-    };
+    this.sql = sqlOn(this.pool);
   }
 
   private forgetMerchants(): void {
@@ -309,13 +316,14 @@ export class PostgresStore extends SqlStore implements Store {
     await this.pool.end().catch(() => undefined);
   }
 
-  async resealSecrets(reseal: (stored: string) => string | undefined, settings: ReadonlySet<string>): Promise<number> {
+  async resealSecrets(reseal: Reseal, settings: ReadonlySet<string>): Promise<number> {
     const changed = await this.tx(async (c) => {
       let n = 0;
-      for (const [table, columns] of Object.entries(SECRET_COLUMNS)) {
+      for (const table of SECRET_TABLES) {
+        const columns = SECRET_COLUMNS[table];
         const rows = await this.rows(c, `SELECT id, ${columns.join(', ')} FROM ${table} FOR UPDATE`);
         for (const row of rows) {
-          const next = resealRow(row, columns, reseal);
+          const next = resealRow(table, row, reseal);
           if (!next) continue;
           await this.run(
             c,
@@ -327,7 +335,7 @@ export class PostgresStore extends SqlStore implements Store {
       }
       for (const key of settings) {
         const r = await this.rows(c, 'SELECT value FROM settings WHERE key = $1 FOR UPDATE', [key]);
-        const next = r[0] ? reseal(String(r[0].value)) : undefined;
+        const next = r[0] ? reseal(String(r[0].value), { table: 'settings', key }) : undefined;
         if (next === undefined) continue;
         await this.run(c, 'UPDATE settings SET value = $1 WHERE key = $2', [next, key]);
         n++;
@@ -336,6 +344,25 @@ export class PostgresStore extends SqlStore implements Store {
     });
     this.forgetMerchants();
     return changed;
+  }
+
+  /**
+   * The key and every active admin key are locked first: a revoke of another admin key in flight
+   * makes this one wait until it commits, and the conditional UPDATE, a new statement under READ
+   * COMMITTED, then sees that key revoked and refuses the last one. All in one statement and in
+   * one order (by id), the update touching only a row already locked: two revokes never deadlock
+   * (SELECT … FOR UPDATE keeps the lock of a row it skips once re-checked, so locking only the
+   * active keys, then the key, could).
+   */
+  override revokeAdminKey(id: string, at: number): Promise<AdminKeyRevocation> {
+    return this.tx(async (c) => {
+      await this.run(
+        c,
+        `SELECT id FROM admin_keys WHERE id = $1 OR (scope = 'admin' AND revoked_at IS NULL) ORDER BY id FOR UPDATE`,
+        [id],
+      );
+      return revokeAdminKey(sqlOn(c), id, at);
+    });
   }
 
   async recordInbound(calls: readonly InboundCall[]): Promise<void> {

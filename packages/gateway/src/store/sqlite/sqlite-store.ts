@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { resealRow, SECRET_COLUMNS } from '../client-rows.ts';
+import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { createRecordCache } from '../record-cache.ts';
 import {
@@ -279,13 +279,14 @@ export class SqliteStore extends SqlStore implements Store {
     if (this.db.open) this.db.close();
   }
 
-  async resealSecrets(reseal: (stored: string) => string | undefined, settings: ReadonlySet<string>): Promise<number> {
+  async resealSecrets(reseal: Reseal, settings: ReadonlySet<string>): Promise<number> {
     let changed = 0;
     const run = this.db.transaction(() => {
-      for (const [table, columns] of Object.entries(SECRET_COLUMNS)) {
+      for (const table of SECRET_TABLES) {
+        const columns = SECRET_COLUMNS[table];
         const update = this.db.prepare(`UPDATE ${table} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`);
         for (const row of this.db.prepare(`SELECT id, ${columns.join(', ')} FROM ${table}`).all() as Row[]) {
-          const next = resealRow(row, columns, reseal);
+          const next = resealRow(table, row, reseal);
           if (!next) continue;
           update.run(...columns.map((c) => next[c]), row.id);
           changed++;
@@ -294,7 +295,7 @@ export class SqliteStore extends SqlStore implements Store {
       const setSetting = this.db.prepare('UPDATE settings SET value = ? WHERE key = ?');
       for (const key of settings) {
         const row = this.s('getSetting').get(key) as { value: string } | undefined;
-        const next = row ? reseal(row.value) : undefined;
+        const next = row ? reseal(row.value, { table: 'settings', key }) : undefined;
         if (next === undefined) continue;
         setSetting.run(next, key);
         changed++;

@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { masterKeyStatusSuite } from './master-key-status-suite.ts';
+
+masterKeyStatusSuite(POSTGRES);

@@ -3,7 +3,8 @@
 // - no import cycles between folders (a top-level file counts as a folder of its own);
 // - only the composition root, cli/ and store/ itself reach a concrete store (sqlite/, postgres/);
 // - console/ reaches data through the services of the domain folders, never store/ (not even its
-//   types).
+//   types);
+// - no source file over 600 lines.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -118,6 +119,13 @@ describe('the layering rule, read from the imports', () => {
       wrong.map((e) => `${e.from} → ${e.to}`),
       [],
     );
+  });
+
+  it('keeps every source file under 600 lines (a longer one is usually two concepts)', () => {
+    const long = sourceFiles(SRC)
+      .map((f) => [relative(SRC, f), readFileSync(f, 'utf8').split('\n').length] as const)
+      .filter(([, lines]) => lines > 600);
+    assert.deepEqual(long, []);
   });
 
   it('keeps console/ off store/, but for the files still listed, and keeps that list true', () => {

@@ -1,0 +1,503 @@
+// The records the store keeps, as the gateway sees them (store.ts says what it does with them).
+import type { TransactionStatus } from '@snapgate/snap';
+
+export type TokenSignature = 'any' | 'hmac-sha256' | 'rsa-sha256';
+/**
+ * How callbacks are authenticated: signed with the merchant's secret (`hmac-sha512`), by the
+ * gateway's key (`rsa-sha256`), or the SNAP inbound form (`snap-b2b`: a token from the merchant's
+ * own token endpoint, then a token-bound HMAC-SHA512 signature).
+ */
+export type CallbackSignature = 'hmac-sha512' | 'rsa-sha256' | 'snap-b2b';
+/** How a notification body is serialised: compact JSON, or the bytes PHP's json_encode writes. */
+export type CallbackJson = 'standard' | 'php';
+export type MerchantStatus = 'active' | 'disabled';
+
+export interface MerchantRecord {
+  id: string;
+  name: string;
+  clientKey: string;
+  clientSecret: string;
+  /** The secret before the last rotation, accepted until `previousValidUntil`. */
+  previousSecret: string | null;
+  previousValidUntil: number | null;
+  /** Bumped on every rotation; tokens carry it so a rotation can retire them. */
+  secretVersion: number;
+  /** Set when the merchant is disabled: tokens issued until then stay dead after re-enabling. */
+  tokensNotBefore?: number | null;
+  /** Its own callback retry schedule (`0s,5s,30s`); null: the gateway's SNAPGATE_RETRY_SCHEDULE. */
+  retrySchedule?: string | null;
+  /** Portal sessions and sign-in links issued until then are refused (portal log-out). */
+  portalNotBefore?: number | null;
+  partnerId: string;
+  publicKeyPem: string | null;
+  tokenSignature: TokenSignature;
+  callbackSignature: CallbackSignature;
+  callbackJson: CallbackJson;
+  /** `snap-b2b`: where the gateway takes its token; default `<callbackBaseUrl>/api/snap/v1.0/access-token/b2b`. */
+  callbackTokenUrl: string | null;
+  callbackBaseUrl: string | null;
+  qrisCallbackUrl: string | null;
+  vaCallbackUrl: string | null;
+  merchantName: string;
+  merchantCity: string;
+  nmid: string;
+  mcc: string;
+  /** The acquirer (a provider id) that issues this merchant's QRIS; null: snapgate issues them itself. */
+  qrisProvider: string | null;
+  status: MerchantStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type MerchantPatch = Partial<
+  Pick<
+    MerchantRecord,
+    | 'name'
+    | 'partnerId'
+    | 'publicKeyPem'
+    | 'tokenSignature'
+    | 'callbackSignature'
+    | 'callbackJson'
+    | 'callbackTokenUrl'
+    | 'callbackBaseUrl'
+    | 'qrisCallbackUrl'
+    | 'vaCallbackUrl'
+    | 'merchantName'
+    | 'merchantCity'
+    | 'nmid'
+    | 'mcc'
+    | 'qrisProvider'
+    | 'retrySchedule'
+    | 'status'
+  >
+>;
+
+export type ProviderKind = 'bank' | 'acquirer';
+
+/** How snapgate calls an acquirer (SNAP client credentials snapgate holds at it). */
+export interface ProviderOutbound {
+  baseUrl: string;
+  clientKey: string;
+  clientSecret: string;
+  /** Signs the token request SHA256withRSA when set; HMAC-SHA256 with the secret otherwise. */
+  privateKeyPem: string | null;
+  partnerId: string;
+  channelId: string;
+  tokenPath: string;
+  pathPrefix: string;
+}
+
+/** A bank that owns a VA range, or a QRIS acquirer, calling snapgate over SNAP. */
+export interface ProviderRecord {
+  id: string;
+  name: string;
+  kind: ProviderKind;
+  /** Banks: VAs created with this bankCode are theirs. Acquirers: the default payerIssuer. */
+  bankCode: string;
+  clientKey: string;
+  clientSecret: string;
+  previousSecret: string | null;
+  previousValidUntil: number | null;
+  secretVersion: number;
+  /** Set when the provider is disabled: tokens issued until then stay dead after re-enabling. */
+  tokensNotBefore?: number | null;
+  /** Verifies its token requests (SHA256withRSA). */
+  publicKeyPem: string | null;
+  outbound: ProviderOutbound | null;
+  /** The built-in sandbox bank or acquirer: never accepted in production mode. */
+  isSandbox: boolean;
+  status: MerchantStatus;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ProviderPatch = Partial<Pick<ProviderRecord, 'name' | 'bankCode' | 'publicKeyPem' | 'outbound' | 'status'>>;
+
+/** One call a provider made, as answered (every inbound call is logged). */
+export interface InboundCall {
+  providerId: string;
+  at: number;
+  method: string;
+  path: string;
+  /** The request body, first 4 KiB. */
+  requestBody: string;
+  httpStatus: number;
+  responseCode: string | null;
+  responseBody: string;
+  durationMs: number;
+}
+
+export interface StoredInboundCall extends InboundCall {
+  id: number;
+}
+
+/** A bank's payment flag, kept so that a repeat (flagAdvise Y) answers the original answer. */
+export interface VaPaymentRecord {
+  providerId: string;
+  paymentRequestId: string;
+  referenceNo: string;
+  httpStatus: number;
+  responseBody: string;
+  createdAt: number;
+}
+
+export type AdminScope = 'read' | 'operate' | 'admin';
+
+/** A named admin API key; the key itself is never stored, only its SHA-256. */
+export interface AdminKeyRecord {
+  id: string;
+  name: string;
+  scope: AdminScope;
+  tokenSha256: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+  /** Console sessions of this key issued until then are refused (console log-out). */
+  sessionsNotBefore?: number | null;
+}
+
+/** One state-changing admin action: who, what (before and after, secrets redacted), when, from where. */
+export interface AuditEntry {
+  at: number;
+  keyId: string;
+  keyName: string;
+  address: string;
+  method: string;
+  path: string;
+  /** The route, e.g. `PATCH /admin/v1/merchants/:id`. */
+  action: string;
+  /** The id the action was about, when it had one. */
+  target: string | null;
+  httpStatus: number;
+  /** JSON texts, secrets redacted. */
+  request: string | null;
+  before: string | null;
+  after: string | null;
+}
+
+export interface StoredAuditEntry extends AuditEntry {
+  id: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/** A uniqueness rule the database refused; services turn it into the SNAP or admin error. */
+export class UniqueViolation extends Error {
+  readonly constraint: string;
+  constructor(constraint: string, cause?: unknown) {
+    super(`unique violation: ${constraint}`, { cause });
+    this.name = 'UniqueViolation';
+    this.constraint = constraint;
+  }
+}
+
+export type TransactionKind = TransactionRecord['kind'];
+
+/** Who paid, as the merchant's callback names them (docs/protocol.md#callbacks). */
+export interface Payer {
+  payerName: string;
+  payerIssuer: string;
+  payerRefId: string;
+}
+
+/** What a QRIS issued by an upstream acquirer keeps of it (`details.upstream`). */
+export interface UpstreamRef {
+  providerId: string;
+  /** Our X-EXTERNAL-ID of the generate call, reused if it is ever sent again. */
+  externalId: string;
+  /** The acquirer's referenceNo, once it answered. */
+  referenceNo?: string | undefined;
+  /** The QRIS's validityPeriod (the transaction's due time is when to reconcile it). */
+  validUntil: number;
+  /** Reconciliations that settled nothing so far (each waits longer before the next). */
+  reconcileAttempts?: number;
+}
+
+/** A QRIS's own fields (stored as JSON). */
+export interface QrisDetails {
+  /** The EMVCo string; empty while an upstream acquirer has not answered yet. */
+  qrContent: string;
+  merchantRef?: string | undefined;
+  terminalId?: string | undefined;
+  storeId?: string | undefined;
+  additionalInfo?: Record<string, unknown> | undefined;
+  /** Set when an upstream acquirer issued it. */
+  upstream?: UpstreamRef;
+  /** Set once paid (or failed) by a notify or a reconciliation. */
+  payer?: Payer;
+  acquirerReferenceNo?: string | null;
+  partnerReferenceNo?: string;
+}
+
+/** A Virtual Account's own fields (stored as JSON). */
+export interface VaDetails {
+  partnerServiceId: string;
+  customerNo: string;
+  virtualAccountName: string;
+  virtualAccountEmail: string;
+  virtualAccountPhone: string;
+  virtualAccountTrxType: 'C' | 'O';
+  totalAmount: { value: string; currency: string } | null;
+  bankCode: string;
+  additionalInfo?: Record<string, unknown>;
+  /** Set once paid by a bank's payment flag. */
+  payer?: Payer;
+  bankReferenceNo?: string | null;
+}
+
+/** What QRIS and VA transactions have alike. Amounts are SNAP money strings. */
+interface TransactionBase {
+  referenceNo: string;
+  merchantId: string;
+  /** QRIS partnerReferenceNo, or VA trxId. */
+  partnerReferenceNo: string;
+  status: TransactionStatus;
+  statusDesc: string | null;
+  /** Bumped by every status change; orders notifications of one transaction. */
+  seq: number;
+  /** Null for an open VA. */
+  amount: string | null;
+  currency: string;
+  paidAmount: string | null;
+  refundedAmount: string;
+  feeAmount: string;
+  virtualAccountNo: string | null;
+  billNumber: number;
+  expiresAt: number | null;
+  paidAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface QrisTransaction extends TransactionBase {
+  kind: 'qris';
+  details: QrisDetails;
+}
+
+export interface VaTransaction extends TransactionBase {
+  kind: 'va';
+  details: VaDetails;
+}
+
+/** A QRIS or VA transaction: `kind` says which, and so what its `details` hold. */
+export type TransactionRecord = QrisTransaction | VaTransaction;
+export type TransactionDetails = TransactionRecord['details'];
+
+export interface StatusHistoryEntry {
+  seq: number;
+  status: TransactionStatus;
+  statusDesc: string | null;
+  reason: string | null;
+  changedAt: number;
+}
+
+export type NotificationState = 'pending' | 'delivering' | 'retrying' | 'delivered' | 'superseded' | 'dead';
+
+export interface NotificationRecord {
+  /** Numeric string; sent as X-EXTERNAL-ID on every attempt. */
+  id: string;
+  referenceNo: string;
+  merchantId: string;
+  kind: TransactionKind;
+  txnSeq: number;
+  latestStatus: TransactionStatus;
+  /** The exact bytes signed and sent on every attempt. */
+  body: string;
+  state: NotificationState;
+  attemptCount: number;
+  nextAttemptAt: number | null;
+  claimedBy: string | null;
+  leaseUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+  deliveredAt: number | null;
+  lastError: string | null;
+  /** The X-Request-Id of the request that caused it; sent with every attempt. */
+  requestId?: string | null;
+}
+
+/** A notification as an attempt left it: everything but its body, which the attempt did not change. */
+export type MovedNotification = Omit<NotificationRecord, 'body'>;
+
+/** A new outbox row written in the same transaction as the change that caused it. */
+export interface NewNotification {
+  id: string;
+  body: string;
+  nextAttemptAt: number;
+  requestId?: string | null;
+  /**
+   * Claimed at birth: written already leased to this worker, whose dispatcher sends it as soon as
+   * the change commits (no claim of its own). Written pending as usual when the transaction has
+   * another undelivered notification (one being sent, or an older one this change supersedes).
+   */
+  claim?: { workerId: string; leaseUntil: number } | undefined;
+}
+
+/** A status change as committed. */
+export interface StatusChanged {
+  txn: TransactionRecord;
+  /** Its notification, when it was claimed at birth (NewNotification.claim). */
+  claimed?: NotificationRecord | undefined;
+}
+
+/** The stored answer to an X-EXTERNAL-ID, replayed byte for byte. */
+export interface IdempotencyRecord {
+  /** The calling client: a merchant's id, or a provider's. */
+  merchantId: string;
+  day: string;
+  externalId: string;
+  requestHash: string;
+  httpStatus: number;
+  responseBody: string;
+}
+
+export type IdempotencyKey = Pick<IdempotencyRecord, 'merchantId' | 'day' | 'externalId'>;
+
+export interface RefundRecord {
+  refundNo: string;
+  referenceNo: string;
+  merchantId: string;
+  partnerRefundNo: string;
+  amount: string;
+  reason: string | null;
+  createdAt: number;
+}
+
+/** A status change, applied only if the transaction is still at `expectedSeq`. */
+export interface StatusChange {
+  referenceNo: string;
+  expectedSeq: number;
+  status: TransactionStatus;
+  statusDesc: string | null;
+  reason: string | null;
+  at: number;
+  /** Other columns the change sets (paid amount, payer details, refunded amount, …). */
+  patch?: Partial<
+    Pick<
+      TransactionRecord,
+      | 'paidAmount'
+      | 'paidAt'
+      | 'refundedAmount'
+      | 'feeAmount'
+      | 'details'
+      | 'amount'
+      | 'expiresAt'
+      /** Only to release it (a QRIS whose acquirer failed does not hold its merchant's reference). */
+      | 'partnerReferenceNo'
+    >
+  >;
+  notification?: NewNotification | undefined;
+  idempotency?: IdempotencyRecord | undefined;
+  refund?: RefundRecord | undefined;
+  /** A bank's payment flag, written with the payment it made. */
+  vaPayment?: VaPaymentRecord | undefined;
+}
+
+/** A change to a transaction that is not a status change (VA update). */
+export interface TransactionUpdate {
+  referenceNo: string;
+  expectedSeq: number;
+  at: number;
+  patch: Partial<Pick<TransactionRecord, 'amount' | 'expiresAt' | 'details' | 'refundedAmount'>>;
+  idempotency?: IdempotencyRecord | undefined;
+  refund?: RefundRecord | undefined;
+}
+
+export type AttemptOutcome = 'acknowledged' | 'rejected' | 'error';
+
+/** One callback attempt, as the dispatcher reports it. */
+export interface AttemptRecord {
+  notificationId: string;
+  workerId: string;
+  startedAt: number;
+  url: string | null;
+  requestHeaders: Record<string, string>;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  outcome: AttemptOutcome;
+  error: string | null;
+  /** When the next attempt is due; `undefined` after the last (dead). Ignored when acknowledged. */
+  nextAttemptAt: number | undefined;
+  finishedAt: number;
+}
+
+export interface StoredAttempt extends Omit<AttemptRecord, 'nextAttemptAt' | 'finishedAt' | 'workerId'> {
+  attemptNo: number;
+}
+
+export interface NotificationFilter extends ListOrder {
+  merchantId?: string | undefined;
+  state?: NotificationState | undefined;
+  referenceNo?: string | undefined;
+}
+
+export interface DeliveryBacklog {
+  /** Notifications not yet delivered, superseded or dead. */
+  undelivered: number;
+  oldestUndeliveredAt: number | null;
+}
+
+/** Filters of an admin list; newest first unless `oldestFirst`. */
+export interface ListOrder {
+  /** Created at or after (epoch ms). */
+  since?: number | undefined;
+  /** Created before (epoch ms). */
+  until?: number | undefined;
+  oldestFirst?: boolean | undefined;
+}
+
+export interface TransactionFilter extends ListOrder {
+  merchantId?: string | undefined;
+  status?: TransactionStatus | undefined;
+  kind?: TransactionKind | undefined;
+  /** The referenceNo, partnerReferenceNo (QRIS) or trxId (VA), or the virtual account number. */
+  reference?: string | undefined;
+}
+
+/**
+ * Where a stored secret lives: a secret column of a merchant's or provider's row
+ * (`outbound.clientSecret`, `outbound.privateKeyPem`: fields of the outbound JSON), or a setting.
+ */
+export type SecretPlace =
+  | { table: 'merchants' | 'providers'; column: string; id: string }
+  | { table: 'settings'; key: string };
+
+/** One minute of callback attempts: `minute` is the minute's start (epoch ms). */
+export interface AttemptMinute {
+  minute: number;
+  acknowledged: number;
+  failed: number;
+}
+
+export interface TransactionSearch {
+  merchantId?: string | undefined;
+  status?: TransactionStatus | undefined;
+  kind?: TransactionKind | undefined;
+  /** created_at >= from (epoch ms). */
+  from?: number | undefined;
+  /** created_at < to (epoch ms). */
+  to?: number | undefined;
+  /** Exactly the referenceNo, the partnerReferenceNo or the virtual account number. */
+  reference?: string | undefined;
+}
+
+/** One webhook certification run of a merchant (sandbox mode). */
+export interface CertificationRecord {
+  id: string;
+  merchantId: string;
+  startedAt: number;
+  finishedAt: number;
+  /** True when every scenario passed. */
+  passed: boolean;
+  /** The report, as JSON text. */
+  report: string;
+}

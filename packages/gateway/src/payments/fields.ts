@@ -63,12 +63,17 @@ export function createFieldReader(body: Record<string, unknown>, serviceCode: st
     },
 
     /** An ISO 8601 date-time with a zone; epoch ms. Years past 9998 would not format back as SNAP. */
-    dateTime(field: string, required = false): number | undefined {
-      const v = reader.str(field, { required, max: 40 });
+    dateTime(field: string, rule: { required?: boolean } = {}): number | undefined {
+      const v = reader.str(field, { required: rule.required, max: 40 });
       if (v === undefined) return undefined;
       const ms = parseSnapTimestamp(v);
       if (ms === undefined || ms >= LATEST_DATE_MS) throw format(field);
       return ms;
+    },
+
+    /** The same date-time, as it was sent (for an answer that echoes it). */
+    dateTimeAsSent(field: string, rule: { required?: boolean } = {}): string | undefined {
+      return reader.dateTime(field, rule) === undefined ? undefined : (at(field) as string);
     },
 
     /** Optional free-form object carried through untouched (`additionalInfo`). */

@@ -20,6 +20,7 @@ import type { SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo, newRefundNo } from './ids.ts';
 import { payerOf } from './notification-body.ts';
 import { buildQrisContent, parseQrisContent, qrisAmountFits } from './qris-content.ts';
+import { QR_CANCEL, QR_GENERATE, QR_QUERY, QR_REFERENCES, QR_REFUND } from './snap-fields.ts';
 import type { MerchantRequest } from './snap-request.ts';
 import { IllegalStatusChange, LostRace, type StatusChanger } from './status-change.ts';
 import { newExternalId, RECONCILE_AFTER_MS, type UpstreamAcquirer, upstreamOf } from './upstream.ts';
@@ -118,8 +119,8 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
   /** The merchant's QRIS by either reference; another merchant's is not found (docs/protocol.md#qris). */
   async function findOwn(ctx: MerchantRequest, svc: string): Promise<TransactionRecord> {
     const f = createFieldReader(ctx.body, svc);
-    const referenceNo = f.str('originalReferenceNo', { max: 64 });
-    const partnerReferenceNo = f.str('originalPartnerReferenceNo', { max: 64 });
+    const referenceNo = f.str('originalReferenceNo', QR_REFERENCES.originalReferenceNo);
+    const partnerReferenceNo = f.str('originalPartnerReferenceNo', QR_REFERENCES.originalPartnerReferenceNo);
     if (referenceNo === undefined && partnerReferenceNo === undefined) {
       throw snapError('INVALID_MANDATORY_FIELD', svc, { field: 'originalReferenceNo' });
     }
@@ -142,14 +143,14 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
     async generate(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
-      const partnerReferenceNo = f.str('partnerReferenceNo', { required: true, max: 64 }) as string;
-      const amount = f.money('amount', { required: true, positive: true });
+      const partnerReferenceNo = f.str('partnerReferenceNo', QR_GENERATE.partnerReferenceNo) as string;
+      const amount = f.money('amount', QR_GENERATE.amount);
       if (!amount || !qrisAmountFits(amount.value))
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'amount.value' });
-      const merchantRef = f.str('merchantId', { max: 64 });
-      const terminalId = f.str('terminalId', { max: 16, pattern: /^[\x20-\x7e]*$/ });
-      const storeId = f.str('storeId', { max: 25, pattern: /^[\x20-\x7e]*$/ });
-      const validityMs = f.dateTime('validityPeriod');
+      const merchantRef = f.str('merchantId', QR_GENERATE.merchantId);
+      const terminalId = f.str('terminalId', QR_GENERATE.terminalId);
+      const storeId = f.str('storeId', QR_GENERATE.storeId);
+      const validityMs = f.dateTime('validityPeriod', QR_GENERATE.validityPeriod);
       if (validityMs !== undefined && validityMs <= ctx.now) {
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'validityPeriod' });
       }
@@ -245,7 +246,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx, svc);
-      f.str('serviceCode', { required: true, oneOf: ['47'] });
+      f.str('serviceCode', QR_QUERY.serviceCode);
       const paid = txn.paidAt !== null;
       const payer = payerOf(txn);
       return ok(svc, {
@@ -265,7 +266,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx, svc);
-      const reason = f.str('reason', { max: 256 });
+      const reason = f.str('reason', QR_CANCEL.reason);
       // docs/protocol.md#transaction-statuses: only an Initiated QRIS can be canceled (01 → 05).
       if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
       const acquirer = await acquirerOf(txn);
@@ -300,10 +301,10 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
     async refund(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
-      f.str('originalPartnerReferenceNo', { required: true, max: 64 });
-      const partnerRefundNo = f.str('partnerRefundNo', { required: true, max: 64 }) as string;
-      const refundAmount = f.money('refundAmount', { required: true, positive: true });
-      const reason = f.str('reason', { max: 256 }) ?? null;
+      f.str('originalPartnerReferenceNo', QR_REFUND.originalPartnerReferenceNo);
+      const partnerRefundNo = f.str('partnerRefundNo', QR_REFUND.partnerRefundNo) as string;
+      const refundAmount = f.money('refundAmount', QR_REFUND.refundAmount);
+      const reason = f.str('reason', QR_REFUND.reason) ?? null;
       if (!refundAmount) throw snapError('INVALID_MANDATORY_FIELD', svc, { field: 'refundAmount' });
       const refundNo = newRefundNo(ctx.now);
       // The remaining amount is decided on the row as read: a concurrent refund that commits first

@@ -12,6 +12,7 @@ import { expireIfDue } from './expiry.ts';
 import { createFieldReader } from './fields.ts';
 import type { SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo } from './ids.ts';
+import { VA_CREATE, VA_LOOKUP, VA_UPDATE } from './snap-fields.ts';
 import type { MerchantRequest } from './snap-request.ts';
 import { IllegalStatusChange, type StatusChanger } from './status-change.ts';
 
@@ -75,8 +76,8 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
   async function findOwn(ctx: MerchantRequest): Promise<TransactionRecord> {
     const svc = ctx.serviceCode;
     const f = createFieldReader(ctx.body, svc);
-    const virtualAccountNo = f.str('virtualAccountNo', { required: true, max: 40 }) as string;
-    const trxId = f.str('trxId', { max: 64 });
+    const virtualAccountNo = f.str('virtualAccountNo', VA_LOOKUP.virtualAccountNo) as string;
+    const trxId = f.str('trxId', VA_LOOKUP.trxId);
     const found = await store.findTransactionByVirtualAccountNo(virtualAccountNo);
     if (!found || found.merchantId !== ctx.merchant.id || (trxId !== undefined && found.partnerReferenceNo !== trxId)) {
       throw snapError('INVALID_BILL', svc, { reason: 'Not Found' });
@@ -88,17 +89,18 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
     async create(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
-      const virtualAccountName = f.str('virtualAccountName', { required: true, max: 255 }) as string;
-      const trxId = f.str('trxId', { required: true, max: 64 }) as string;
-      const type = (f.str('virtualAccountTrxType', { oneOf: ['C', 'O'] }) ?? 'C') as 'C' | 'O';
-      const totalAmount = f.money('totalAmount', { required: type === 'C', positive: type === 'C' });
-      const email = f.str('virtualAccountEmail', { max: 255, pattern: /^[^\s@]+@[^\s@]+$/ }) ?? '';
-      const phone = f.str('virtualAccountPhone', { max: 30, pattern: /^\+?[0-9]{4,29}$/ }) ?? '';
-      const expiredMs = f.dateTime('expiredDate');
+      const virtualAccountName = f.str('virtualAccountName', VA_CREATE.virtualAccountName) as string;
+      const trxId = f.str('trxId', VA_CREATE.trxId) as string;
+      const type = (f.str('virtualAccountTrxType', VA_CREATE.virtualAccountTrxType) ?? 'C') as 'C' | 'O';
+      const isClosed = type === 'C';
+      const totalAmount = f.money('totalAmount', { ...VA_CREATE.totalAmount, required: isClosed, positive: isClosed });
+      const email = f.str('virtualAccountEmail', VA_CREATE.virtualAccountEmail) ?? '';
+      const phone = f.str('virtualAccountPhone', VA_CREATE.virtualAccountPhone) ?? '';
+      const expiredMs = f.dateTime('expiredDate', VA_CREATE.expiredDate);
       if (expiredMs !== undefined && expiredMs <= ctx.now)
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'expiredDate' });
       const additionalInfo = f.passthrough('additionalInfo');
-      const bankCode = f.str('additionalInfo.bankCode', { pattern: /^\d{3}$/ }) ?? DEFAULT_BANK_CODE;
+      const bankCode = f.str('additionalInfo.bankCode', VA_CREATE['additionalInfo.bankCode']) ?? DEFAULT_BANK_CODE;
       // Production has no sandbox bank: a VA nobody can pay is refused up front.
       if (mode === 'production' && !(await store.findBanks(bankCode)).some((b) => b.status === 'active')) {
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'additionalInfo.bankCode' });
@@ -187,10 +189,13 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx);
-      const name = f.str('virtualAccountName', { max: 255 });
+      const name = f.str('virtualAccountName', VA_UPDATE.virtualAccountName);
       const d = detailsOf(txn);
-      const totalAmount = f.money('totalAmount', { positive: d.virtualAccountTrxType === 'C' });
-      const expiredMs = f.dateTime('expiredDate');
+      const totalAmount = f.money('totalAmount', {
+        ...VA_UPDATE.totalAmount,
+        positive: d.virtualAccountTrxType === 'C',
+      });
+      const expiredMs = f.dateTime('expiredDate', VA_UPDATE.expiredDate);
       if (expiredMs !== undefined && expiredMs <= ctx.now)
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'expiredDate' });
       if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });

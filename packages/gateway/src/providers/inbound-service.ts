@@ -12,6 +12,7 @@ import { expireIfDue } from '../payments/expiry.ts';
 import { createFieldReader } from '../payments/fields.ts';
 import type { SnapResponse } from '../payments/idempotency.ts';
 import type { Payer } from '../payments/notification-body.ts';
+import { BANK_VA_INQUIRY, BANK_VA_NUMBERS, BANK_VA_PAYMENT, QR_NOTIFY } from '../payments/snap-fields.ts';
 import type { ProviderRequest } from '../payments/snap-request.ts';
 import { IllegalStatusChange, LostRace, type StatusChanger } from '../payments/status-change.ts';
 import { upstreamOf } from '../payments/upstream.ts';
@@ -27,7 +28,6 @@ import {
 type RecordFor = (response: SnapResponse) => IdempotencyRecord;
 
 const SUCCESS_REASON = { english: 'Success', indonesia: 'Sukses' } as const;
-const NUMERIC = /^\d{1,32}$/;
 
 const ok = (svc: string, fields: Record<string, unknown>): SnapResponse => ({
   httpStatus: 200,
@@ -76,9 +76,9 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
   /** The VA a bank names, checked against all three of its numbers and its owner. */
   async function findOwnedVa(ctx: ProviderRequest): Promise<TransactionRecord | undefined> {
     const f = createFieldReader(ctx.body, ctx.serviceCode);
-    const partnerServiceId = f.str('partnerServiceId', { required: true, max: 8 }) as string;
-    const customerNo = f.str('customerNo', { required: true, max: 20 }) as string;
-    const virtualAccountNo = f.str('virtualAccountNo', { required: true, max: 28 }) as string;
+    const partnerServiceId = f.str('partnerServiceId', BANK_VA_NUMBERS.partnerServiceId) as string;
+    const customerNo = f.str('customerNo', BANK_VA_NUMBERS.customerNo) as string;
+    const virtualAccountNo = f.str('virtualAccountNo', BANK_VA_NUMBERS.virtualAccountNo) as string;
     // Stored as the 8-char partnerServiceId (left-padded with spaces) + customerNo; a bank that
     // trims the whole number, or pads it, still finds it.
     const number = virtualAccountNo.trim();
@@ -109,7 +109,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
       const found = await findOwnedVa(ctx);
-      const inquiryRequestId = f.str('inquiryRequestId', { required: true, max: 128 }) as string;
+      const inquiryRequestId = f.str('inquiryRequestId', BANK_VA_INQUIRY.inquiryRequestId) as string;
       if (!found)
         throw snapError('INVALID_BILL', svc, { reason: 'Not Found', detail: { providerId: ctx.provider.id } });
       const txn = await expireIfDue(changer, found, ctx.now, ctx.requestId);
@@ -138,13 +138,12 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
     async vaPayment(ctx: ProviderRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
-      const paymentRequestId = f.str('paymentRequestId', { required: true, max: 128 }) as string;
-      const paidAmount = f.money('paidAmount', { required: true }) as { value: string; currency: string };
-      const trxDateTime = f.str('trxDateTime', { max: 40 });
-      if (trxDateTime !== undefined) f.dateTime('trxDateTime');
-      const bankReference = f.str('referenceNo', { max: 128 });
-      f.str('flagAdvise', { oneOf: ['Y', 'N'] });
-      const payerName = f.str('additionalInfo.payerName', { max: 100 });
+      const paymentRequestId = f.str('paymentRequestId', BANK_VA_PAYMENT.paymentRequestId) as string;
+      const paidAmount = f.money('paidAmount', BANK_VA_PAYMENT.paidAmount) as { value: string; currency: string };
+      const trxDateTime = f.dateTimeAsSent('trxDateTime', BANK_VA_PAYMENT.trxDateTime);
+      const bankReference = f.str('referenceNo', BANK_VA_PAYMENT.referenceNo);
+      f.str('flagAdvise', BANK_VA_PAYMENT.flagAdvise);
+      const payerName = f.str('additionalInfo.payerName', BANK_VA_PAYMENT['additionalInfo.payerName']);
       const found = await findOwnedVa(ctx);
       /**
        * The answer already given under this paymentRequestId, when this is a repeat of that very
@@ -253,17 +252,17 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
     async qrisNotify(ctx: ProviderRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
-      const acquirerReferenceNo = f.str('originalReferenceNo', { max: 64 });
-      const referenceNo = f.str('originalPartnerReferenceNo', { required: true, max: 64 }) as string;
-      const status = f.str('latestTransactionStatus', { required: true, max: 2 }) as string;
+      const acquirerReferenceNo = f.str('originalReferenceNo', QR_NOTIFY.originalReferenceNo);
+      const referenceNo = f.str('originalPartnerReferenceNo', QR_NOTIFY.originalPartnerReferenceNo) as string;
+      const status = f.str('latestTransactionStatus', QR_NOTIFY.latestTransactionStatus) as string;
       if (!isTransactionStatus(status)) {
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'latestTransactionStatus' });
       }
-      const amount = f.money('amount', { required: true }) as { value: string; currency: string };
-      f.str('transactionStatusDesc', { max: 256 });
-      const payerIssuer = f.str('additionalInfo.payerIssuer', { pattern: NUMERIC });
-      const payerName = f.str('additionalInfo.payerName', { max: 100 });
-      const payerRefId = f.str('additionalInfo.payerRefId', { pattern: NUMERIC });
+      const amount = f.money('amount', QR_NOTIFY.amount) as { value: string; currency: string };
+      f.str('transactionStatusDesc', QR_NOTIFY.transactionStatusDesc);
+      const payerIssuer = f.str('additionalInfo.payerIssuer', QR_NOTIFY['additionalInfo.payerIssuer']);
+      const payerName = f.str('additionalInfo.payerName', QR_NOTIFY['additionalInfo.payerName']);
+      const payerRefId = f.str('additionalInfo.payerRefId', QR_NOTIFY['additionalInfo.payerRefId']);
 
       const txn = await store.findTransaction(referenceNo);
       const merchant = txn ? await store.findMerchantById(txn.merchantId) : undefined;

@@ -17,6 +17,8 @@ import {
 import type { Clock } from '../clock.ts';
 import type { Mode } from '../config.ts';
 import { rsaPublicKey } from '../merchants/public-key.ts';
+import { createFieldReader } from '../payments/fields.ts';
+import { ACCESS_TOKEN } from '../payments/snap-fields.ts';
 import type { MerchantRecord, ProviderRecord, Store } from '../store/store.ts';
 import { type AccessTokenClaims, signJwt, verifyJwt } from './jwt.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -154,10 +156,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
 
       const body = parseJsonBody(rawBody);
       if (!isJsonObject(body)) throw snapError('BAD_REQUEST', SVC);
-      if (body.grantType === undefined || body.grantType === null || body.grantType === '') {
-        throw snapError('INVALID_MANDATORY_FIELD', SVC, { field: 'grantType' });
-      }
-      if (body.grantType !== 'client_credentials') throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'grantType' });
+      createFieldReader(body, SVC).str('grantType', ACCESS_TOKEN.grantType);
 
       const merchant = await store.findMerchantByClientKey(clientKey);
       const provider = merchant ? undefined : await store.findProviderByClientKey(clientKey);

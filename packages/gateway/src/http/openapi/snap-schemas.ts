@@ -1,32 +1,96 @@
 import { TRANSACTION_STATUS } from '@snapgate/snap';
+import {
+  ACCESS_TOKEN,
+  BANK_VA_INQUIRY,
+  BANK_VA_PAYMENT,
+  QR_CANCEL,
+  QR_GENERATE,
+  QR_NOTIFY,
+  QR_QUERY,
+  QR_REFUND,
+  type SnapField,
+  type SnapFields,
+  VA_CREATE,
+  VA_LOOKUP,
+  VA_UPDATE,
+} from '../../payments/snap-fields.ts';
 import { closed, type JsonSchema, ref } from './kit.ts';
 
-// Request and response bodies of the SNAP API. The SNAP routes read their fields by hand
-// (payments/fields.ts and the services): these schemas say what those readers accept and what the
-// services answer. test/http/openapi.test.ts proves them against the running gateway: every body
-// it sends and gets is checked against them, and bodies they refuse must be refused there too.
+// Request and response bodies of the SNAP API. A request body's fields are rendered from the rules
+// the services read them with (payments/snap-fields.ts); what is written here by hand is only what
+// is not one field's rule (the either-reference anyOf, the VA's if/then/else, what a whole body
+// means) and the answers. test/http/openapi.test.ts proves them against the running gateway: every
+// body it sends and gets is checked against them, and bodies they refuse must be refused there too.
+
+/** One field as the document states it. */
+function fieldSchema(field: SnapField): JsonSchema {
+  const description = field.description === undefined ? {} : { description: field.description };
+  switch (field.kind) {
+    case 'money':
+      return { ...ref(field.positive ? 'PositiveAmountInput' : 'AmountInput'), ...description };
+    case 'dateTime':
+      return { ...ref('SnapDateTimeInput'), ...description };
+    case 'passthrough':
+      return { type: 'object', ...description };
+    case 'members':
+      return { ...description };
+    case 'text': {
+      const maxLength = field.max === undefined ? {} : { maxLength: field.max };
+      if (field.ref !== undefined) return { ...ref(field.ref), ...maxLength, ...description };
+      return {
+        type: 'string',
+        ...(field.oneOf === undefined ? {} : { enum: [...field.oneOf] }),
+        ...maxLength,
+        ...description,
+        // An empty string counts as absent: a field that must be there must not be empty.
+        ...((field.required || field.isNonEmpty) && field.oneOf === undefined ? { minLength: 1 } : {}),
+        ...(field.pattern === undefined ? {} : { pattern: field.pattern.source }),
+      };
+    }
+  }
+}
+
+/** The `properties` of the fields, a dotted name (`additionalInfo.bankCode`) inside its object's. */
+function propertiesOf(fields: SnapFields): Record<string, JsonSchema> {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    const dot = name.indexOf('.');
+    if (dot === -1) {
+      properties[name] = fieldSchema(field);
+      continue;
+    }
+    const parent = properties[name.slice(0, dot)];
+    if (!parent) throw new TypeError(`${name}: its object is not declared before it`);
+    parent.properties = {
+      ...(parent.properties as Record<string, JsonSchema>),
+      [name.slice(dot + 1)]: fieldSchema(field),
+    };
+  }
+  return properties;
+}
+
+/** A request body: its fields' properties, and its mandatory fields as `required`. */
+function requestBody(fields: SnapFields, extra: JsonSchema = {}): JsonSchema {
+  const required = Object.entries(fields)
+    .filter(([name, field]) => !name.includes('.') && 'required' in field && field.required === true)
+    .map(([name]) => name);
+  return {
+    type: 'object',
+    ...(required.length === 0 ? {} : { required }),
+    properties: propertiesOf(fields),
+    ...extra,
+  };
+}
 
 const MONEY = '^(0|[1-9]\\d{0,15})\\.\\d{2}$';
 const POSITIVE_MONEY = '^([1-9]\\d{0,15}\\.\\d{2}|0\\.(0[1-9]|[1-9]\\d))$';
-const PRINTABLE = '^[\\x20-\\x7e]*$';
 
-const str = (maxLength: number, description?: string, extra: JsonSchema = {}): JsonSchema => ({
-  type: 'string',
-  maxLength,
-  ...(description === undefined ? {} : { description }),
-  ...extra,
-});
 const constant = (value: string): JsonSchema => ({ type: 'string', const: value });
-/** A field that must be there and not empty (an empty string counts as absent). */
-const mandatory = (maxLength: number, description?: string, extra: JsonSchema = {}) =>
-  str(maxLength, description, { minLength: 1, ...extra });
 
 const statusList = Object.entries(TRANSACTION_STATUS)
   .map(([code, name]) => `${code} ${name}`)
   .join(', ');
 
-const ORIGINAL_REFERENCE = mandatory(64, 'The `referenceNo` snapgate answered at generate.');
-const ORIGINAL_PARTNER_REFERENCE = mandatory(64, 'The merchant’s own `partnerReferenceNo`.');
 const EITHER_REFERENCE: JsonSchema = {
   anyOf: [{ required: ['originalReferenceNo'] }, { required: ['originalPartnerReferenceNo'] }],
 };
@@ -61,16 +125,6 @@ const VA_DATA = {
     description: 'The `additionalInfo` the VA was created with, and the bank code it belongs to.',
   },
 } satisfies Record<string, JsonSchema>;
-
-// Read member by member: a non-object is as good as absent.
-const PAYER_INFO: JsonSchema = {
-  properties: {
-    payerIssuer: str(32, 'Issuer of the payer’s account: digits only.', { pattern: '^\\d{0,32}$' }),
-    payerName: str(100),
-    payerRefId: str(32, 'The payer’s reference: digits only.', { pattern: '^\\d{0,32}$' }),
-  },
-  description: 'Who paid. Other members (`billNumber`, `transactionDate`, `feeAmount`, …) are ignored.',
-};
 
 const REASON = { english: 'Success', indonesia: 'Sukses' };
 
@@ -145,12 +199,7 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     description: '`C` closed amount (pay exactly `totalAmount`), `O` open amount (pay any amount).',
   },
 
-  AccessTokenRequest: {
-    type: 'object',
-    required: ['grantType'],
-    properties: { grantType: { type: 'string', enum: ['client_credentials'] } },
-    description: 'Other members are ignored.',
-  },
+  AccessTokenRequest: requestBody(ACCESS_TOKEN, { description: 'Other members are ignored.' }),
   AccessTokenResponse: closed({
     responseCode: constant('2007100'),
     responseMessage: constant('Successful'),
@@ -159,25 +208,7 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     expiresIn: { type: 'integer', minimum: 1, description: 'Seconds (`SNAPGATE_TOKEN_TTL`).' },
   }),
 
-  QrMpmGenerateRequest: {
-    type: 'object',
-    required: ['partnerReferenceNo', 'amount'],
-    properties: {
-      partnerReferenceNo: mandatory(64, 'The merchant’s order reference; unique per merchant among its QRIS.'),
-      amount: {
-        ...ref('PositiveAmountInput'),
-        description: 'Must fit the QR: at most 13 characters once written without a zero fraction.',
-      },
-      merchantId: str(64, 'Kept with the transaction.'),
-      terminalId: str(16, 'Printable ASCII; written into the QR.', { pattern: PRINTABLE }),
-      storeId: str(25, 'Printable ASCII; written into the QR.', { pattern: PRINTABLE }),
-      validityPeriod: {
-        ...ref('SnapDateTimeInput'),
-        description: 'When the QR expires: in the future; 30 minutes from now when absent.',
-      },
-      additionalInfo: { type: 'object', description: 'Kept as given; at most 4096 bytes of JSON.' },
-    },
-  },
+  QrMpmGenerateRequest: requestBody(QR_GENERATE),
   QrMpmGenerateResponse: closed({
     responseCode: constant('2004700'),
     responseMessage: constant('Successful'),
@@ -188,18 +219,11 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     merchantName: { type: 'string' },
     additionalInfo: closed({ validityPeriod: ref('SnapTimestamp') }),
   }),
-  QrMpmQueryRequest: {
-    type: 'object',
-    required: ['serviceCode'],
-    properties: {
-      originalReferenceNo: ORIGINAL_REFERENCE,
-      originalPartnerReferenceNo: ORIGINAL_PARTNER_REFERENCE,
-      serviceCode: { type: 'string', enum: ['47'], description: 'The service that created it: 47 (generate).' },
-    },
+  QrMpmQueryRequest: requestBody(QR_QUERY, {
     ...EITHER_REFERENCE,
     description:
       'Names the QRIS by `originalReferenceNo`, or by `originalPartnerReferenceNo`, or both (then both must match).',
-  },
+  }),
   QrMpmQueryResponse: {
     type: 'object',
     required: [
@@ -240,16 +264,10 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     },
     additionalProperties: false,
   },
-  QrMpmCancelRequest: {
-    type: 'object',
-    properties: {
-      originalReferenceNo: ORIGINAL_REFERENCE,
-      originalPartnerReferenceNo: ORIGINAL_PARTNER_REFERENCE,
-      reason: str(256),
-    },
+  QrMpmCancelRequest: requestBody(QR_CANCEL, {
     ...EITHER_REFERENCE,
     description: 'Only an Initiated (01) QRIS can be canceled.',
-  },
+  }),
   QrMpmCancelResponse: closed({
     responseCode: constant('2007700'),
     responseMessage: constant('Successful'),
@@ -258,18 +276,9 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     cancelTime: ref('SnapTimestamp'),
     transactionDate: ref('SnapTimestamp'),
   }),
-  QrMpmRefundRequest: {
-    type: 'object',
-    required: ['originalPartnerReferenceNo', 'partnerRefundNo', 'refundAmount'],
-    properties: {
-      originalReferenceNo: ORIGINAL_REFERENCE,
-      originalPartnerReferenceNo: ORIGINAL_PARTNER_REFERENCE,
-      partnerRefundNo: mandatory(64, 'The merchant’s refund reference; a second refund with it is refused (409).'),
-      refundAmount: { ...ref('PositiveAmountInput'), description: 'At most what remains unrefunded.' },
-      reason: str(256),
-    },
+  QrMpmRefundRequest: requestBody(QR_REFUND, {
     description: 'Only a paid (00) QRIS can be refunded, in parts; the whole amount back makes it Refunded (04).',
-  },
+  }),
   QrMpmRefundResponse: closed({
     responseCode: constant('2007800'),
     responseMessage: constant('Successful'),
@@ -281,39 +290,14 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     refundTime: ref('SnapTimestamp'),
   }),
 
-  CreateVaRequest: {
-    type: 'object',
-    required: ['virtualAccountName', 'trxId'],
-    properties: {
-      virtualAccountName: mandatory(255),
-      trxId: mandatory(64, 'The merchant’s bill reference; unique per merchant among its VAs.'),
-      virtualAccountTrxType: { ...ref('VirtualAccountTrxType'), description: 'Default `C`.' },
-      totalAmount: {
-        ...ref('AmountInput'),
-        description: 'Required, and more than 0.00, for a closed amount (`C`) VA.',
-      },
-      virtualAccountEmail: str(255, undefined, { pattern: '^[^\\s@]+@[^\\s@]+$' }),
-      virtualAccountPhone: str(30, undefined, { pattern: '^\\+?[0-9]{4,29}$' }),
-      expiredDate: { ...ref('SnapDateTimeInput'), description: 'In the future; 24 hours from now when absent.' },
-      additionalInfo: {
-        type: 'object',
-        properties: {
-          bankCode: {
-            type: 'string',
-            pattern: '^\\d{3}$',
-            description: 'The bank whose customers pay it; default 999, the sandbox bank.',
-          },
-        },
-        description: 'Kept as given; at most 4096 bytes of JSON.',
-      },
-    },
+  CreateVaRequest: requestBody(VA_CREATE, {
     if: { required: ['virtualAccountTrxType'], properties: { virtualAccountTrxType: { const: 'O' } } },
     // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
     then: {},
     else: { required: ['totalAmount'], properties: { totalAmount: ref('PositiveAmountInput') } },
     description:
       'snapgate allocates `partnerServiceId`, `customerNo` and `virtualAccountNo` itself: those fields, if sent, are ignored.',
-  },
+  }),
   VirtualAccountData: closed(VA_DATA),
   VirtualAccountInquiryData: closed({ ...VA_DATA, latestTransactionStatus: ref('TransactionStatus') }),
   CreateVaResponse: closed({
@@ -321,14 +305,7 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     responseMessage: constant('Success'),
     virtualAccountData: ref('VirtualAccountData'),
   }),
-  VaLookupRequest: {
-    type: 'object',
-    required: ['virtualAccountNo'],
-    properties: {
-      virtualAccountNo: mandatory(40, 'As answered at create, spaces included.'),
-      trxId: str(64, 'When given, must be the VA’s.'),
-    },
-  },
+  VaLookupRequest: requestBody(VA_LOOKUP),
   InquiryVaResponse: closed({
     responseCode: constant('2003000'),
     responseMessage: constant('Successful'),
@@ -348,18 +325,7 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
       transactionStatusDesc: { type: 'string' },
     }),
   }),
-  UpdateVaRequest: {
-    type: 'object',
-    required: ['virtualAccountNo'],
-    properties: {
-      virtualAccountNo: mandatory(40, 'As answered at create, spaces included.'),
-      trxId: str(64, 'When given, must be the VA’s.'),
-      virtualAccountName: str(255),
-      totalAmount: { ...ref('AmountInput'), description: 'More than 0.00 for a closed amount (`C`) VA.' },
-      expiredDate: { ...ref('SnapDateTimeInput'), description: 'In the future.' },
-    },
-    description: 'Only an Initiated (01) VA can be updated.',
-  },
+  UpdateVaRequest: requestBody(VA_UPDATE, { description: 'Only an Initiated (01) VA can be updated.' }),
   UpdateVaResponse: closed({
     responseCode: constant('2002800'),
     responseMessage: constant('Successful'),
@@ -371,18 +337,10 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     virtualAccountData: closed({ ...VA_NUMBERS, trxId: { type: 'string' } }),
   }),
 
-  BankVaInquiryRequest: {
-    type: 'object',
-    required: ['partnerServiceId', 'customerNo', 'virtualAccountNo', 'inquiryRequestId'],
-    properties: {
-      partnerServiceId: mandatory(8),
-      customerNo: mandatory(20),
-      virtualAccountNo: mandatory(28, 'Padded or trimmed: either is found.'),
-      inquiryRequestId: mandatory(128),
-    },
+  BankVaInquiryRequest: requestBody(BANK_VA_INQUIRY, {
     description:
       'All three numbers must name the same VA, of a bank code this provider owns. Other fields are ignored.',
-  },
+  }),
   BankVaInquiryResponse: closed({
     responseCode: constant('2002400'),
     responseMessage: constant('Successful'),
@@ -398,27 +356,7 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
       freeTexts: { type: 'array', maxItems: 0 },
     }),
   }),
-  BankVaPaymentRequest: {
-    type: 'object',
-    required: ['partnerServiceId', 'customerNo', 'virtualAccountNo', 'paymentRequestId', 'paidAmount'],
-    properties: {
-      partnerServiceId: mandatory(8),
-      customerNo: mandatory(20),
-      virtualAccountNo: mandatory(28),
-      paymentRequestId: mandatory(
-        128,
-        'The bank’s payment id: a repeat (flagAdvise Y after a timeout) answers the first answer again.',
-      ),
-      paidAmount: { ...ref('AmountInput'), description: 'Exactly `totalAmount` for a closed amount VA.' },
-      trxDateTime: ref('SnapDateTimeInput'),
-      referenceNo: str(128, 'The bank’s reference: its digits become the payer’s `payerRefId`.'),
-      flagAdvise: { type: 'string', enum: ['Y', 'N'] },
-      additionalInfo: {
-        properties: { payerName: str(100) },
-        description: 'Read member by member; other members are ignored.',
-      },
-    },
-  },
+  BankVaPaymentRequest: requestBody(BANK_VA_PAYMENT),
   BankVaPaymentResponse: closed({
     responseCode: constant('2002500'),
     responseMessage: constant('Successful'),
@@ -432,20 +370,10 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
       trxDateTime: { type: 'string', description: 'As sent, or the time snapgate took the payment.' },
     }),
   }),
-  QrisPaymentNotification: {
-    type: 'object',
-    required: ['originalPartnerReferenceNo', 'latestTransactionStatus', 'amount'],
-    properties: {
-      originalPartnerReferenceNo: mandatory(64, 'snapgate’s `referenceNo` of the QRIS.'),
-      originalReferenceNo: str(64, 'The acquirer’s own reference.'),
-      latestTransactionStatus: { ...ref('TransactionStatus'), maxLength: 2 },
-      transactionStatusDesc: str(256),
-      amount: { ...ref('AmountInput'), description: 'Must equal the QRIS amount.' },
-      additionalInfo: PAYER_INFO,
-    },
+  QrisPaymentNotification: requestBody(QR_NOTIFY, {
     description:
       'The QRIS must be one this acquirer may notify: one it issued, or one of a merchant whose acquirer it is (or that names none).',
-  },
+  }),
   QrMpmNotifyResponse: closed({ responseCode: constant('2005200'), responseMessage: constant('Successful') }),
   UpstreamNotificationAck: closed({ responseCode: constant('2002600'), responseMessage: constant('Successful') }),
 

@@ -1,0 +1,200 @@
+import type { StrRule } from './fields.ts';
+
+// The request fields of each SNAP operation, written once: the rule the service's field reader
+// (fields.ts) applies and what the OpenAPI document says of the field
+// (http/openapi/snap-schemas.ts renders a request body's properties from these). The services keep
+// their own reading order and the rules between fields (either reference, a VA's amount by its
+// type): those are code, not one field's rule. A dotted name is a member of an object field.
+
+interface FieldDoc {
+  description?: string;
+  /** The component the document refers to for it (its enum lives there). */
+  ref?: string;
+}
+
+/** A string, read with `f.str(name, rule)`. */
+export interface TextField extends StrRule, FieldDoc {
+  kind: 'text';
+  /** Documented as non-empty though optional: an empty string counts as absent, so one must not meet the either-reference rule. */
+  isNonEmpty?: boolean;
+}
+/** A SNAP amount, read with `f.money(name, rule)`; documented as `PositiveAmountInput` when positive, else `AmountInput`. */
+export interface MoneyField {
+  kind: 'money';
+  required?: boolean;
+  positive?: boolean;
+  description?: string;
+}
+/** A date-time with a zone, read with `f.dateTime(name, rule)`; documented as `SnapDateTimeInput`. */
+export interface DateTimeField {
+  kind: 'dateTime';
+  required?: boolean;
+  description?: string;
+}
+/** `additionalInfo` kept as given (`f.passthrough`), or only read member by member (`members`). */
+export interface ObjectField {
+  kind: 'passthrough' | 'members';
+  description: string;
+}
+export type SnapField = TextField | MoneyField | DateTimeField | ObjectField;
+export type SnapFields = Record<string, SnapField>;
+
+const text = (rule: StrRule, doc: FieldDoc & { isNonEmpty?: boolean } = {}): TextField => ({
+  kind: 'text',
+  ...rule,
+  ...doc,
+});
+const money = (rule: { required?: boolean; positive?: boolean }, description?: string): MoneyField => ({
+  kind: 'money',
+  ...rule,
+  ...(description === undefined ? {} : { description }),
+});
+const dateTime = (description?: string): DateTimeField => ({
+  kind: 'dateTime',
+  ...(description === undefined ? {} : { description }),
+});
+const passthrough = (description: string): ObjectField => ({ kind: 'passthrough', description });
+const members = (description: string): ObjectField => ({ kind: 'members', description });
+
+const KEPT_AS_GIVEN = 'Kept as given; at most 4096 bytes of JSON.';
+const PRINTABLE = /^[\x20-\x7e]*$/;
+// An empty string counts as absent: a present one has 1 to 32 digits.
+const DIGITS_32 = /^\d{0,32}$/;
+
+export const ACCESS_TOKEN = {
+  grantType: text({ required: true, oneOf: ['client_credentials'] }),
+} satisfies SnapFields;
+
+export const QR_GENERATE = {
+  partnerReferenceNo: text(
+    { required: true, max: 64 },
+    { description: 'The merchant’s order reference; unique per merchant among its QRIS.' },
+  ),
+  amount: money(
+    { required: true, positive: true },
+    'Must fit the QR: at most 13 characters once written without a zero fraction.',
+  ),
+  merchantId: text({ max: 64 }, { description: 'Kept with the transaction.' }),
+  terminalId: text({ max: 16, pattern: PRINTABLE }, { description: 'Printable ASCII; written into the QR.' }),
+  storeId: text({ max: 25, pattern: PRINTABLE }, { description: 'Printable ASCII; written into the QR.' }),
+  validityPeriod: dateTime('When the QR expires: in the future; 30 minutes from now when absent.'),
+  additionalInfo: passthrough(KEPT_AS_GIVEN),
+} satisfies SnapFields;
+
+/** How query, cancel and refund name a QRIS (either or both; the rule between them is code). */
+export const QR_REFERENCES = {
+  originalReferenceNo: text(
+    { max: 64 },
+    { description: 'The `referenceNo` snapgate answered at generate.', isNonEmpty: true },
+  ),
+  originalPartnerReferenceNo: text(
+    { max: 64 },
+    { description: 'The merchant’s own `partnerReferenceNo`.', isNonEmpty: true },
+  ),
+} satisfies SnapFields;
+
+export const QR_QUERY = {
+  ...QR_REFERENCES,
+  serviceCode: text({ required: true, oneOf: ['47'] }, { description: 'The service that created it: 47 (generate).' }),
+} satisfies SnapFields;
+
+const REASON = text({ max: 256 });
+
+export const QR_CANCEL = { ...QR_REFERENCES, reason: REASON } satisfies SnapFields;
+
+export const QR_REFUND = {
+  originalReferenceNo: QR_REFERENCES.originalReferenceNo,
+  originalPartnerReferenceNo: { ...QR_REFERENCES.originalPartnerReferenceNo, required: true },
+  partnerRefundNo: text(
+    { required: true, max: 64 },
+    { description: 'The merchant’s refund reference; a second refund with it is refused (409).' },
+  ),
+  refundAmount: money({ required: true, positive: true }, 'At most what remains unrefunded.'),
+  reason: REASON,
+} satisfies SnapFields;
+
+export const VA_CREATE = {
+  virtualAccountName: text({ required: true, max: 255 }),
+  trxId: text(
+    { required: true, max: 64 },
+    { description: 'The merchant’s bill reference; unique per merchant among its VAs.' },
+  ),
+  virtualAccountTrxType: text({ oneOf: ['C', 'O'] }, { ref: 'VirtualAccountTrxType', description: 'Default `C`.' }),
+  // Whether it is required and positive is decided by virtualAccountTrxType, in the service.
+  totalAmount: money({}, 'Required, and more than 0.00, for a closed amount (`C`) VA.'),
+  virtualAccountEmail: text({ max: 255, pattern: /^[^\s@]+@[^\s@]+$/ }),
+  virtualAccountPhone: text({ max: 30, pattern: /^\+?[0-9]{4,29}$/ }),
+  expiredDate: dateTime('In the future; 24 hours from now when absent.'),
+  additionalInfo: passthrough(KEPT_AS_GIVEN),
+  'additionalInfo.bankCode': text(
+    { pattern: /^\d{3}$/ },
+    { description: 'The bank whose customers pay it; default 999, the sandbox bank.' },
+  ),
+} satisfies SnapFields;
+
+/** How inquiry, status, update and delete name a merchant's VA. */
+export const VA_LOOKUP = {
+  virtualAccountNo: text({ required: true, max: 40 }, { description: 'As answered at create, spaces included.' }),
+  trxId: text({ max: 64 }, { description: 'When given, must be the VA’s.' }),
+} satisfies SnapFields;
+
+export const VA_UPDATE = {
+  ...VA_LOOKUP,
+  virtualAccountName: text({ max: 255 }),
+  // Positive for a closed amount VA only: decided in the service.
+  totalAmount: money({}, 'More than 0.00 for a closed amount (`C`) VA.'),
+  expiredDate: dateTime('In the future.'),
+} satisfies SnapFields;
+
+/** The three numbers a bank names a VA by (inquiry and payment). */
+export const BANK_VA_NUMBERS = {
+  partnerServiceId: text({ required: true, max: 8 }),
+  customerNo: text({ required: true, max: 20 }),
+  virtualAccountNo: text({ required: true, max: 28 }, { description: 'Padded or trimmed: either is found.' }),
+} satisfies SnapFields;
+
+export const BANK_VA_INQUIRY = {
+  ...BANK_VA_NUMBERS,
+  inquiryRequestId: text({ required: true, max: 128 }),
+} satisfies SnapFields;
+
+const PAYER_NAME = text({ max: 100 });
+
+export const BANK_VA_PAYMENT = {
+  ...BANK_VA_NUMBERS,
+  paymentRequestId: text(
+    { required: true, max: 128 },
+    {
+      description: 'The bank’s payment id: a repeat (flagAdvise Y after a timeout) answers the first answer again.',
+    },
+  ),
+  paidAmount: money({ required: true }, 'Exactly `totalAmount` for a closed amount VA.'),
+  trxDateTime: dateTime(),
+  referenceNo: text({ max: 128 }, { description: 'The bank’s reference: its digits become the payer’s `payerRefId`.' }),
+  flagAdvise: text({ oneOf: ['Y', 'N'] }),
+  additionalInfo: members('Read member by member; other members are ignored.'),
+  'additionalInfo.payerName': PAYER_NAME,
+} satisfies SnapFields;
+
+export const QR_NOTIFY = {
+  originalPartnerReferenceNo: text(
+    { required: true, max: 64 },
+    { description: 'snapgate’s `referenceNo` of the QRIS.' },
+  ),
+  originalReferenceNo: text({ max: 64 }, { description: 'The acquirer’s own reference.' }),
+  // Which statuses are known is the component's enum, checked in the service.
+  latestTransactionStatus: text({ required: true, max: 2 }, { ref: 'TransactionStatus' }),
+  transactionStatusDesc: text({ max: 256 }),
+  amount: money({ required: true }, 'Must equal the QRIS amount.'),
+  // Read member by member: a non-object is as good as absent.
+  additionalInfo: members('Who paid. Other members (`billNumber`, `transactionDate`, `feeAmount`, …) are ignored.'),
+  'additionalInfo.payerIssuer': text(
+    { max: 32, pattern: DIGITS_32 },
+    { description: 'Issuer of the payer’s account: digits only.' },
+  ),
+  'additionalInfo.payerName': PAYER_NAME,
+  'additionalInfo.payerRefId': text(
+    { max: 32, pattern: DIGITS_32 },
+    { description: 'The payer’s reference: digits only.' },
+  ),
+} satisfies SnapFields;

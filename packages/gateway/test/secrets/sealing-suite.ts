@@ -14,6 +14,7 @@ import { placeOfSecret } from '../../src/store/sealed-store.ts';
 import type { SecretPlace } from '../../src/store/store.ts';
 import { sealForm1 } from '../helpers/legacy-seal.ts';
 import { adminApiOf, type GatewayProcess, spawnGateway } from '../helpers/process.ts';
+import { waitFor } from '../helpers/receiver.ts';
 import { postToken } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
@@ -307,10 +308,10 @@ export function sealingSuite(under: StoreUnderTest): void {
       assert.equal(await tokenStatus(g, a.clientKey, a.clientSecret), 200);
       assert.equal(await tokenStatus(g, b.clientKey, a.clientSecret), 500, 'A’s secret does not open as B’s');
       assert.equal(await tokenStatus(g, b.clientKey, b.clientSecret), 500);
-      assert.match(
-        g.stdout() + g.stderr(),
-        new RegExp(`the secret at merchants\\.client_secret/${b.id} does not open under master key`),
-      );
+      // The process writes its log line on its own schedule: wait for it, never read it once.
+      const refusal = new RegExp(`the secret at merchants\\.client_secret/${b.id} does not open under master key`);
+      const gateway = g;
+      await waitFor('the log line naming the refused secret', () => refusal.test(gateway.stdout() + gateway.stderr()));
       await stop(g);
       // A setting's sealed value copied onto another setting: the gateway does not start.
       const setting = (key: string) =>

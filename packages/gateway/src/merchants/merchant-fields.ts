@@ -15,6 +15,13 @@ const retrySchedule = z
   .max(200)
   .refine((v) => parseRetrySchedule(v) !== undefined, 'must be a comma-separated list of durations like 0s,10s,1m,2h');
 const about = (description: string) => ({ description });
+/** A percent with two fraction digits, 0.00 to 100.00. */
+const percent = z
+  .string()
+  .regex(/^(100\.00|\d{1,2}\.\d{2})$/, 'must be a percent from 0.00 to 100.00, with two fraction digits');
+/** An amount in rupiah with two fraction digits. */
+const amount = z.string().regex(/^(0|[1-9]\d{0,15})\.\d{2}$/, 'must be an amount like 2500.00');
+const percentFee = z.strictObject({ percent, fixed: amount.optional() });
 
 /** Every setting an operator chooses; `.nullable()`: null clears it (the gateway's default again). */
 export const merchantSettings = z.object({
@@ -67,6 +74,34 @@ export const merchantSettings = z.object({
     .max(64)
     .nullable()
     .meta(about('An acquirer provider’s id: that acquirer issues its QRIS. Null: snapgate issues them itself.')),
+  qrisCriteria: z
+    .enum(['UMI', 'UKE', 'UME', 'UBE'])
+    .meta(
+      about(
+        'The QRIS merchant criteria (micro, small, medium, large), written into its QRIS; Bank Indonesia’s MDR depends on it. Default `UMI`.',
+      ),
+    ),
+  fees: z
+    .strictObject({
+      qris: z
+        .union([z.strictObject({ rule: z.literal('bi-mdr') }), percentFee])
+        .optional()
+        .meta(
+          about(
+            '`{"rule":"bi-mdr"}` (default): Bank Indonesia’s QRIS MDR by `qrisCriteria`; or a percent and a fixed amount.',
+          ),
+        ),
+      va: z
+        .strictObject({ fixed: amount, percent: percent.optional() })
+        .optional()
+        .meta(about('A fixed amount per paid VA, and a percent (default `{"fixed":"0.00"}`).')),
+    })
+    .nullable()
+    .meta(
+      about(
+        'What the gateway charges per paid transaction, kept with each transaction at its creation. Null: the defaults. A fee is rounded half up to the whole rupiah, never more than the amount.',
+      ),
+    ),
   retrySchedule: retrySchedule
     .nullable()
     .meta(

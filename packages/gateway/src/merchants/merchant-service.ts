@@ -145,6 +145,8 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
         nmid: input.nmid ?? newNmid(),
         mcc: input.mcc ?? '5999',
         qrisProvider: input.qrisProvider ?? null,
+        qrisCriteria: input.qrisCriteria ?? 'UMI',
+        fees: input.fees ?? null,
         retrySchedule: input.retrySchedule ?? null,
         status: 'active',
         createdAt: now,

@@ -12,6 +12,8 @@ export interface QrisContentInput {
   storeId?: string;
   merchantPan?: string;
   postalCode?: string;
+  /** QRIS merchant criteria (`UMI`, `UKE`, `UME`, `UBE`); `UMI` when absent. */
+  criteria?: string;
 }
 
 export interface ParsedQrisContent {
@@ -102,6 +104,13 @@ function truncated(name: string, value: string, maxChars: number): string {
   return required(name, value).slice(0, maxChars);
 }
 
+/** The merchant criteria (sub-tag 03 of tags 26 and 51): UMI unless the merchant says otherwise. */
+function criteriaOf(input: QrisContentInput): string {
+  const criteria = input.criteria ?? 'UMI';
+  if (!/^(UMI|UKE|UME|UBE)$/.test(criteria)) throw new TypeError('criteria must be UMI, UKE, UME or UBE');
+  return criteria;
+}
+
 function merchantPan(input: QrisContentInput): string {
   const pan = input.merchantPan || `${DEFAULT_PAN_PREFIX}${input.nmid.replace(/\D/g, '')}`.slice(0, MAX_PAN_DIGITS);
   if (!/^\d{1,19}$/.test(pan)) throw new TypeError('merchantPan must be 1 to 19 digits');
@@ -126,9 +135,9 @@ export function buildQrisContent(input: QrisContentInput): string {
     tlv('00', '01'),
     // EMVCo MPM tag 01: "12" is a dynamic QR, one payment of one amount.
     tlv('01', '12'),
-    tlv('26', tlv('00', GATEWAY_GUID) + tlv('01', merchantPan(input)) + tlv('02', nmid) + tlv('03', 'UMI')),
+    tlv('26', tlv('00', GATEWAY_GUID) + tlv('01', merchantPan(input)) + tlv('02', nmid) + tlv('03', criteriaOf(input))),
     // QRIS: tag 51 carries the national merchant ID (NMID) under the QRIS GUID.
-    tlv('51', tlv('00', QRIS_GUID) + tlv('02', nmid) + tlv('03', 'UMI')),
+    tlv('51', tlv('00', QRIS_GUID) + tlv('02', nmid) + tlv('03', criteriaOf(input))),
     tlv('52', input.mcc),
     // ISO 4217 numeric code for IDR.
     tlv('53', '360'),

@@ -15,6 +15,7 @@ import {
   UniqueViolation,
 } from '../store/store.ts';
 import { expireIfDue } from './expiry.ts';
+import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader } from './fields.ts';
 import type { SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo, newRefundNo } from './ids.ts';
@@ -181,6 +182,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
               referenceNo,
               terminalId,
               storeId,
+              criteria: m.qrisCriteria,
             });
         const txn: TransactionRecord = {
           referenceNo,
@@ -203,6 +205,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
           paidAt: null,
           details: {
             qrContent,
+            fee: feeSnapshotOf(m, 'qris'),
             merchantRef,
             terminalId,
             storeId,

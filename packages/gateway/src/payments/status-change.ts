@@ -11,6 +11,7 @@ import {
   UniqueViolation,
   type VaPaymentRecord,
 } from '../store/store.ts';
+import { feeOf } from './fees.ts';
 import { newNotificationId, reseedNotificationIds } from './ids.ts';
 import { notificationBody } from './notification-body.ts';
 
@@ -90,6 +91,21 @@ export interface NotificationClaimer {
   reserve(): BirthClaim | undefined;
 }
 
+/**
+ * The fee is charged when a transaction becomes 00 (docs/books.md#fees): on what was paid (a VA's
+ * paid amount, else the amount), under the settings it was created with. A transaction from before
+ * fees existed keeps none.
+ */
+type StatusPatch = NonNullable<StatusChange['patch']>;
+
+function withFee(txn: TransactionRecord, to: TransactionStatus, patch: StatusPatch): StatusPatch {
+  if (to !== '00' || txn.status === '00' || patch.feeAmount !== undefined) return patch;
+  const snapshot = (patch.details ?? txn.details).fee;
+  const paid = patch.paidAmount ?? txn.paidAmount ?? patch.amount ?? txn.amount;
+  if (!snapshot || paid === null || paid === undefined) return patch;
+  return { ...patch, feeAmount: feeOf(snapshot, paid) };
+}
+
 export function createStatusChanger(deps: {
   store: Store;
   firstAttemptDelayMs: number;
@@ -132,7 +148,7 @@ export function createStatusChanger(deps: {
         const isRenotify = request.renotify === true && txn.status === request.to;
         if (!isRenotify && !canChangeStatus(txn.status, request.to))
           throw new IllegalStatusChange(txn.status, request.to);
-        const patch = request.patch?.(txn) ?? {};
+        const patch = withFee(txn, request.to, request.patch?.(txn) ?? {});
         const next: TransactionRecord = {
           ...txn,
           ...patch,

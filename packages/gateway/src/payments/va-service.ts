@@ -9,6 +9,7 @@ import {
   type VaTransaction,
 } from '../store/store.ts';
 import { expireIfDue } from './expiry.ts';
+import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader } from './fields.ts';
 import type { SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo } from './ids.ts';
@@ -118,6 +119,7 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
         virtualAccountTrxType: type,
         totalAmount: totalAmount ?? null,
         bankCode,
+        fee: feeSnapshotOf(ctx.merchant, 'va'),
         ...(additionalInfo ? { additionalInfo } : {}),
       };
       // The reference is 12 random digits: a collision with an existing one draws once more

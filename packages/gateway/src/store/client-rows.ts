@@ -2,17 +2,21 @@ import { num, numOrNull, type Row, strOrNull } from './rows.ts';
 import type {
   CallbackJson,
   CallbackSignature,
+  MerchantFees,
   MerchantRecord,
   MerchantStatus,
   ProviderKind,
   ProviderOutbound,
   ProviderRecord,
+  QrisCriteria,
   SecretPlace,
   StoredInboundCall,
   TokenSignature,
 } from './store.ts';
 
 // Merchants' and providers' rows (both stores use the same columns), and their secret columns.
+
+const jsonOf = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
 
 export function merchantFromRow(r: Row): MerchantRecord {
   return {
@@ -41,6 +45,8 @@ export function merchantFromRow(r: Row): MerchantRecord {
     nmid: String(r.nmid),
     mcc: String(r.mcc),
     qrisProvider: strOrNull(r.qris_provider),
+    qrisCriteria: (r.qris_criteria ?? 'UMI') as QrisCriteria,
+    fees: r.fees === null || r.fees === undefined ? null : (jsonOf(r.fees) as MerchantFees),
     status: r.status as MerchantStatus,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
@@ -64,6 +70,8 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   mcc: 'mcc',
   qrisProvider: 'qris_provider',
   retrySchedule: 'retry_schedule',
+  qrisCriteria: 'qris_criteria',
+  fees: 'fees',
   status: 'status',
 };
 
@@ -107,7 +115,7 @@ function merchantPatchColumns(patch: Record<string, unknown>): Array<[string, un
       continue;
     }
     const column = MERCHANT_COLUMNS[field];
-    if (column) out.push([column, value]);
+    if (column) out.push([column, field === 'fees' && value !== null ? JSON.stringify(value) : value]);
   }
   return out;
 }
@@ -135,14 +143,14 @@ export function merchantToRow(m: MerchantRecord): Row {
     nmid: m.nmid,
     mcc: m.mcc,
     qris_provider: m.qrisProvider,
+    qris_criteria: m.qrisCriteria ?? 'UMI',
+    fees: m.fees ? JSON.stringify(m.fees) : null,
     retry_schedule: m.retrySchedule ?? null,
     status: m.status,
     created_at: m.createdAt,
     updated_at: m.updatedAt,
   };
 }
-
-const jsonOf = (v: unknown): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
 
 export function providerFromRow(r: Row): ProviderRecord {
   return {

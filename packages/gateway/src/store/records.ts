@@ -11,6 +11,20 @@ export type CallbackSignature = 'hmac-sha512' | 'rsa-sha256' | 'snap-b2b';
 /** How a notification body is serialised: compact JSON, or the bytes PHP's json_encode writes. */
 export type CallbackJson = 'standard' | 'php';
 export type MerchantStatus = 'active' | 'disabled';
+/** The QRIS merchant criteria (micro, small, medium, large), written into its QRIS. */
+export type QrisCriteria = 'UMI' | 'UKE' | 'UME' | 'UBE';
+/** A fee as a percent of the amount plus a fixed amount (decimal strings with two fraction digits). */
+export interface PercentFee {
+  percent: string;
+  fixed?: string | undefined;
+}
+/** A merchant's fees: QRIS by Bank Indonesia's MDR (the default) or its own; VA a fixed fee (default 0.00). */
+export interface MerchantFees {
+  qris?: { rule: 'bi-mdr' } | PercentFee | undefined;
+  va?: { fixed: string; percent?: string | undefined } | undefined;
+}
+/** The fee settings a transaction was created under: a later change of the merchant's applies to new ones only. */
+export type FeeSnapshot = { rule: 'bi-mdr'; criteria: QrisCriteria } | { percent: string; fixed: string };
 
 export interface MerchantRecord {
   id: string;
@@ -44,6 +58,9 @@ export interface MerchantRecord {
   mcc: string;
   /** The acquirer (a provider id) that issues this merchant's QRIS; null: snapgate issues them itself. */
   qrisProvider: string | null;
+  qrisCriteria: QrisCriteria;
+  /** Null: the defaults (QRIS by Bank Indonesia's MDR, VA free). */
+  fees: MerchantFees | null;
   status: MerchantStatus;
   createdAt: number;
   updatedAt: number;
@@ -67,6 +84,8 @@ export type MerchantPatch = Partial<
     | 'nmid'
     | 'mcc'
     | 'qrisProvider'
+    | 'qrisCriteria'
+    | 'fees'
     | 'retrySchedule'
     | 'status'
   >
@@ -235,6 +254,8 @@ export interface QrisDetails {
   payer?: Payer;
   acquirerReferenceNo?: string | null;
   partnerReferenceNo?: string;
+  /** The fee settings at creation (none on transactions from before fees existed: no fee). */
+  fee?: FeeSnapshot;
 }
 
 /** A Virtual Account's own fields (stored as JSON). */
@@ -251,6 +272,8 @@ export interface VaDetails {
   /** Set once paid by a bank's payment flag. */
   payer?: Payer;
   bankReferenceNo?: string | null;
+  /** The fee settings at creation (none on transactions from before fees existed: no fee). */
+  fee?: FeeSnapshot;
 }
 
 /** What QRIS and VA transactions have alike. Amounts are SNAP money strings. */

@@ -41,6 +41,8 @@ export function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
     callbackTokenUrl: null,
     callbackBaseUrl: 'http://127.0.0.1:1',
     qrisProvider: null,
+    qrisCriteria: 'UMI',
+    fees: null,
     qrisCallbackUrl: null,
     vaCallbackUrl: null,
     merchantName: 'Contract',

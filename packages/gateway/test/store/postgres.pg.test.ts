@@ -48,6 +48,8 @@ describe('PostgreSQL merchant cache across instances', () => {
         nmid: 'ID1234567890123',
         mcc: '5999',
         qrisProvider: null,
+        qrisCriteria: 'UMI' as const,
+        fees: null,
         status: 'active' as const,
         createdAt: now,
         updatedAt: now,

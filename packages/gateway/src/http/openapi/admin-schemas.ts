@@ -175,6 +175,8 @@ export const MERCHANT_EXAMPLE = {
   nmid: 'ID1020021181745',
   mcc: '5812',
   qrisProvider: null,
+  qrisCriteria: 'UMI',
+  fees: null,
   retrySchedule: null,
   status: 'active',
   createdAt: T,

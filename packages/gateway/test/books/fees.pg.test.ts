@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { feesSuite } from './fees-suite.ts';
+
+feesSuite(POSTGRES);

@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { feesSuite } from './fees-suite.ts';
+
+feesSuite(SQLITE);

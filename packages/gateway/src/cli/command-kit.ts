@@ -1,7 +1,7 @@
 // What every snapgate command is made of: the spec types, shared flags and the small parsers.
 import { readFileSync } from 'node:fs';
 import type { AdminClient } from './admin-client.ts';
-import type { Output } from './output.ts';
+import { type Output, printRecord, printTable } from './output.ts';
 import { parseSince } from './time.ts';
 
 /** Bad usage: exit 2, with the command's usage. */
@@ -133,3 +133,68 @@ export const enc = encodeURIComponent;
 // ── merchants ───────────────────────────────────────────────────────────────────────────────
 
 export const STATUS_FLAG = flag('--status <status>', 'active or disabled');
+
+/** What a kind of client (merchant, provider) needs for the commands both kinds have alike. */
+export interface ClientKind {
+  /** `merchant`: the command word and how a message names one. */
+  noun: string;
+  /** `/merchants`: the admin API's collection. */
+  collection: string;
+  columns: string[];
+  updateFlags: FlagSpec[];
+  bodyOf(values: Values): Record<string, unknown>;
+}
+
+/** `<noun> list`, `show`, `update` and `rotate-secret`, alike for merchants and providers. */
+export function clientCommands(k: ClientKind): CommandSpec[] {
+  const idArg = `<${k.noun}Id>`;
+  const label = `${k.noun} id`;
+  return [
+    {
+      path: `${k.noun} list`,
+      description: `list ${k.collection.slice(1)}`,
+      flags: PAGE_FLAGS,
+      async run(ctx) {
+        const page = await ctx.admin.call<Page>(
+          'GET',
+          `${k.collection}${query(ctx.values, { limit: 'limit', cursor: 'cursor' })}`,
+        );
+        printTable(ctx.o, page, k.columns);
+      },
+    },
+    {
+      path: `${k.noun} show`,
+      description: `show one ${k.noun}`,
+      args: [idArg],
+      async run(ctx) {
+        printRecord(ctx.o, await ctx.admin.call('GET', `${k.collection}/${enc(onePositional(ctx, label))}`));
+      },
+    },
+    {
+      path: `${k.noun} update`,
+      description: `change a ${k.noun}'s settings, or disable it`,
+      args: [idArg],
+      flags: [STATUS_FLAG, ...k.updateFlags],
+      async run(ctx) {
+        const id = onePositional(ctx, label);
+        const body = k.bodyOf(ctx.values);
+        if (typeof ctx.values.status === 'string') body.status = ctx.values.status;
+        if (Object.keys(body).length === 0) throw new UsageError('nothing to update');
+        printRecord(ctx.o, await ctx.admin.call('PATCH', `${k.collection}/${enc(id)}`, body));
+      },
+    },
+    {
+      path: `${k.noun} rotate-secret`,
+      description: 'issue a new client secret (shown once)',
+      args: [idArg],
+      flags: [OVERLAP_FLAG],
+      async run(ctx) {
+        const id = onePositional(ctx, label);
+        printRecord(
+          ctx.o,
+          await ctx.admin.call('POST', `${k.collection}/${enc(id)}/rotate-secret`, overlapBody(ctx.values)),
+        );
+      },
+    },
+  ];
+}

@@ -17,7 +17,7 @@ export function feeSnapshotOf(
 ): FeeSnapshot {
   if (kind === 'qris') {
     const rule = merchant.fees?.qris;
-    if (rule === undefined || 'rule' in rule) return { rule: 'bi-mdr', criteria: merchant.qrisCriteria ?? 'UMI' };
+    if (rule === undefined || 'rule' in rule) return { rule: 'bi-mdr', criteria: merchant.qrisCriteria };
     return { percent: rule.percent, fixed: rule.fixed ?? '0.00' };
   }
   const va = merchant.fees?.va;

@@ -143,7 +143,7 @@ export function merchantToRow(m: MerchantRecord): Row {
     nmid: m.nmid,
     mcc: m.mcc,
     qris_provider: m.qrisProvider,
-    qris_criteria: m.qrisCriteria ?? 'UMI',
+    qris_criteria: m.qrisCriteria,
     fees: m.fees ? JSON.stringify(m.fees) : null,
     retry_schedule: m.retrySchedule ?? null,
     status: m.status,

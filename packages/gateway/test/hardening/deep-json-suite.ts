@@ -5,7 +5,7 @@
 // with their SNAP answer for a body that is not JSON. Very wide bodies are answered, never a 500.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { ADMIN_TOKEN, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { routesOf } from '../helpers/routes.ts';
 import { authenticate, type SnapCaller, send, snapCall, tokenRequest } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
@@ -38,7 +38,7 @@ export function deepJsonSuite(under: StoreUnderTest): void {
     const adminRaw = async (method: string, path: string, body: string) => {
       const r = await fetch(`${gw.url}${path}`, {
         method,
-        headers: { authorization: 'Bearer test-admin-token-0123456789', 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
         body,
       });
       const text = await r.text();

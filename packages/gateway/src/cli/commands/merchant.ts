@@ -1,21 +1,16 @@
 import {
   bodyOf,
   type CommandSpec,
+  clientCommands,
   enc,
   type FlagSpec,
   flag,
-  OVERLAP_FLAG,
   onePositional,
-  overlapBody,
-  PAGE_FLAGS,
-  type Page,
-  query,
   readFlagFile,
-  STATUS_FLAG,
   UsageError,
   type Values,
 } from '../command-kit.ts';
-import { printRecord, printTable } from '../output.ts';
+import { printRecord } from '../output.ts';
 
 const merchantFields: Record<string, string> = {
   name: 'name',
@@ -81,49 +76,13 @@ export const merchantCommands: CommandSpec[] = [
       if (!ctx.o.json) ctx.o.err('The client secret is shown once: store it now.');
     },
   },
-  {
-    path: 'merchant list',
-    description: 'list merchants',
-    flags: PAGE_FLAGS,
-    async run(ctx) {
-      const page = await ctx.admin.call<Page>(
-        'GET',
-        `/merchants${query(ctx.values, { limit: 'limit', cursor: 'cursor' })}`,
-      );
-      printTable(ctx.o, page, MERCHANT_COLUMNS);
-    },
-  },
-  {
-    path: 'merchant show',
-    description: 'show one merchant',
-    args: ['<merchantId>'],
-    async run(ctx) {
-      printRecord(ctx.o, await ctx.admin.call('GET', `/merchants/${enc(onePositional(ctx, 'merchant id'))}`));
-    },
-  },
-  {
-    path: 'merchant update',
-    description: "change a merchant's settings, or disable it",
-    args: ['<merchantId>'],
-    flags: [STATUS_FLAG, ...merchantFlags(false)],
-    async run(ctx) {
-      const id = onePositional(ctx, 'merchant id');
-      const body = merchantBody(ctx.values);
-      if (typeof ctx.values.status === 'string') body.status = ctx.values.status;
-      if (Object.keys(body).length === 0) throw new UsageError('nothing to update');
-      printRecord(ctx.o, await ctx.admin.call('PATCH', `/merchants/${enc(id)}`, body));
-    },
-  },
-  {
-    path: 'merchant rotate-secret',
-    description: 'issue a new client secret (shown once)',
-    args: ['<merchantId>'],
-    flags: [OVERLAP_FLAG],
-    async run(ctx) {
-      const id = onePositional(ctx, 'merchant id');
-      printRecord(ctx.o, await ctx.admin.call('POST', `/merchants/${enc(id)}/rotate-secret`, overlapBody(ctx.values)));
-    },
-  },
+  ...clientCommands({
+    noun: 'merchant',
+    collection: '/merchants',
+    columns: MERCHANT_COLUMNS,
+    updateFlags: merchantFlags(false),
+    bodyOf: merchantBody,
+  }),
   {
     path: 'merchant portal-link',
     description: 'make a sign-in link to the merchant portal for a merchant (a credential: hand it over safely)',

@@ -1,17 +1,15 @@
 import {
   bodyOf,
   type CommandSpec,
+  clientCommands,
   enc,
   type FlagSpec,
   flag,
-  OVERLAP_FLAG,
   onePositional,
-  overlapBody,
   PAGE_FLAGS,
   type Page,
   query,
   readFlagFile,
-  STATUS_FLAG,
   UsageError,
   type Values,
 } from '../command-kit.ts';
@@ -72,49 +70,13 @@ export const providerCommands: CommandSpec[] = [
       if (!ctx.o.json) ctx.o.err('The client secret is shown once: give it to the provider now.');
     },
   },
-  {
-    path: 'provider list',
-    description: 'list providers',
-    flags: PAGE_FLAGS,
-    async run(ctx) {
-      const page = await ctx.admin.call<Page>(
-        'GET',
-        `/providers${query(ctx.values, { limit: 'limit', cursor: 'cursor' })}`,
-      );
-      printTable(ctx.o, page, PROVIDER_COLUMNS);
-    },
-  },
-  {
-    path: 'provider show',
-    description: 'show one provider',
-    args: ['<providerId>'],
-    async run(ctx) {
-      printRecord(ctx.o, await ctx.admin.call('GET', `/providers/${enc(onePositional(ctx, 'provider id'))}`));
-    },
-  },
-  {
-    path: 'provider update',
-    description: "change a provider's settings, or disable it",
-    args: ['<providerId>'],
-    flags: [STATUS_FLAG, ...providerFlags(false)],
-    async run(ctx) {
-      const id = onePositional(ctx, 'provider id');
-      const body = providerBody(ctx.values);
-      if (typeof ctx.values.status === 'string') body.status = ctx.values.status;
-      if (Object.keys(body).length === 0) throw new UsageError('nothing to update');
-      printRecord(ctx.o, await ctx.admin.call('PATCH', `/providers/${enc(id)}`, body));
-    },
-  },
-  {
-    path: 'provider rotate-secret',
-    description: 'issue a new client secret (shown once)',
-    args: ['<providerId>'],
-    flags: [OVERLAP_FLAG],
-    async run(ctx) {
-      const id = onePositional(ctx, 'provider id');
-      printRecord(ctx.o, await ctx.admin.call('POST', `/providers/${enc(id)}/rotate-secret`, overlapBody(ctx.values)));
-    },
-  },
+  ...clientCommands({
+    noun: 'provider',
+    collection: '/providers',
+    columns: PROVIDER_COLUMNS,
+    updateFlags: providerFlags(false),
+    bodyOf: providerBody,
+  }),
   {
     path: 'provider inbound',
     description: "the log of the provider's calls to the gateway",

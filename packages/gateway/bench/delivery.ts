@@ -308,6 +308,7 @@ function pay(b: Bench, txn: TransactionRecord): Promise<TransactionRecord> {
     {
       to: '00',
       reason: 'bench payment',
+      providerId: 'bench-acquirer',
       patch: () => ({ paidAmount: txn.amount, paidAt: nowMs, details: { ...txn.details, payer: PAYER } }),
     },
     nowMs,

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { createLedgerService } from './books/ledger-service.ts';
+import { createReconciliationService } from './books/reconciliation-service.ts';
+import { createSettlementScheduler, type SettlementScheduler } from './books/settlement-scheduler.ts';
+import { createSettlementService } from './books/settlement-service.ts';
+import { createReportedPaymentApplier } from './providers/reported-payment.ts';
 import './http/fastify-types.ts';
 import { type BootstrapResult, bootstrap } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
@@ -19,12 +24,14 @@ import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
 import { adminAccessRoutes } from './http/routes/admin-access.ts';
+import { adminBookRoutes } from './http/routes/admin-books.ts';
 import { adminCertificationRoutes } from './http/routes/admin-certifications.ts';
 import { adminKeyRoutes } from './http/routes/admin-keys.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
 import { adminPortalLinkRoutes } from './http/routes/admin-portal-links.ts';
 import { adminProviderRoutes } from './http/routes/admin-providers.ts';
+import { adminReconciliationRoutes } from './http/routes/admin-reconciliations.ts';
 import { adminTransactionRoutes } from './http/routes/admin-transactions.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { openapiRoutes } from './http/routes/openapi.ts';
@@ -89,6 +96,8 @@ export interface Gateway {
   /** Not started by buildApp: main.ts (or a test) starts it. */
   dispatcher: Dispatcher;
   deliveryMetrics: DeliveryMetrics;
+  /** SNAPGATE_SETTLEMENT_SCHEDULE; started by main.ts. */
+  settlementScheduler: SettlementScheduler;
   /** The operator services the admin API, the console and the portal share. */
   operators: OperatorServices;
 }
@@ -196,7 +205,13 @@ export function buildApp(deps: AppDeps): Gateway {
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
-  const operators = createOperatorServices({ config, store, clock, dispatcher });
+  const operators = createOperatorServices({ config, store, clock, dispatcher, inbound });
+  const settlementScheduler = createSettlementScheduler({
+    settlements: operators.settlements,
+    clock,
+    logger,
+    schedule: config.settlementSchedule,
+  });
   const { merchants, providers, transactions, notifications, adminKeys, audit, sessions } = operators;
   const payer =
     config.mode === 'sandbox'
@@ -225,6 +240,8 @@ export function buildApp(deps: AppDeps): Gateway {
       adminTransactionRoutes(admin, { transactions });
       adminNotificationRoutes(admin, { notifications, merchants });
       adminProviderRoutes(admin, { providers });
+      adminBookRoutes(admin, { ledger: operators.ledger, settlements: operators.settlements });
+      adminReconciliationRoutes(admin, { reconciliations: operators.reconciliations });
       adminKeyRoutes(admin, { store, sealer: deps.sealer });
       adminAccessRoutes(admin, { adminKeys, audit });
       adminCertificationRoutes(admin, {
@@ -257,11 +274,18 @@ export function buildApp(deps: AppDeps): Gateway {
     dispatcher,
     deliveryMetrics,
     operators,
+    settlementScheduler,
   };
 }
 
 /** The operator services: one per concern, called alike by the admin API, the console and the portal. */
-function createOperatorServices(deps: { config: Config; store: Store; clock: Clock; dispatcher: Dispatcher }) {
+function createOperatorServices(deps: {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  dispatcher: Dispatcher;
+  inbound: InboundService;
+}) {
   const { config, store, clock, dispatcher } = deps;
   const adminKeys = createAdminKeyService({ store, clock });
   return {
@@ -273,6 +297,14 @@ function createOperatorServices(deps: { config: Config; store: Store; clock: Clo
     audit: createAuditLog({ store, clock }),
     sessions: createSessionService({ store, clock, adminKeys, publicUrl: () => config.publicUrl }),
     overview: createOverviewService({ store }),
+    ledger: createLedgerService({ store }),
+    settlements: createSettlementService({ store, clock }),
+    reconciliations: createReconciliationService({
+      store,
+      clock,
+      // A payment a provider's report shows and snapgate missed goes through that provider's door.
+      applyReportedPayment: createReportedPaymentApplier({ inbound: deps.inbound }),
+    }),
   };
 }
 

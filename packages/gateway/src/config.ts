@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  DEFAULT_SETTLEMENT_SCHEDULE,
+  parseSettlementSchedule,
+  type SettlementSchedule,
+} from './settlement-schedule.ts';
 
 // The only reader of process.env. Every problem is reported at once.
 export type Mode = 'sandbox' | 'production';
@@ -41,6 +46,8 @@ export interface Config {
   dbConnectTimeoutSec: number;
   /** Delivered attempts' bodies and idempotency keys older than this are pruned; undefined: never. */
   retentionDays: number | undefined;
+  /** SNAPGATE_SETTLEMENT_SCHEDULE: when settlements are made (Jakarta time). */
+  settlementSchedule: SettlementSchedule;
 }
 
 export interface ServerLimits {
@@ -160,6 +167,17 @@ const schema = z.object({
     .union([z.literal('off'), int(1, 36_500)])
     .default(90)
     .transform((v) => (v === 'off' ? undefined : v)),
+  SNAPGATE_SETTLEMENT_SCHEDULE: z
+    .string()
+    .default(DEFAULT_SETTLEMENT_SCHEDULE)
+    .transform((v, ctx) => {
+      try {
+        return parseSettlementSchedule(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
   SNAPGATE_RETRY_SCHEDULE: z
     .string()
     .default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h')
@@ -230,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: c.SNAPGATE_METRICS_PORT,
     dbConnectTimeoutSec: c.SNAPGATE_DB_CONNECT_TIMEOUT_SEC,
     retentionDays: c.SNAPGATE_RETENTION_DAYS,
+    settlementSchedule: c.SNAPGATE_SETTLEMENT_SCHEDULE,
   };
 }
 

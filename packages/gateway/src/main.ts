@@ -62,6 +62,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
   await gateway.expiry.runOnce();
   gateway.expiry.start();
   gateway.retention.start();
+  gateway.settlementScheduler.start();
   gateway.dispatcher.start();
   const metricsServer =
     config.metricsPort === undefined
@@ -111,6 +112,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
     logger.info({ signal }, 'shutting down');
     gateway.expiry.stop();
     gateway.retention.stop();
+    gateway.settlementScheduler.stop();
     // Stop claiming, let attempts in flight finish within a bound, give the rest back.
     await gateway.dispatcher.stop(Math.min(config.callbackTimeoutMs, 10_000));
     metricsServer?.close();

@@ -1,6 +1,7 @@
 // Webhook certification of a merchant (sandbox mode only): real, signed callbacks about the
 // merchant's own sandbox transactions, driven through real status changes, then forgeries its
 // endpoint must refuse. Only the answers are judged.
+
 import { generateKeyPairSync, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
 import { jakartaDay, phpJsonEncode, SERVICE, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
@@ -16,6 +17,7 @@ import type { QrisService } from '../payments/qris-service.ts';
 import type { MerchantRequest } from '../payments/snap-request.ts';
 import type { StatusChanger } from '../payments/status-change.ts';
 import type { VaService } from '../payments/va-service.ts';
+import { sandboxProviderId } from '../providers/sandbox-providers.ts';
 import type { CertificationRecord, MerchantRecord, Store, TransactionRecord } from '../store/store.ts';
 
 export type { CertificationRecord } from '../store/store.ts';
@@ -328,6 +330,8 @@ export async function certifyMerchant(
         to,
         reason: `webhook certification ${id}`,
         requestId: input.requestId,
+        // Paid by the sandbox bank or acquirer, as a sandbox payment is.
+        providerId: to === '00' ? await sandboxProviderId(store, txn.kind === 'va' ? 'bank' : 'acquirer') : undefined,
         patch: (current) => ({
           ...(to === '00'
             ? {

@@ -16,34 +16,40 @@ export class AdminApiError extends Error {
 }
 
 export interface AdminClient {
+  /** A JSON body (when given); the answer parsed as JSON, or its text when it is not JSON. */
   call<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** A body sent as it is, of this content type (a provider's CSV report). */
+  send<T = unknown>(method: string, path: string, text: string, contentType: string): Promise<T>;
 }
 
 export function createAdminClient(baseUrl: string, adminToken: string | undefined): AdminClient {
+  async function exchange(method: string, path: string, body: string | undefined, contentType: string) {
+    let res: Response;
+    try {
+      res = await fetch(`${baseUrl}/admin/v1${path}`, {
+        method,
+        headers: {
+          ...(adminToken ? { authorization: `Bearer ${adminToken}` } : {}),
+          ...(body === undefined ? {} : { 'content-type': contentType }),
+        },
+        body,
+      });
+    } catch (e) {
+      throw new Error(`cannot reach the gateway at ${baseUrl}: ${(e as Error).cause ?? (e as Error).message}`);
+    }
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    if (!res.ok) throw new AdminApiError(res.status, parsed);
+    return parsed as never;
+  }
   return {
-    async call(method, path, body) {
-      let res: Response;
-      try {
-        res = await fetch(`${baseUrl}/admin/v1${path}`, {
-          method,
-          headers: {
-            ...(adminToken ? { authorization: `Bearer ${adminToken}` } : {}),
-            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-      } catch (e) {
-        throw new Error(`cannot reach the gateway at ${baseUrl}: ${(e as Error).cause ?? (e as Error).message}`);
-      }
-      const text = await res.text();
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = text;
-      }
-      if (!res.ok) throw new AdminApiError(res.status, parsed);
-      return parsed as never;
-    },
+    call: (method, path, body) =>
+      exchange(method, path, body === undefined ? undefined : JSON.stringify(body), 'application/json'),
+    send: (method, path, text, contentType) => exchange(method, path, text, contentType),
   };
 }

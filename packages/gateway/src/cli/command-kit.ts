@@ -39,6 +39,8 @@ export const GROUPS: Record<string, string> = {
   merchant: 'onboard and manage merchants',
   provider: 'banks and acquirers that call the gateway (and that it calls)',
   transactions: 'look at QRIS and VA transactions',
+  ledger: 'the books: verify the ledger, list its entries',
+  settlement: 'settle merchants, report and record payouts',
   notifications: 'callbacks to merchants: list, inspect, replay, recover',
   report: 'reports',
   simulate: 'pay in the sandbox (or act as a provider over the SNAP API)',

@@ -3,6 +3,7 @@
 // one module per area under commands/, the shared parts in command-kit.ts.
 import type { CommandSpec } from './command-kit.ts';
 import { adminCommands } from './commands/admin.ts';
+import { bookCommands } from './commands/books.ts';
 import { merchantCommands } from './commands/merchant.ts';
 import { notificationCommands } from './commands/notification.ts';
 import { processCommands } from './commands/process.ts';
@@ -17,6 +18,7 @@ export const COMMANDS: CommandSpec[] = [
   ...merchantCommands,
   ...providerCommands,
   ...transactionCommands,
+  ...bookCommands,
   ...notificationCommands,
   ...simulateCommands,
   ...adminCommands,

@@ -6,6 +6,7 @@ import {
   TRANSACTION_STATUS,
   toMinorUnits,
 } from '@snapgate/snap';
+import { refundPosting } from '../books/postings.ts';
 import {
   type IdempotencyRecord,
   type ProviderRecord,
@@ -393,6 +394,7 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
                 patch: { refundedAmount },
                 refund,
                 idempotency: recordFor(response),
+                ledger: await refundPosting(store, refund, ctx.now),
               })) !== undefined;
           }
         } catch (e) {

@@ -1,4 +1,5 @@
 import { canChangeStatus, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
+import { paymentEntry, refundPosting } from '../books/postings.ts';
 import {
   type IdempotencyRecord,
   type NewNotification,
@@ -56,6 +57,11 @@ export interface ChangeRequest {
   decidedOnRead?: boolean;
   /** X-Request-Id of the request that caused the change: its notification carries it. */
   requestId?: string | undefined;
+  /**
+   * The provider (bank or acquirer) that collected the payment: a change to 00 posts the payment to
+   * its ledger account (docs/books.md#ledger). Required for a change to 00.
+   */
+  providerId?: string | undefined;
 }
 
 /** Another change committed first; re-read and decide again. */
@@ -157,6 +163,13 @@ export function createStatusChanger(deps: {
           seq: txn.seq + 1,
           updatedAt: nowMs,
         } as TransactionRecord;
+        const isPayment = request.to === '00' && txn.status !== '00';
+        if (isPayment && request.providerId === undefined) {
+          throw new TypeError(`a payment of ${txn.referenceNo} names no provider to post it to`);
+        }
+        const ledger = isPayment
+          ? paymentEntry(next, request.providerId as string, nowMs)
+          : request.refund && (await refundPosting(store, request.refund, nowMs));
         const notify = request.notify !== false && isNotified(txn, request.to);
         // The merchant's serialisation, read through the store's exact merchant cache.
         const format = notify ? (await store.findMerchantById(txn.merchantId))?.callbackJson : undefined;
@@ -182,6 +195,7 @@ export function createStatusChanger(deps: {
             refund: request.refund,
             idempotency: request.idempotency,
             vaPayment: request.vaPayment,
+            ledger,
           },
           notification && {
             ...notification,

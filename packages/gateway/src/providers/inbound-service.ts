@@ -227,6 +227,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
               },
               decidedOnRead: true,
               requestId: ctx.requestId,
+              providerId: ctx.provider.id,
             },
             ctx.now,
           );
@@ -301,6 +302,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
             }),
             idempotency: recordFor(response),
             requestId: ctx.requestId,
+            providerId: ctx.provider.id,
           },
           ctx.now,
         );

@@ -45,6 +45,13 @@ export async function ensureSandboxProviders(store: Store, nowMs: number): Promi
   }
 }
 
+/** The id of the built-in sandbox bank or acquirer (sandbox mode). */
+export async function sandboxProviderId(store: Pick<Store, 'getSetting'>, which: 'bank' | 'acquirer'): Promise<string> {
+  const id = await store.getSetting(SANDBOX[which].setting);
+  if (!id) throw new TypeError(`the sandbox ${which} is missing`);
+  return id;
+}
+
 /** A SNAP refusal from the provider path, carried to the sandbox API as a problem with its code. */
 export class ProviderRefusal extends Error {
   readonly httpStatus: number;

@@ -224,6 +224,7 @@ export function createUpstreamAcquirer({
           to: isOpen ? '06' : (reported as TransactionStatus),
           ...(isOpen ? { statusDesc: 'Expired' } : {}),
           reason: `reconciled with acquirer ${provider.id} (reported ${reported || 'nothing'})`,
+          providerId: provider.id,
           patch: (current) => ({
             ...(reported === '00' ? { paidAmount: current.amount, paidAt: nowMs } : {}),
             details: {

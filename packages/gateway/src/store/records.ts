@@ -1,5 +1,6 @@
 // The records the store keeps, as the gateway sees them (store.ts says what it does with them).
 import type { TransactionStatus } from '@snapgate/snap';
+import type { NewLedgerEntry } from './book-records.ts';
 
 export type TokenSignature = 'any' | 'hmac-sha256' | 'rsa-sha256';
 /**
@@ -422,6 +423,8 @@ export interface StatusChange {
   refund?: RefundRecord | undefined;
   /** A bank's payment flag, written with the payment it made. */
   vaPayment?: VaPaymentRecord | undefined;
+  /** The ledger entry the change posts (a payment, a refund), in the same database transaction. */
+  ledger?: NewLedgerEntry | undefined;
 }
 
 /** A change to a transaction that is not a status change (VA update). */
@@ -432,6 +435,8 @@ export interface TransactionUpdate {
   patch: Partial<Pick<TransactionRecord, 'amount' | 'expiresAt' | 'details' | 'refundedAmount'>>;
   idempotency?: IdempotencyRecord | undefined;
   refund?: RefundRecord | undefined;
+  /** The ledger entry of a partial refund, in the same database transaction. */
+  ledger?: NewLedgerEntry | undefined;
 }
 
 export type AttemptOutcome = 'acknowledged' | 'rejected' | 'error';

@@ -2,9 +2,11 @@ import * as access from './parts/access.ts';
 import * as certifications from './parts/certifications.ts';
 import * as clients from './parts/clients.ts';
 import { MERCHANTS, PROVIDERS, type SecretRotation } from './parts/clients.ts';
+import * as ledger from './parts/ledger.ts';
 import * as outbox from './parts/outbox.ts';
 import * as secrets from './parts/secrets.ts';
 import * as settings from './parts/settings.ts';
+import * as settlements from './parts/settlements.ts';
 import * as statistics from './parts/statistics.ts';
 import * as transactions from './parts/transactions.ts';
 import type { RecordCache } from './record-cache.ts';
@@ -14,12 +16,19 @@ import type {
   AuditEntry,
   CertificationRecord,
   IdempotencyKey,
+  LedgerFilter,
   MerchantPatch,
   MerchantRecord,
+  NewLedgerEntry,
   NotificationFilter,
   PageRequest,
   ProviderPatch,
   ProviderRecord,
+  ReconciliationRecord,
+  ReconciliationResolution,
+  SettlementFilter,
+  SettlementRecord,
+  SettlementRun,
   TransactionFilter,
   TransactionKind,
   TransactionSearch,
@@ -36,6 +45,12 @@ export abstract class SqlStore {
   protected abstract readonly sql: Sql;
   protected abstract readonly merchantCache: RecordCache<MerchantRecord>;
   protected abstract readonly providerCache: RecordCache<ProviderRecord>;
+  /**
+   * Runs `work` as one database transaction on its own statements. With `lockKey`, no other
+   * transaction holding the same key (on any instance) overlaps it. On SQLite, `work` must await
+   * nothing but the statements it runs.
+   */
+  protected abstract transaction<T>(work: (sql: Sql) => Promise<T>, lockKey?: number): Promise<T>;
 
   countSecretsByHead(headChars: number, settings: ReadonlySet<string>) {
     return secrets.countSecretsByHead(this.sql, headChars, settings);
@@ -224,4 +239,75 @@ export abstract class SqlStore {
   searchTransactions(filter: TransactionSearch, limit: number, offset: number) {
     return statistics.searchTransactions(this.sql, filter, limit, offset);
   }
+
+  async ledgerStartedAt(): Promise<number> {
+    return Number((await this.getSetting('ledger_started_at')) ?? 0);
+  }
+  findLedgerEntry(cause: string) {
+    return ledger.findLedgerEntry(this.sql, cause);
+  }
+  listLedgerEntries(filter: LedgerFilter, page: PageRequest) {
+    return ledger.listLedgerEntries(this.sql, filter, page);
+  }
+  scanLedger(afterId: number, limit: number) {
+    return ledger.scanLedger(this.sql, afterId, limit);
+  }
+  ledgerTotals(merchantId: string) {
+    return ledger.ledgerTotals(this.sql, merchantId);
+  }
+  ledgerMerchants() {
+    return ledger.ledgerMerchants(this.sql);
+  }
+  paidTransactionsByReference(referenceNos: string[]) {
+    return ledger.paidTransactionsByReference(this.sql, referenceNos);
+  }
+  paidTransactionsOfProvider(providerId: string, since: number, until: number) {
+    return ledger.paidTransactionsOfProvider(this.sql, providerId, since, until);
+  }
+  paidTransactionsSince(since: number, afterReferenceNo: string, limit: number) {
+    return ledger.paidTransactionsSince(this.sql, since, afterReferenceNo, limit);
+  }
+  refundsSince(since: number) {
+    return ledger.refundsSince(this.sql, since);
+  }
+  knownCauses() {
+    return ledger.knownCauses(this.sql);
+  }
+
+  merchantsWithUnsettled(cutoff: number) {
+    return settlements.merchantsWithUnsettled(this.sql, cutoff);
+  }
+  settleMerchant(run: SettlementRun, entryFor: (s: SettlementRecord) => NewLedgerEntry) {
+    return this.transaction((sql) => settlements.settleMerchant(sql, run, entryFor), SETTLEMENT_LOCK);
+  }
+  findSettlement(id: string) {
+    return settlements.findSettlement(this.sql, id);
+  }
+  listSettlements(filter: SettlementFilter, limit: number) {
+    return settlements.listSettlements(this.sql, filter, limit);
+  }
+  settlementEntries(id: string) {
+    return settlements.settlementEntries(this.sql, id);
+  }
+  payOut(id: string, bankReference: string, at: number, entryFor: (s: SettlementRecord) => NewLedgerEntry) {
+    return this.transaction((sql) => settlements.payOut(sql, id, bankReference, at, entryFor));
+  }
+  insertReconciliation(run: ReconciliationRecord) {
+    return settlements.insertReconciliation(this.sql, run);
+  }
+  findReconciliation(id: string) {
+    return settlements.findReconciliation(this.sql, id);
+  }
+  listReconciliations(providerId: string, limit: number) {
+    return settlements.listReconciliations(this.sql, providerId, limit);
+  }
+  resolutionsOf(reconciliationId: string) {
+    return settlements.resolutionsOf(this.sql, reconciliationId);
+  }
+  resolveProblem(resolution: ReconciliationResolution) {
+    return settlements.resolveProblem(this.sql, resolution);
+  }
 }
+
+/** The advisory lock settlement runs take on PostgreSQL (SQLite's writes are serial anyway). */
+const SETTLEMENT_LOCK = 7061686762;

@@ -2,6 +2,19 @@
 // `http/` and the services talk to this interface only; main.ts and cli/ pick the implementation.
 
 import type {
+  LedgerEntry,
+  LedgerFilter,
+  LedgerTotals,
+  NewLedgerEntry,
+  PaidTransaction,
+  PayoutOutcome,
+  ReconciliationRecord,
+  ReconciliationResolution,
+  SettlementFilter,
+  SettlementRecord,
+  SettlementRun,
+} from './book-records.ts';
+import type {
   AdminKeyRecord,
   AttemptMinute,
   AttemptRecord,
@@ -36,6 +49,7 @@ import type {
   VaPaymentRecord,
 } from './records.ts';
 
+export * from './book-records.ts';
 export * from './records.ts';
 
 /** The database itself: schema, reachability, secrets at rest, retention. */
@@ -231,6 +245,56 @@ export interface CertificationStore {
   findCertification(id: string): Promise<CertificationRecord | undefined>;
 }
 
+/** The books (docs/books.md): the ledger, settlements, reconciliation runs. */
+export interface BooksStore {
+  /** When the ledger began (epoch ms): transactions paid before have no entries. */
+  ledgerStartedAt(): Promise<number>;
+  /** The entry a cause posted, if any (`payment:<referenceNo>`, …). */
+  findLedgerEntry(cause: string): Promise<LedgerEntry | undefined>;
+  /** Entries newest first. */
+  listLedgerEntries(filter: LedgerFilter, page: PageRequest): Promise<Page<LedgerEntry>>;
+  /** Every entry in id order after `afterId`, `limit` at a time. */
+  scanLedger(afterId: number, limit: number): Promise<LedgerEntry[]>;
+  /** A merchant's entries summed by kind. */
+  ledgerTotals(merchantId: string): Promise<LedgerTotals>;
+  /** Every merchant with an entry. */
+  ledgerMerchants(): Promise<string[]>;
+  paidTransactionsByReference(referenceNos: string[]): Promise<PaidTransaction[]>;
+  /** What a provider collected at or after `since` and before `until` (by its payment entries). */
+  paidTransactionsOfProvider(providerId: string, since: number, until: number): Promise<PaidTransaction[]>;
+  /** Transactions paid at or after `since`, by referenceNo after `afterReferenceNo`. */
+  paidTransactionsSince(since: number, afterReferenceNo: string, limit: number): Promise<PaidTransaction[]>;
+  /** Refunds of transactions paid at or after `since`, summed per merchant in sen. */
+  refundsSince(since: number): Promise<Map<string, bigint>>;
+  knownCauses(): Promise<{ refunds: Set<string>; settlements: Map<string, string> }>;
+  /** Merchants with payment or refund entries before `cutoff` in no settlement. */
+  merchantsWithUnsettled(cutoff: number): Promise<string[]>;
+  /**
+   * One merchant's settlement and its ledger entry, in one database transaction that no other
+   * settlement run (on any instance) overlaps. `undefined` when there is nothing to settle.
+   */
+  settleMerchant(
+    run: SettlementRun,
+    entryFor: (s: SettlementRecord) => NewLedgerEntry,
+  ): Promise<SettlementRecord | undefined>;
+  findSettlement(id: string): Promise<SettlementRecord | undefined>;
+  listSettlements(filter: SettlementFilter, limit: number): Promise<SettlementRecord[]>;
+  settlementEntries(id: string): Promise<LedgerEntry[]>;
+  /** An open settlement paid out, with its payout entry, in one database transaction. */
+  payOut(
+    id: string,
+    bankReference: string,
+    at: number,
+    entryFor: (s: SettlementRecord) => NewLedgerEntry,
+  ): Promise<PayoutOutcome>;
+  insertReconciliation(run: ReconciliationRecord): Promise<void>;
+  findReconciliation(id: string): Promise<ReconciliationRecord | undefined>;
+  listReconciliations(providerId: string, limit: number): Promise<ReconciliationRecord[]>;
+  resolutionsOf(reconciliationId: string): Promise<ReconciliationResolution[]>;
+  /** Records a problem applied; false when it already was. */
+  resolveProblem(resolution: ReconciliationResolution): Promise<boolean>;
+}
+
 /**
  * The Store speaks domain verbs; every verb is one database transaction. It is the sum of its
  * concerns, each written once for both engines where they agree (store/parts/, store/sql-store.ts).
@@ -243,4 +307,5 @@ export interface Store
     TransactionStore,
     OutboxStore,
     StatisticsStore,
-    CertificationStore {}
+    CertificationStore,
+    BooksStore {}

@@ -25,6 +25,7 @@ const DOMAIN = [
   'store',
   'secrets',
   'operators',
+  'books',
 ];
 /** The doors and the composition root. */
 const DOORS = ['http', 'console', 'cli', 'app.ts', 'main.ts', 'bootstrap.ts'];

@@ -361,7 +361,11 @@ describe('production mode', () => {
       const c = await authenticate(gw.url, m);
       const q = await newQris(gw, c);
       const txn = await gw.store.findTransaction(q.referenceNo);
-      await gw.gateway.changer.change(txn as NonNullable<typeof txn>, { to: '00' }, Date.now());
+      await gw.gateway.changer.change(
+        txn as NonNullable<typeof txn>,
+        { to: '00', providerId: 'test-acquirer' },
+        Date.now(),
+      );
       const [n] = await gw.store.notificationsOf(q.referenceNo);
       const attempts = await waitFor('a refused attempt', async () => {
         const a = await gw.store.attemptsOf(n?.id ?? '');
@@ -424,9 +428,12 @@ describe('claim at birth', () => {
       const { changer } = gw.gateway;
       const stale = await gw.store.findTransaction((await newQris(gw, c)).referenceNo);
       assert.ok(stale);
-      await changer.change(stale, { to: '00' }, Date.now());
+      await changer.change(stale, { to: '00', providerId: 'test-acquirer' }, Date.now());
       // Decided on the row as read, which another change moved meanwhile: a lost race.
-      await assert.rejects(changer.change(stale, { to: '00', decidedOnRead: true }, Date.now()), LostRace);
+      await assert.rejects(
+        changer.change(stale, { to: '00', decidedOnRead: true, providerId: 'test-acquirer' }, Date.now()),
+        LostRace,
+      );
       // Refused by the store: its idempotency record is taken already.
       const other = await gw.store.findTransaction((await newQris(gw, c)).referenceNo);
       assert.ok(other);
@@ -440,7 +447,7 @@ describe('claim at birth', () => {
       };
       await gw.store.insertIdempotency(taken, Date.now());
       await assert.rejects(
-        changer.change(other, { to: '00', idempotency: taken }, Date.now()),
+        changer.change(other, { to: '00', idempotency: taken, providerId: 'test-acquirer' }, Date.now()),
         (e: unknown) => e instanceof UniqueViolation,
       );
       // A place never given back counts as in flight for ever: the dispatcher would never be idle.
@@ -476,7 +483,7 @@ describe('claim at birth', () => {
       const txn = await gw.store.findTransaction((await newQris(gw, c)).referenceNo);
       assert.ok(txn);
       slowCommits = true;
-      await gw.gateway.changer.change(txn, { to: '00' }, clock.now());
+      await gw.gateway.changer.change(txn, { to: '00', providerId: 'test-acquirer' }, clock.now());
       const [n] = await gw.store.notificationsOf(txn.referenceNo);
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(receiver.received.length, 0, 'not sent on a lease that could run out mid-send');

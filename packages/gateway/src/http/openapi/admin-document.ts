@@ -1,9 +1,11 @@
 import { accessPaths } from '../routes/admin-access.ts';
+import { bookPaths } from '../routes/admin-books.ts';
 import { certificationPaths } from '../routes/admin-certifications.ts';
 import { merchantPaths } from '../routes/admin-merchants.ts';
 import { notificationPaths } from '../routes/admin-notifications.ts';
 import { portalLinkPaths } from '../routes/admin-portal-links.ts';
 import { providerPaths } from '../routes/admin-providers.ts';
+import { reconciliationPaths } from '../routes/admin-reconciliations.ts';
 import { transactionPaths } from '../routes/admin-transactions.ts';
 import { healthPaths, type MetricsAccess } from '../routes/health.ts';
 import { sandboxPaths } from '../routes/sandbox.ts';
@@ -29,6 +31,10 @@ export function buildAdminDocument(options: {
     { name: TAG.transactions, description: 'QRIS and Virtual Account transactions, with their history.' },
     { name: TAG.notifications, description: 'The callback outbox: what was sent to merchants, and sending it again.' },
     { name: TAG.providers, description: 'Banks and acquirers that call the SNAP provider API.' },
+    {
+      name: TAG.books,
+      description: 'Fees, the double-entry ledger, settlements and payouts, reconciliation against providers’ reports.',
+    },
     ...(options.sandbox
       ? [
           {
@@ -66,6 +72,8 @@ export function buildAdminDocument(options: {
         ...transactionPaths(),
         ...notificationPaths(),
         ...providerPaths(),
+        ...bookPaths(),
+        ...reconciliationPaths(),
         ...accessPaths(),
         ...masterKeyPaths(),
         ...certificationPaths(),

@@ -29,6 +29,7 @@ export const TAG = {
   transactions: 'Transactions',
   notifications: 'Notifications',
   providers: 'Providers',
+  books: 'Books',
   sandbox: 'Sandbox',
   access: 'Admin keys and audit',
   operations: 'Operations',

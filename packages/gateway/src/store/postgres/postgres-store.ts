@@ -2,6 +2,7 @@ import pg from 'pg';
 import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { revokeAdminKey } from '../parts/access.ts';
+import { ledgerCells, postLedgerEntry } from '../parts/ledger.ts';
 import { createRecordCache, noRecordCache } from '../record-cache.ts';
 import {
   customerNoFor,
@@ -127,6 +128,13 @@ export class PostgresStore extends SqlStore implements Store {
     } catch {
       drop();
     }
+  }
+
+  protected transaction<T>(work: (sql: Sql) => Promise<T>, lockKey?: number): Promise<T> {
+    return this.tx(async (c) => {
+      if (lockKey !== undefined) await this.run(c, 'SELECT pg_advisory_xact_lock($1)', [lockKey]);
+      return work(sqlOn(c));
+    }).catch(rethrowUnique);
   }
 
   private async tx<T>(work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -397,6 +405,7 @@ export class PostgresStore extends SqlStore implements Store {
     }
     if (change.vaPayment)
       ctes.push(`v AS (${insertCells('va_payments', vaPaymentCells(change.vaPayment), values, 'u')})`);
+    if (change.ledger) ctes.push(`l AS (${insertCells('ledger_entries', ledgerCells(change.ledger), values, 'u')})`);
     const rows = await this.rows(
       this.pool,
       `WITH ${ctes.join(',\n')}
@@ -421,6 +430,7 @@ export class PostgresStore extends SqlStore implements Store {
       if (!r) return undefined;
       if (update.refund) await this.putRefund(c, update.refund);
       if (update.idempotency) await this.putIdempotency(c, update.idempotency, update.at);
+      if (update.ledger) await postLedgerEntry(sqlOn(c), update.ledger);
       return transactionFromRow(r);
     }).catch(rethrowUnique);
   }

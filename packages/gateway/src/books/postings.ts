@@ -1,0 +1,146 @@
+import { fromMinorUnits, toMinorUnits } from '@snapgate/snap';
+import type {
+  LedgerLine,
+  NewLedgerEntry,
+  RefundRecord,
+  SettlementRecord,
+  Store,
+  TransactionRecord,
+} from '../store/store.ts';
+
+// docs/books.md#ledger: what each event posts. Every entry balances (its debits equal its credits);
+// its `cause` is unique, so an event reached twice posts once.
+
+/** The accounts of the books. */
+export const account = {
+  provider: (providerId: string) => `provider:${providerId}`,
+  pending: (merchantId: string) => `merchant:${merchantId}:pending`,
+  settling: (merchantId: string) => `merchant:${merchantId}:settling`,
+  fees: 'fees',
+  cash: 'cash',
+} as const;
+
+const debit = (acct: string, amountSen: bigint): LedgerLine => ({ account: acct, debitSen: amountSen, creditSen: 0n });
+const credit = (acct: string, amountSen: bigint): LedgerLine => ({ account: acct, debitSen: 0n, creditSen: amountSen });
+
+/** The cause of a transaction's payment entry. */
+export const paymentCause = (referenceNo: string) => `payment:${referenceNo}`;
+
+/**
+ * A transaction became 00: its provider collected what was paid; the merchant is owed it less the
+ * fee; the fee is revenue.
+ */
+export function paymentEntry(paid: TransactionRecord, providerId: string, at: number): NewLedgerEntry {
+  const amountSen = toMinorUnits(paid.paidAmount ?? (paid.amount as string));
+  const feeSen = toMinorUnits(paid.feeAmount);
+  const lines = [
+    debit(account.provider(providerId), amountSen),
+    credit(account.pending(paid.merchantId), amountSen - feeSen),
+  ];
+  if (feeSen > 0n) lines.push(credit(account.fees, feeSen));
+  return {
+    kind: 'payment',
+    cause: paymentCause(paid.referenceNo),
+    at,
+    merchantId: paid.merchantId,
+    providerId,
+    referenceNo: paid.referenceNo,
+    refundNo: null,
+    settlementId: null,
+    amountSen,
+    feeSen,
+    lines,
+  };
+}
+
+/** A refund: the merchant owes it back; its provider pays it out of what it collected. The fee stays. */
+export function refundEntry(refund: RefundRecord, providerId: string, at: number): NewLedgerEntry {
+  const amountSen = toMinorUnits(refund.amount);
+  return {
+    kind: 'refund',
+    cause: `refund:${refund.refundNo}`,
+    at,
+    merchantId: refund.merchantId,
+    providerId,
+    referenceNo: refund.referenceNo,
+    refundNo: refund.refundNo,
+    settlementId: null,
+    amountSen,
+    feeSen: 0n,
+    lines: [debit(account.pending(refund.merchantId), amountSen), credit(account.provider(providerId), amountSen)],
+  };
+}
+
+/** A settlement takes the merchant's pending net into settling. */
+export function settlementEntry(s: SettlementRecord, at: number): NewLedgerEntry {
+  return {
+    kind: 'settlement',
+    cause: `settlement:${s.id}`,
+    at,
+    merchantId: s.merchantId,
+    providerId: null,
+    referenceNo: null,
+    refundNo: null,
+    settlementId: s.id,
+    amountSen: s.netSen,
+    feeSen: 0n,
+    lines: [debit(account.pending(s.merchantId), s.netSen), credit(account.settling(s.merchantId), s.netSen)],
+  };
+}
+
+/** A payout: the settlement's net leaves the gateway's bank account for the merchant's. */
+export function payoutEntry(s: SettlementRecord, at: number): NewLedgerEntry {
+  return {
+    kind: 'payout',
+    cause: `payout:${s.id}`,
+    at,
+    merchantId: s.merchantId,
+    providerId: null,
+    referenceNo: null,
+    refundNo: null,
+    settlementId: s.id,
+    amountSen: s.netSen,
+    feeSen: 0n,
+    lines: [debit(account.settling(s.merchantId), s.netSen), credit(account.cash, s.netSen)],
+  };
+}
+
+/** The lines an entry of this kind must have, from its amount and fee (verification compares). */
+export function expectedLines(e: NewLedgerEntry): LedgerLine[] | undefined {
+  switch (e.kind) {
+    case 'payment':
+      return e.providerId === null
+        ? undefined
+        : paymentEntry(
+            {
+              referenceNo: e.referenceNo ?? '',
+              merchantId: e.merchantId,
+              paidAmount: fromMinorUnits(e.amountSen),
+              feeAmount: fromMinorUnits(e.feeSen),
+            } as TransactionRecord,
+            e.providerId,
+            e.at,
+          ).lines;
+    case 'refund':
+      return e.providerId === null
+        ? undefined
+        : [debit(account.pending(e.merchantId), e.amountSen), credit(account.provider(e.providerId), e.amountSen)];
+    case 'settlement':
+      return [debit(account.pending(e.merchantId), e.amountSen), credit(account.settling(e.merchantId), e.amountSen)];
+    case 'payout':
+      return [debit(account.settling(e.merchantId), e.amountSen), credit(account.cash, e.amountSen)];
+  }
+}
+
+/**
+ * A refund's entry: credited to the provider that collected the payment. A transaction paid before
+ * the ledger began has no payment entry, and its refund none either.
+ */
+export async function refundPosting(
+  store: Pick<Store, 'findLedgerEntry'>,
+  refund: RefundRecord,
+  at: number,
+): Promise<NewLedgerEntry | undefined> {
+  const payment = await store.findLedgerEntry(paymentCause(refund.referenceNo));
+  return payment?.providerId ? refundEntry(refund, payment.providerId, at) : undefined;
+}

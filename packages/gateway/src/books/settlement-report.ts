@@ -1,0 +1,87 @@
+import { formatJakartaTimestamp, fromMinorUnits } from '@snapgate/snap';
+
+// docs/books.md#settlement: the settlement report a merchant downloads, one CSV row per payment or
+// refund. It is opened in spreadsheets: text cells that a spreadsheet would run as a formula are
+// defused, while the money columns stay plain numbers (a refund's amount is negative).
+
+/** One payment or refund of a settlement, in integer sen. */
+export interface ReportRow {
+  referenceNo: string;
+  partnerReferenceNo: string;
+  kind: 'payment' | 'refund';
+  paidAtMs: number;
+  /** Refunds: positive here, written negative. */
+  amountSen: bigint;
+  /** A refund does not return the fee: written 0.00 for a refund whatever this is. */
+  feeSen: bigint;
+  providerId: string;
+  providerReference: string | null;
+}
+
+export const SETTLEMENT_CSV_HEADER =
+  'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference';
+
+/** RFC 4180 line end, also what spreadsheets expect. */
+const CRLF = '\r\n';
+/** Characters a spreadsheet reads as the start of a formula (CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** Characters that make a field need quotes. */
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/**
+ * Sen as a money string with a sign: fromMinorUnits refuses negatives, a refund is one.
+ *
+ * @example
+ * signedMoney(150000n);  // '1500.00'
+ * signedMoney(-150000n); // '-1500.00'
+ */
+export function signedMoney(sen: bigint): string {
+  return sen < 0n ? `-${fromMinorUnits(-sen)}` : fromMinorUnits(sen);
+}
+
+/**
+ * A text cell: a leading formula character gets a `'` so that a spreadsheet shows it as text,
+ * then quotes per RFC 4180 when the value holds a comma, quote, CR or LF.
+ */
+function textCell(value: string): string {
+  const defused = FORMULA_START.test(value) ? `'${value}` : value;
+  return NEEDS_QUOTES.test(defused) ? `"${defused.replaceAll('"', '""')}"` : defused;
+}
+
+/** The signed amount, fee and net of a row: a refund takes money back and charges nothing. */
+function moneyOf(row: ReportRow): { amountSen: bigint; feeSen: bigint; netSen: bigint } {
+  // A negative amount here would flip a refund into a credit: a caller's mistake, refused.
+  if (row.amountSen < 0n || row.feeSen < 0n)
+    throw new TypeError(`settlement row ${row.referenceNo}: amountSen and feeSen are never negative`);
+  if (row.kind === 'refund') return { amountSen: -row.amountSen, feeSen: 0n, netSen: -row.amountSen };
+  return { amountSen: row.amountSen, feeSen: row.feeSen, netSen: row.amountSen - row.feeSen };
+}
+
+/** One CSV line of a row, without its line end. */
+function lineOf(row: ReportRow): string {
+  const { amountSen, feeSen, netSen } = moneyOf(row);
+  return [
+    textCell(row.referenceNo),
+    textCell(row.partnerReferenceNo),
+    textCell(row.kind),
+    textCell(formatJakartaTimestamp(row.paidAtMs)),
+    signedMoney(amountSen),
+    signedMoney(feeSen),
+    signedMoney(netSen),
+    textCell(row.providerId),
+    textCell(row.providerReference ?? ''),
+  ].join(',');
+}
+
+/**
+ * The settlement report as CSV: the header, then one line per row in the order given, each ended
+ * by CRLF. Payments: net = amount − fee. Refunds: amount and net negative, fee 0.00.
+ *
+ * @example
+ * settlementCsv([{ referenceNo: 'R1', partnerReferenceNo: 'P1', kind: 'payment', paidAtMs: 0,
+ *   amountSen: 1234500n, feeSen: 8600n, providerId: 'acq', providerReference: null }]);
+ * // 'referenceNo,…\r\nR1,P1,payment,1970-01-01T07:00:00+07:00,12345.00,86.00,12259.00,acq,\r\n'
+ */
+export function settlementCsv(rows: ReportRow[]): string {
+  return [SETTLEMENT_CSV_HEADER, ...rows.map(lineOf)].map((line) => line + CRLF).join('');
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import { conflict, invalid, notFound } from '../domain-error.ts';
+import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
+import type {
+  BooksStore,
+  ClientStore,
+  LedgerEntry,
+  SettlementFilter,
+  SettlementRecord,
+  SettlementStatus,
+} from '../store/store.ts';
+import { type LedgerEntryView, ledgerEntryView, money } from './ledger-service.ts';
+import { payoutEntry, settlementEntry } from './postings.ts';
+import { type ReportRow, settlementCsv } from './settlement-report.ts';
+
+// docs/books.md#settlements: what a merchant is owed up to a cutoff, taken out of pending into a
+// settlement, reported, and paid out with the bank's reference.
+
+export interface SettlementView {
+  id: string;
+  merchantId: string;
+  cutoff: string;
+  status: SettlementStatus;
+  count: number;
+  gross: string;
+  fees: string;
+  refunds: string;
+  net: string;
+  createdAt: string;
+  paidAt: string | null;
+  bankReference: string | null;
+}
+
+export function settlementView(s: SettlementRecord): SettlementView {
+  return {
+    id: s.id,
+    merchantId: s.merchantId,
+    cutoff: new Date(s.cutoff).toISOString(),
+    status: s.status,
+    count: s.count,
+    gross: money(s.grossSen),
+    fees: money(s.feesSen),
+    refunds: money(s.refundsSen),
+    net: money(s.netSen),
+    createdAt: new Date(s.createdAt).toISOString(),
+    paidAt: s.paidAt === null ? null : new Date(s.paidAt).toISOString(),
+    bankReference: s.bankReference,
+  };
+}
+
+type SettlementStore = Pick<ClientStore, 'findMerchantById'> & BooksStore;
+
+const newSettlementId = () => `stl_${randomUUID().replaceAll('-', '')}`;
+
+export function createSettlementService({ store, clock }: { store: SettlementStore; clock: Clock }) {
+  async function mine(caller: Caller, id: string): Promise<SettlementRecord> {
+    const s = await store.findSettlement(id);
+    if (!s || !reaches(caller, s.merchantId)) throw notFound('settlement');
+    return s;
+  }
+
+  return {
+    /**
+     * Settles each merchant (or the one named) whose unsettled entries before the cutoff add up to
+     * more than zero. `slot` names a scheduled run: each merchant is settled at most once per slot.
+     */
+    async run(input: { merchantId?: string | undefined; cutoff?: number | undefined; slot?: string }) {
+      const now = clock.now();
+      const cutoff = input.cutoff ?? now;
+      if (cutoff > now) throw invalid('cutoff: in the future', ['cutoff: must not be later than now']);
+      if (input.merchantId !== undefined && !(await store.findMerchantById(input.merchantId))) {
+        throw notFound('merchant');
+      }
+      const merchants =
+        input.merchantId === undefined ? await store.merchantsWithUnsettled(cutoff) : [input.merchantId];
+      const items: SettlementRecord[] = [];
+      for (const merchantId of merchants) {
+        const s = await store.settleMerchant(
+          { id: newSettlementId(), merchantId, cutoff, at: now, slot: input.slot ?? null },
+          (settlement) => settlementEntry(settlement, now),
+        );
+        if (s) items.push(s);
+      }
+      return items;
+    },
+
+    list(caller: Caller, filter: SettlementFilter, limit: number): Promise<SettlementRecord[]> {
+      const owner = ownerOf(caller);
+      return store.listSettlements(owner === undefined ? filter : { ...filter, merchantId: owner }, limit);
+    },
+
+    async show(caller: Caller, id: string): Promise<{ settlement: SettlementRecord; entries: LedgerEntry[] }> {
+      const settlement = await mine(caller, id);
+      return { settlement, entries: await store.settlementEntries(id) };
+    },
+
+    /** The report: one row per payment and refund; its sums are the settlement's. */
+    async report(caller: Caller, id: string): Promise<{ settlement: SettlementRecord; csv: string }> {
+      const settlement = await mine(caller, id);
+      const entries = await store.settlementEntries(id);
+      const txns = new Map(
+        (await store.paidTransactionsByReference([...new Set(entries.map((e) => e.referenceNo ?? ''))])).map(
+          (t) => [t.referenceNo, t] as const,
+        ),
+      );
+      const rows: ReportRow[] = entries.map((e) => {
+        const t = txns.get(e.referenceNo ?? '');
+        return {
+          referenceNo: e.referenceNo ?? '',
+          partnerReferenceNo: t?.partnerReferenceNo ?? '',
+          kind: e.kind === 'refund' ? 'refund' : 'payment',
+          paidAtMs: e.at,
+          amountSen: e.amountSen,
+          feeSen: e.kind === 'refund' ? 0n : e.feeSen,
+          providerId: e.providerId ?? '',
+          providerReference: e.kind === 'refund' ? null : (t?.providerReference ?? null),
+        };
+      });
+      return { settlement, csv: settlementCsv(rows) };
+    },
+
+    /** Marks an open settlement paid; a settlement paid already is a conflict. */
+    async payout(id: string, bankReference: string): Promise<SettlementRecord> {
+      const now = clock.now();
+      const r = await store.payOut(id, bankReference, now, (s) => payoutEntry(s, now));
+      if (r.outcome === 'not-found') throw notFound('settlement');
+      if (r.outcome === 'already-paid') {
+        throw conflict(`settlement ${id} was paid out already (bank reference ${r.settlement.bankReference})`);
+      }
+      return r.settlement;
+    },
+  };
+}
+
+export type SettlementService = ReturnType<typeof createSettlementService>;
+
+export const settlementEntriesView = (entries: LedgerEntry[]): LedgerEntryView[] => entries.map(ledgerEntryView);

@@ -1,0 +1,410 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { type LedgerService, ledgerEntryView } from '../../books/ledger-service.ts';
+import { type SettlementService, settlementEntriesView, settlementView } from '../../books/settlement-service.ts';
+import { callerOf } from '../admin-auth.ts';
+import { idParams, parseAdminBody, parseWith } from '../admin-body.ts';
+import {
+  ADMIN,
+  BAD_PATH,
+  BAD_QUERY,
+  badRequest,
+  body,
+  conflict,
+  DATE_TIME,
+  idParam,
+  LIST_DESCRIPTIONS,
+  notFound,
+  ok,
+  op,
+  T,
+  TAG,
+} from '../openapi/admin-kit.ts';
+import { MERCHANT_EXAMPLE } from '../openapi/admin-schemas.ts';
+import { closed, fromZod, type JsonSchema, nullable, type PathItem, queryParameters } from '../openapi/kit.ts';
+
+export const ledgerQuery = z.strictObject({
+  merchantId: z.string().max(64).optional(),
+  referenceNo: z.string().max(64).optional(),
+  kind: z.enum(['payment', 'refund', 'settlement', 'payout']).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(512).optional(),
+});
+
+export const settlementRunBody = z.strictObject({
+  merchantId: z.string().min(1).max(64).optional(),
+  cutoff: z.iso.datetime({ offset: true }).optional(),
+});
+
+export const settlementListQuery = z.strictObject({
+  merchantId: z.string().max(64).optional(),
+  status: z.enum(['open', 'paid']).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+
+export const payoutBody = z.strictObject({
+  bankReference: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[\w./:-]+$/, 'letters, digits and . / : - _ only'),
+});
+
+const timeOf = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
+
+/** The books: balances, the ledger and its verification, settlements and payouts (docs/books.md). */
+export function adminBookRoutes(app: FastifyInstance, deps: { ledger: LedgerService; settlements: SettlementService }) {
+  const { ledger, settlements } = deps;
+  const config = { api: 'admin' as const };
+
+  app.get('/merchants/:id/balance', { config }, async (request) => {
+    const { id } = parseWith(idParams, request.params, 'invalid path');
+    return ledger.balance(callerOf(request), id);
+  });
+
+  app.get('/ledger/entries', { config }, async (request) => {
+    const q = parseWith(ledgerQuery, request.query, 'invalid query');
+    const p = await ledger.entries(
+      callerOf(request),
+      {
+        merchantId: q.merchantId,
+        referenceNo: q.referenceNo,
+        kind: q.kind,
+        since: timeOf(q.since),
+        until: timeOf(q.until),
+      },
+      { limit: q.limit, cursor: q.cursor },
+    );
+    return { items: p.items.map(ledgerEntryView), nextCursor: p.nextCursor };
+  });
+
+  app.get('/ledger/verify', { config }, async () => ledger.verify());
+
+  app.post('/settlements', { config }, async (request, reply) => {
+    const b = parseAdminBody(request, settlementRunBody, true);
+    const items = await settlements.run({ merchantId: b.merchantId, cutoff: timeOf(b.cutoff) });
+    return reply.code(201).send({ items: items.map(settlementView) });
+  });
+
+  app.get('/settlements', { config }, async (request) => {
+    const q = parseWith(settlementListQuery, request.query, 'invalid query');
+    const items = await settlements.list(callerOf(request), { merchantId: q.merchantId, status: q.status }, q.limit);
+    return { items: items.map(settlementView) };
+  });
+
+  app.get('/settlements/:id', { config }, async (request) => {
+    const { id } = parseWith(idParams, request.params, 'invalid path');
+    const { settlement, entries } = await settlements.show(callerOf(request), id);
+    return { ...settlementView(settlement), entries: settlementEntriesView(entries) };
+  });
+
+  app.get('/settlements/:id/report.csv', { config }, async (request, reply) => {
+    const { id } = parseWith(idParams, request.params, 'invalid path');
+    const { settlement, csv } = await settlements.report(callerOf(request), id);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="settlement-${settlement.id}.csv"`)
+      .send(csv);
+  });
+
+  app.post('/settlements/:id/payout', { config }, async (request) => {
+    const { id } = parseWith(idParams, request.params, 'invalid path');
+    const b = parseAdminBody(request, payoutBody);
+    return settlementView(await settlements.payout(id, b.bankReference));
+  });
+}
+
+const MONEY: JsonSchema = { type: 'string', pattern: '^-?(0|[1-9]\\d*)\\.\\d{2}$' };
+const BALANCE = closed({
+  merchantId: { type: 'string' },
+  currency: { const: 'IDR' },
+  pending: { ...MONEY, description: 'Owed to the merchant, not yet in a settlement.' },
+  settling: { ...MONEY, description: 'In settlements not yet paid out.' },
+  paidOut: { ...MONEY, description: 'Paid out to date.' },
+  fees: { ...MONEY, description: 'Fees charged to date.' },
+});
+const LEDGER_ENTRY: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'at', 'kind', 'merchantId', 'lines'],
+  properties: {
+    id: { type: 'string', description: 'Increasing in the order entries were written.' },
+    at: DATE_TIME,
+    kind: { enum: ['payment', 'refund', 'settlement', 'payout'] },
+    merchantId: { type: 'string' },
+    providerId: { type: 'string', description: 'Payments and refunds: the bank or acquirer that collected it.' },
+    referenceNo: { type: 'string', description: 'Payments and refunds: the transaction’s.' },
+    refundNo: { type: 'string', description: 'Refunds: the refund’s own number.' },
+    settlementId: { type: 'string', description: 'Settlements and payouts.' },
+    lines: {
+      type: 'array',
+      items: closed({
+        account: {
+          type: 'string',
+          description: '`provider:<id>`, `merchant:<id>:pending`, `merchant:<id>:settling`, `fees` or `cash`.',
+        },
+        debit: MONEY,
+        credit: MONEY,
+      }),
+    },
+  },
+};
+const SETTLEMENT_PROPERTIES: Record<string, JsonSchema> = {
+  id: { type: 'string' },
+  merchantId: { type: 'string' },
+  cutoff: { ...DATE_TIME, description: 'Every entry before it that no settlement had taken is in this one.' },
+  status: { enum: ['open', 'paid'] },
+  count: { type: 'integer', description: 'Payments in it.' },
+  gross: MONEY,
+  fees: MONEY,
+  refunds: MONEY,
+  net: { ...MONEY, description: 'gross − fees − refunds: what is paid out.' },
+  createdAt: DATE_TIME,
+  paidAt: nullable(DATE_TIME),
+  bankReference: nullable({ type: 'string' }),
+};
+const SETTLEMENT = closed(SETTLEMENT_PROPERTIES);
+const PROBLEM_ITEM = {
+  type: 'object',
+  required: ['type', 'message'],
+  properties: {
+    type: {
+      enum: [
+        'unbalanced',
+        'wrong_lines',
+        'missing_payment',
+        'duplicate_payment',
+        'payment_mismatch',
+        'no_cause',
+        'account_balance',
+        'merchant_balance',
+      ],
+    },
+    message: { type: 'string' },
+    entryId: { type: 'string' },
+    referenceNo: { type: 'string' },
+    merchantId: { type: 'string' },
+    account: { type: 'string' },
+  },
+} satisfies JsonSchema;
+
+const M = MERCHANT_EXAMPLE.id;
+const REF = 'QR2601151030000001';
+export const BALANCE_EXAMPLE = {
+  merchantId: M,
+  currency: 'IDR',
+  pending: '99300.00',
+  settling: '0.00',
+  paidOut: '248250.00',
+  fees: '2450.00',
+};
+export const LEDGER_ENTRY_EXAMPLE = {
+  id: '41',
+  at: T,
+  kind: 'payment',
+  merchantId: M,
+  providerId: 'b1c2d3e4-0000-4000-8000-000000000001',
+  referenceNo: REF,
+  lines: [
+    { account: 'provider:b1c2d3e4-0000-4000-8000-000000000001', debit: '100000.00', credit: '0.00' },
+    { account: `merchant:${M}:pending`, debit: '0.00', credit: '99300.00' },
+    { account: 'fees', debit: '0.00', credit: '700.00' },
+  ],
+};
+export const SETTLEMENT_EXAMPLE = {
+  id: 'stl_7f3c9a1e2b4d4c6f8a0b1c2d3e4f5a6b',
+  merchantId: M,
+  cutoff: T,
+  status: 'open',
+  count: 1,
+  gross: '100000.00',
+  fees: '700.00',
+  refunds: '0.00',
+  net: '99300.00',
+  createdAt: T,
+  paidAt: null,
+  bankReference: null,
+};
+
+/** The OpenAPI path items of these routes. */
+export function bookPaths(): Record<string, PathItem> {
+  const settlementId = idParam('settlement');
+  return {
+    [`${ADMIN}/merchants/{id}/balance`]: {
+      get: op({
+        operationId: 'getMerchantBalance',
+        tags: [TAG.books],
+        summary: 'A merchant’s balance',
+        description: 'From the ledger: pending + settling + paidOut = its payments less fees and refunds.',
+        parameters: [idParam('merchant')],
+        responses: { ...ok('The balance.', BALANCE, BALANCE_EXAMPLE), '400': BAD_PATH, '404': notFound('merchant') },
+      }),
+    },
+    [`${ADMIN}/ledger/entries`]: {
+      get: op({
+        operationId: 'listLedgerEntries',
+        tags: [TAG.books],
+        summary: 'List ledger entries',
+        description: 'Newest first. Every entry balances: its debits equal its credits.',
+        parameters: queryParameters(ledgerQuery, {
+          ...LIST_DESCRIPTIONS,
+          kind: 'Only entries of this kind.',
+          since: 'Entries at or after this time.',
+          until: 'Entries before this time.',
+        }),
+        responses: {
+          ...ok(
+            'A page of entries.',
+            closed({
+              items: { type: 'array', items: LEDGER_ENTRY },
+              nextCursor: {
+                ...nullable({ type: 'string' }),
+                description: 'Pass as `cursor` for the next page; null at the end.',
+              },
+            }),
+            { items: [LEDGER_ENTRY_EXAMPLE], nextCursor: null },
+          ),
+          '400': BAD_QUERY,
+        },
+      }),
+    },
+    [`${ADMIN}/ledger/verify`]: {
+      get: op({
+        operationId: 'verifyLedger',
+        tags: [TAG.books],
+        summary: 'Check every invariant of the books',
+        description:
+          'Every entry balances and has the lines its kind posts; every paid transaction has exactly one payment entry with its amount and fee; no entry lacks its cause; every account’s balance equals the sum of its lines; each merchant’s pending + settling + paidOut equals its payments less fees and refunds. Always 200: `ok` says whether a problem was found.',
+        responses: {
+          ...ok(
+            'The verification.',
+            closed({
+              ok: { type: 'boolean' },
+              entries: { type: 'integer' },
+              problems: { type: 'array', items: PROBLEM_ITEM },
+            }),
+            { ok: true, entries: 42, problems: [] },
+          ),
+        },
+      }),
+    },
+    [`${ADMIN}/settlements`]: {
+      post: op({
+        operationId: 'runSettlements',
+        tags: [TAG.books],
+        summary: 'Settle merchants now',
+        description:
+          'For each merchant (or the one named) whose unsettled payments and refunds before `cutoff` add up to more than zero, one settlement takes exactly those entries. An entry is in at most one settlement.',
+        requestBody: body(
+          fromZod(settlementRunBody, {
+            merchantId: 'Only this merchant.',
+            cutoff: 'Entries before this time (default: now; never later than now).',
+          }),
+          { merchantId: M },
+          { optional: true },
+        ),
+        responses: {
+          ...ok(
+            'The settlements made (maybe none).',
+            closed({ items: { type: 'array', items: SETTLEMENT } }),
+            { items: [SETTLEMENT_EXAMPLE] },
+            '201',
+          ),
+          '400': badRequest('A field is invalid, or the cutoff is in the future.', [
+            'cutoff: must not be later than now',
+          ]),
+          '404': notFound('merchant'),
+        },
+      }),
+      get: op({
+        operationId: 'listSettlements',
+        tags: [TAG.books],
+        summary: 'List settlements',
+        description: 'Newest first.',
+        parameters: queryParameters(settlementListQuery, { ...LIST_DESCRIPTIONS, status: 'Only open or paid ones.' }),
+        responses: {
+          ...ok('Settlements.', closed({ items: { type: 'array', items: SETTLEMENT } }), {
+            items: [SETTLEMENT_EXAMPLE],
+          }),
+          '400': BAD_QUERY,
+        },
+      }),
+    },
+    [`${ADMIN}/settlements/{id}`]: {
+      get: op({
+        operationId: 'getSettlement',
+        tags: [TAG.books],
+        summary: 'Show a settlement with its entries',
+        parameters: [settlementId],
+        responses: {
+          ...ok(
+            'The settlement.',
+            closed({ ...SETTLEMENT_PROPERTIES, entries: { type: 'array', items: LEDGER_ENTRY } }),
+            { ...SETTLEMENT_EXAMPLE, entries: [LEDGER_ENTRY_EXAMPLE] },
+          ),
+          '400': BAD_PATH,
+          '404': notFound('settlement'),
+        },
+      }),
+    },
+    [`${ADMIN}/settlements/{id}/report.csv`]: {
+      get: op({
+        operationId: 'getSettlementReport',
+        tags: [TAG.books],
+        summary: 'The settlement report (CSV)',
+        description:
+          'Header `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference`; one row per payment and refund (a refund’s amount and net negative, its fee 0.00, `paidAt` the refund’s time); times in +07:00; the sums are the settlement’s.',
+        parameters: [settlementId],
+        responses: {
+          '200': {
+            description: 'The report.',
+            content: {
+              'text/csv': {
+                schema: { type: 'string' },
+                examples: {
+                  example: {
+                    value: `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference\r\n${REF},order-1,payment,2026-01-15T10:30:00+07:00,100000.00,700.00,99300.00,b1c2d3e4-0000-4000-8000-000000000001,ACQ-1\r\n`,
+                  },
+                },
+              },
+            },
+          },
+          '400': BAD_PATH,
+          '404': notFound('settlement'),
+        },
+      }),
+    },
+    [`${ADMIN}/settlements/{id}/payout`]: {
+      post: op({
+        operationId: 'payOutSettlement',
+        tags: [TAG.books],
+        summary: 'Record a settlement paid out',
+        description: 'With the bank’s reference of the transfer. A settlement is paid out once.',
+        parameters: [settlementId],
+        requestBody: body(
+          fromZod(payoutBody, { bankReference: 'The bank’s reference of the transfer to the merchant.' }),
+          { bankReference: 'TRF-20260115-0001' },
+        ),
+        responses: {
+          ...ok('The settlement, now paid.', SETTLEMENT, {
+            ...SETTLEMENT_EXAMPLE,
+            status: 'paid',
+            paidAt: T,
+            bankReference: 'TRF-20260115-0001',
+          }),
+          '400': badRequest('bankReference is missing or invalid.', [
+            'bankReference: Invalid input: expected string, received undefined',
+          ]),
+          '404': notFound('settlement'),
+          '409': conflict(
+            'Paid out already.',
+            'settlement stl_… was paid out already (bank reference TRF-20260115-0001)',
+          ),
+        },
+      }),
+    },
+  };
+}

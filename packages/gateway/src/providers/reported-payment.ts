@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { isSnapError, jakartaDay } from '@snapgate/snap';
+import type { SnapResponse } from '../payments/idempotency.ts';
+import type { ProviderRequest } from '../payments/snap-request.ts';
+import type { ProviderRecord, TransactionRecord } from '../store/store.ts';
+import type { InboundService } from './inbound-service.ts';
+
+// docs/books.md#reconciliation: a payment a provider's report shows and snapgate missed (its notify
+// or payment flag was lost) is applied through the same door the provider would have used: the
+// acquirer's notify (52) or the bank's payment flag (25), so the status change, its ledger entry
+// and the merchant's callback are exactly those of a payment the provider told us about.
+
+export interface ReportedPayment {
+  amount: string;
+  /** The acquirer's reference, or the bank's paymentRequestId, when the report names it. */
+  providerReference: string | null;
+  /** Names the request (its idempotency key): the run and the line. */
+  source: string;
+}
+
+/** The outcome: applied, or refused with the provider door's own SNAP answer. */
+export type ApplyOutcome = { applied: true } | { applied: false; responseCode: string; responseMessage: string };
+
+export function createReportedPaymentApplier({ inbound }: { inbound: InboundService }) {
+  return async function applyReportedPayment(
+    provider: ProviderRecord,
+    txn: TransactionRecord,
+    reported: ReportedPayment,
+    at: { now: number; requestId: string },
+  ): Promise<ApplyOutcome> {
+    const paid = { value: reported.amount, currency: 'IDR' };
+    const body: Record<string, unknown> =
+      txn.kind === 'qris'
+        ? {
+            originalPartnerReferenceNo: txn.referenceNo,
+            ...(reported.providerReference ? { originalReferenceNo: reported.providerReference } : {}),
+            latestTransactionStatus: '00',
+            transactionStatusDesc: 'Success (from the provider’s report)',
+            amount: paid,
+          }
+        : {
+            partnerServiceId: txn.details.partnerServiceId,
+            customerNo: txn.details.customerNo,
+            virtualAccountNo: txn.virtualAccountNo,
+            paymentRequestId: reported.providerReference ?? reported.source,
+            paidAmount: paid,
+            referenceNo: reported.providerReference ?? undefined,
+          };
+    const ctx: ProviderRequest = {
+      provider,
+      body,
+      serviceCode: txn.kind === 'qris' ? '52' : '25',
+      idempotencyKey: { merchantId: provider.id, day: jakartaDay(at.now), externalId: reported.source },
+      requestHash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
+      now: at.now,
+      requestId: at.requestId,
+    };
+    const recordFor = (response: SnapResponse) => ({
+      ...ctx.idempotencyKey,
+      requestHash: ctx.requestHash,
+      httpStatus: response.httpStatus,
+      responseBody: response.body,
+    });
+    try {
+      if (txn.kind === 'qris') await inbound.qrisNotify(ctx, recordFor);
+      else await inbound.vaPayment(ctx, recordFor);
+      return { applied: true };
+    } catch (e) {
+      if (!isSnapError(e)) throw e;
+      return { applied: false, responseCode: e.responseCode, responseMessage: e.responseMessage };
+    }
+  };
+}
+
+export type ReportedPaymentApplier = ReturnType<typeof createReportedPaymentApplier>;

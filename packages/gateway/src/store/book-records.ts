@@ -1,0 +1,132 @@
+// The books as stored (docs/books.md): ledger entries, settlements, reconciliation runs. Money is
+// integer sen (bigint) here; the doors write it as decimal strings.
+
+export type LedgerKind = 'payment' | 'refund' | 'settlement' | 'payout';
+
+/** One line of an entry: one side is zero. */
+export interface LedgerLine {
+  account: string;
+  debitSen: bigint;
+  creditSen: bigint;
+}
+
+/** An entry to post, with the status change or action that causes it. */
+export interface NewLedgerEntry {
+  kind: LedgerKind;
+  /** What posted it (`payment:<referenceNo>`, `refund:<refundNo>`, …): posted once, ever. */
+  cause: string;
+  at: number;
+  merchantId: string;
+  providerId: string | null;
+  referenceNo: string | null;
+  refundNo: string | null;
+  settlementId: string | null;
+  /** payment: what was paid; refund: the refund; settlement and payout: the net. */
+  amountSen: bigint;
+  /** payment: the fee charged; else 0. */
+  feeSen: bigint;
+  lines: LedgerLine[];
+}
+
+export interface LedgerEntry extends NewLedgerEntry {
+  /** Increasing in the order entries were written (not always the order they committed). */
+  id: string;
+}
+
+export interface LedgerFilter {
+  merchantId?: string | undefined;
+  referenceNo?: string | undefined;
+  kind?: LedgerKind | undefined;
+  /** at >= since (epoch ms). */
+  since?: number | undefined;
+  /** at < until (epoch ms). */
+  until?: number | undefined;
+  /** Payments collected by this provider. */
+  providerId?: string | undefined;
+}
+
+/** A merchant's entries summed by kind (its balance is made of these). */
+export type LedgerTotals = Record<LedgerKind, { count: number; amountSen: bigint; feeSen: bigint }>;
+
+export type SettlementStatus = 'open' | 'paid';
+
+export interface SettlementRecord {
+  id: string;
+  merchantId: string;
+  cutoff: number;
+  status: SettlementStatus;
+  /** Payments in it. */
+  count: number;
+  grossSen: bigint;
+  feesSen: bigint;
+  refundsSen: bigint;
+  netSen: bigint;
+  createdAt: number;
+  paidAt: number | null;
+  bankReference: string | null;
+  /** The scheduled run that made it; null when made on demand. */
+  slot: string | null;
+}
+
+export interface SettlementFilter {
+  merchantId?: string | undefined;
+  status?: SettlementStatus | undefined;
+}
+
+/** What a settlement run asks the store to do for one merchant. */
+export interface SettlementRun {
+  id: string;
+  merchantId: string;
+  cutoff: number;
+  at: number;
+  slot: string | null;
+}
+
+/** What a payout does to a settlement, or why it did nothing. */
+export type PayoutOutcome =
+  | { outcome: 'paid'; settlement: SettlementRecord }
+  | { outcome: 'already-paid'; settlement: SettlementRecord }
+  | { outcome: 'not-found' };
+
+export interface ReconciliationProblem {
+  line: number | null;
+  type: 'missing_at_gateway' | 'missing_at_provider' | 'amount_mismatch' | 'status_mismatch' | 'duplicate';
+  referenceNo?: string;
+  expected?: string;
+  actual?: string;
+}
+
+export interface ReconciliationRecord {
+  id: string;
+  providerId: string;
+  createdAt: number;
+  /** The Jakarta calendar days the report covers (YYYY-MM-DD). */
+  from: string;
+  to: string;
+  lines: number;
+  matched: number;
+  problems: ReconciliationProblem[];
+}
+
+/** A problem applied: the line of a run, once. */
+export interface ReconciliationResolution {
+  reconciliationId: string;
+  line: number;
+  referenceNo: string;
+  resolvedAt: number;
+}
+
+/** A paid transaction as reconciliation and verification read it. */
+export interface PaidTransaction {
+  referenceNo: string;
+  partnerReferenceNo: string;
+  merchantId: string;
+  kind: 'qris' | 'va';
+  status: string;
+  amount: string | null;
+  paidAmount: string | null;
+  feeAmount: string;
+  paidAt: number | null;
+  /** The acquirer's reference (QRIS) or the bank's paymentRequestId (VA), when known. */
+  providerReference: string | null;
+}

@@ -1,0 +1,88 @@
+-- The books (docs/books.md): a double-entry ledger, settlements and reconciliation runs.
+
+-- The ledger: one row per entry, its lines as JSON ([{"account", "debit", "credit"}] in sen).
+-- Append-only: no entry is ever changed or deleted (triggers below). `cause` names what posted it
+-- (payment:<referenceNo>, refund:<refundNo>, settlement:<id>, payout:<id>): unique, so a status
+-- change reached twice (repeat, race, crash and retry) posts once.
+CREATE TABLE ledger_entries (
+  id            BIGSERIAL PRIMARY KEY,
+  at            BIGINT NOT NULL,
+  kind          TEXT NOT NULL CHECK (kind IN ('payment', 'refund', 'settlement', 'payout')),
+  cause         TEXT NOT NULL UNIQUE,
+  merchant_id   TEXT NOT NULL,
+  provider_id   TEXT,
+  reference_no  TEXT,
+  refund_no     TEXT,
+  settlement_id TEXT,
+  amount_sen    BIGINT NOT NULL CHECK (amount_sen >= 0),
+  fee_sen       BIGINT NOT NULL DEFAULT 0 CHECK (fee_sen >= 0),
+  lines         TEXT NOT NULL
+);
+CREATE INDEX ledger_entries_by_merchant ON ledger_entries (merchant_id, id);
+CREATE INDEX ledger_entries_by_reference ON ledger_entries (reference_no) WHERE reference_no IS NOT NULL;
+CREATE INDEX ledger_entries_by_provider ON ledger_entries (provider_id, at) WHERE kind = 'payment';
+CREATE FUNCTION snapgate_books_append_only() RETURNS trigger AS $$
+BEGIN
+  RAISE EXCEPTION '% is append-only', TG_TABLE_NAME;
+END;
+$$ LANGUAGE plpgsql;
+CREATE TRIGGER ledger_entries_append_only BEFORE UPDATE OR DELETE ON ledger_entries
+  FOR EACH ROW EXECUTE FUNCTION snapgate_books_append_only();
+CREATE TRIGGER ledger_entries_no_truncate BEFORE TRUNCATE ON ledger_entries
+  FOR EACH STATEMENT EXECUTE FUNCTION snapgate_books_append_only();
+
+-- When the books began: transactions paid before (an upgraded database) have no entries.
+INSERT INTO settings (key, value) VALUES ('ledger_started_at', (floor(extract(epoch FROM clock_timestamp()) * 1000))::bigint::text)
+  ON CONFLICT (key) DO NOTHING;
+
+-- Settlements: what a merchant is owed up to a cutoff; `open` until paid out.
+CREATE TABLE settlements (
+  id             TEXT PRIMARY KEY,
+  merchant_id    TEXT NOT NULL,
+  cutoff         BIGINT NOT NULL,
+  status         TEXT NOT NULL CHECK (status IN ('open', 'paid')),
+  count          INTEGER NOT NULL,
+  gross_sen      BIGINT NOT NULL,
+  fees_sen       BIGINT NOT NULL,
+  refunds_sen    BIGINT NOT NULL,
+  net_sen        BIGINT NOT NULL,
+  created_at     BIGINT NOT NULL,
+  paid_at        BIGINT,
+  bank_reference TEXT,
+  -- The scheduled run that made it (null: on demand): one settlement per merchant per run.
+  slot           TEXT
+);
+CREATE INDEX settlements_by_merchant ON settlements (merchant_id, created_at);
+CREATE UNIQUE INDEX settlements_one_per_slot ON settlements (merchant_id, slot) WHERE slot IS NOT NULL;
+
+-- Which entries a settlement took: an entry is in at most one settlement (the primary key).
+CREATE TABLE settlement_items (
+  entry_id      BIGINT PRIMARY KEY REFERENCES ledger_entries (id),
+  settlement_id TEXT NOT NULL REFERENCES settlements (id)
+);
+CREATE INDEX settlement_items_by_settlement ON settlement_items (settlement_id);
+CREATE TRIGGER settlement_items_append_only BEFORE UPDATE OR DELETE ON settlement_items
+  FOR EACH ROW EXECUTE FUNCTION snapgate_books_append_only();
+CREATE TRIGGER settlement_items_no_truncate BEFORE TRUNCATE ON settlement_items
+  FOR EACH STATEMENT EXECUTE FUNCTION snapgate_books_append_only();
+
+-- Reconciliation runs against a provider's report, kept as they were found (problems as JSON);
+-- a problem applied is recorded once in reconciliation_resolutions.
+CREATE TABLE reconciliations (
+  id          TEXT PRIMARY KEY,
+  provider_id TEXT NOT NULL,
+  created_at  BIGINT NOT NULL,
+  from_day    TEXT NOT NULL,
+  to_day      TEXT NOT NULL,
+  lines       INTEGER NOT NULL,
+  matched     INTEGER NOT NULL,
+  problems    TEXT NOT NULL
+);
+CREATE INDEX reconciliations_by_provider ON reconciliations (provider_id, created_at);
+CREATE TABLE reconciliation_resolutions (
+  reconciliation_id TEXT NOT NULL REFERENCES reconciliations (id),
+  line              INTEGER NOT NULL,
+  reference_no      TEXT NOT NULL,
+  resolved_at       BIGINT NOT NULL,
+  PRIMARY KEY (reconciliation_id, line)
+);

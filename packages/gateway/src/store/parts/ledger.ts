@@ -1,0 +1,240 @@
+import type {
+  LedgerEntry,
+  LedgerFilter,
+  LedgerKind,
+  LedgerLine,
+  LedgerTotals,
+  NewLedgerEntry,
+  PaidTransaction,
+} from '../book-records.ts';
+import { decodeCursor, toPage } from '../cursor.ts';
+import { type Row, strOrNull } from '../rows.ts';
+import { firstRow, type Sql } from '../sql.ts';
+import type { Page, PageRequest } from '../store.ts';
+
+// The ledger as written and read (docs/books.md#ledger). An entry is posted inside the database
+// transaction of what causes it: a status change (each engine's own statement, with the columns
+// and values below), a settlement or a payout (store/parts/settlements.ts).
+
+/** Sen as both engines return it (SQLite a number, PostgreSQL's BIGINT and SUM a string). */
+export const sen = (v: unknown): bigint => (v === null || v === undefined ? 0n : BigInt(String(v)));
+
+/** Lines as stored: sen as JSON numbers (an entry never nears 2^53 sen). */
+const linesToText = (lines: LedgerLine[]) =>
+  JSON.stringify(lines.map((l) => ({ account: l.account, debit: Number(l.debitSen), credit: Number(l.creditSen) })));
+
+function linesFromText(text: string): LedgerLine[] {
+  const parsed = JSON.parse(text) as Array<{ account: string; debit: number; credit: number }>;
+  return parsed.map((l) => ({ account: l.account, debitSen: BigInt(l.debit), creditSen: BigInt(l.credit) }));
+}
+
+/** The columns of a new entry, in the order LEDGER_INSERT names them. */
+export const LEDGER_COLUMNS = [
+  'at',
+  'kind',
+  'cause',
+  'merchant_id',
+  'provider_id',
+  'reference_no',
+  'refund_no',
+  'settlement_id',
+  'amount_sen',
+  'fee_sen',
+  'lines',
+] as const;
+
+/** Each column's value; PostgreSQL's type for a SELECT of parameters. */
+export function ledgerCells(e: NewLedgerEntry): Array<[string, unknown, 'text' | 'bigint']> {
+  return [
+    ['at', e.at, 'bigint'],
+    ['kind', e.kind, 'text'],
+    ['cause', e.cause, 'text'],
+    ['merchant_id', e.merchantId, 'text'],
+    ['provider_id', e.providerId, 'text'],
+    ['reference_no', e.referenceNo, 'text'],
+    ['refund_no', e.refundNo, 'text'],
+    ['settlement_id', e.settlementId, 'text'],
+    ['amount_sen', e.amountSen.toString(), 'bigint'],
+    ['fee_sen', e.feeSen.toString(), 'bigint'],
+    ['lines', linesToText(e.lines), 'text'],
+  ];
+}
+
+export const LEDGER_INSERT = `INSERT INTO ledger_entries (${LEDGER_COLUMNS.join(', ')})
+  VALUES (${LEDGER_COLUMNS.map(() => '?').join(', ')})`;
+
+export const ledgerValues = (e: NewLedgerEntry): unknown[] => ledgerCells(e).map(([, v]) => v);
+
+export function ledgerEntryFromRow(r: Row): LedgerEntry {
+  return {
+    id: String(r.id),
+    at: Number(r.at),
+    kind: String(r.kind) as LedgerKind,
+    cause: String(r.cause),
+    merchantId: String(r.merchant_id),
+    providerId: strOrNull(r.provider_id),
+    referenceNo: strOrNull(r.reference_no),
+    refundNo: strOrNull(r.refund_no),
+    settlementId: strOrNull(r.settlement_id),
+    amountSen: sen(r.amount_sen),
+    feeSen: sen(r.fee_sen),
+    lines: linesFromText(String(r.lines)),
+  };
+}
+
+export async function postLedgerEntry(sql: Sql, entry: NewLedgerEntry): Promise<LedgerEntry> {
+  const r = await firstRow(sql.all(`${LEDGER_INSERT} RETURNING *`, ledgerValues(entry)));
+  return ledgerEntryFromRow(r as Row);
+}
+
+export async function findLedgerEntry(sql: Sql, cause: string): Promise<LedgerEntry | undefined> {
+  const r = await firstRow(sql.all('SELECT * FROM ledger_entries WHERE cause = ?', [cause]));
+  return r ? ledgerEntryFromRow(r) : undefined;
+}
+
+/** Newest first (by id), filtered. */
+export async function listLedgerEntries(sql: Sql, filter: LedgerFilter, page: PageRequest): Promise<Page<LedgerEntry>> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const add = (clause: string, value: unknown) => {
+    where.push(clause);
+    values.push(value);
+  };
+  if (filter.merchantId !== undefined) add('merchant_id = ?', filter.merchantId);
+  if (filter.referenceNo !== undefined) add('reference_no = ?', filter.referenceNo);
+  if (filter.kind !== undefined) add('kind = ?', filter.kind);
+  if (filter.providerId !== undefined) add('provider_id = ?', filter.providerId);
+  if (filter.since !== undefined) add('at >= ?', filter.since);
+  if (filter.until !== undefined) add('at < ?', filter.until);
+  if (page.cursor) add('id < ?', decodeCursor(page.cursor)[0]);
+  values.push(page.limit + 1);
+  const rows = await sql.all(
+    `SELECT * FROM ledger_entries ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
+    values,
+  );
+  return toPage(rows.map(ledgerEntryFromRow), page.limit, (e) => [Number(e.id), '']);
+}
+
+/** Every entry in id order from `afterId` (ledger verification reads the whole journal in pages). */
+export async function scanLedger(sql: Sql, afterId: number, limit: number): Promise<LedgerEntry[]> {
+  const rows = await sql.all('SELECT * FROM ledger_entries WHERE id > ? ORDER BY id LIMIT ?', [afterId, limit]);
+  return rows.map(ledgerEntryFromRow);
+}
+
+const KINDS: LedgerKind[] = ['payment', 'refund', 'settlement', 'payout'];
+
+/** A merchant's entries summed by kind. */
+export async function ledgerTotals(sql: Sql, merchantId: string): Promise<LedgerTotals> {
+  const rows = await sql.all(
+    `SELECT kind, count(*) AS n, sum(amount_sen) AS amount, sum(fee_sen) AS fee FROM ledger_entries
+     WHERE merchant_id = ? GROUP BY kind`,
+    [merchantId],
+  );
+  const totals = Object.fromEntries(KINDS.map((k) => [k, { count: 0, amountSen: 0n, feeSen: 0n }])) as LedgerTotals;
+  for (const r of rows) {
+    totals[String(r.kind) as LedgerKind] = { count: Number(r.n), amountSen: sen(r.amount), feeSen: sen(r.fee) };
+  }
+  return totals;
+}
+
+/** Every merchant that has an entry. */
+export async function ledgerMerchants(sql: Sql): Promise<string[]> {
+  return (await sql.all('SELECT DISTINCT merchant_id FROM ledger_entries ORDER BY merchant_id')).map((r) =>
+    String(r.merchant_id),
+  );
+}
+
+/** The provider reference a paid transaction is known by: its acquirer's reference, or the bank's flag. */
+function paidTransactionFromRow(r: Row): PaidTransaction {
+  let providerReference = strOrNull(r.payment_request_id);
+  if (providerReference === null && r.kind === 'qris') {
+    // SQLite keeps details as JSON text, PostgreSQL as jsonb (read back as an object).
+    const details = (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as {
+      acquirerReferenceNo?: string | null;
+    };
+    providerReference = details.acquirerReferenceNo ?? null;
+  }
+  return {
+    referenceNo: String(r.reference_no),
+    partnerReferenceNo: String(r.partner_reference_no),
+    merchantId: String(r.merchant_id),
+    kind: r.kind === 'va' ? 'va' : 'qris',
+    status: String(r.status),
+    amount: strOrNull(r.amount),
+    paidAmount: strOrNull(r.paid_amount),
+    feeAmount: String(r.fee_amount),
+    paidAt: r.paid_at === null || r.paid_at === undefined ? null : Number(r.paid_at),
+    providerReference,
+  };
+}
+
+const PAID_COLUMNS = `t.reference_no, t.partner_reference_no, t.merchant_id, t.kind, t.status, t.amount, t.paid_amount, t.fee_amount,
+  t.paid_at, t.details, (SELECT min(v.payment_request_id) FROM va_payments v WHERE v.reference_no = t.reference_no) AS payment_request_id`;
+
+/** Transactions by referenceNo, as reconciliation reads them. */
+export async function paidTransactionsByReference(sql: Sql, referenceNos: string[]): Promise<PaidTransaction[]> {
+  const found: PaidTransaction[] = [];
+  for (let i = 0; i < referenceNos.length; i += 500) {
+    const chunk = referenceNos.slice(i, i + 500);
+    const rows = await sql.all(
+      `SELECT ${PAID_COLUMNS} FROM transactions t WHERE t.reference_no IN (${chunk.map(() => '?').join(', ')})`,
+      chunk,
+    );
+    found.push(...rows.map(paidTransactionFromRow));
+  }
+  return found;
+}
+
+/** Transactions a provider collected, by their payment entries at or after `since` and before `until`. */
+export async function paidTransactionsOfProvider(
+  sql: Sql,
+  providerId: string,
+  since: number,
+  until: number,
+): Promise<PaidTransaction[]> {
+  const rows = await sql.all(
+    `SELECT ${PAID_COLUMNS} FROM ledger_entries e JOIN transactions t ON t.reference_no = e.reference_no
+     WHERE e.kind = 'payment' AND e.provider_id = ? AND e.at >= ? AND e.at < ?`,
+    [providerId, since, until],
+  );
+  return rows.map(paidTransactionFromRow);
+}
+
+/** Transactions paid (00, or 04 after it) at or after `since`, in pages by referenceNo (verification). */
+export async function paidTransactionsSince(
+  sql: Sql,
+  since: number,
+  afterReferenceNo: string,
+  limit: number,
+): Promise<PaidTransaction[]> {
+  const rows = await sql.all(
+    `SELECT ${PAID_COLUMNS} FROM transactions t
+     WHERE t.status IN ('00', '04') AND t.paid_at >= ? AND t.reference_no > ? ORDER BY t.reference_no LIMIT ?`,
+    [since, afterReferenceNo, limit],
+  );
+  return rows.map(paidTransactionFromRow);
+}
+
+/** Refunds of transactions paid at or after `since`, summed per merchant (verification). */
+export async function refundsSince(sql: Sql, since: number): Promise<Map<string, bigint>> {
+  const rows = await sql.all(
+    `SELECT r.merchant_id, r.amount FROM refunds r JOIN transactions t ON t.reference_no = r.reference_no
+     WHERE t.paid_at >= ?`,
+    [since],
+  );
+  const sums = new Map<string, bigint>();
+  for (const r of rows) {
+    const amount = BigInt(String(r.amount).replace('.', ''));
+    sums.set(String(r.merchant_id), (sums.get(String(r.merchant_id)) ?? 0n) + amount);
+  }
+  return sums;
+}
+
+/** Which causes exist for the entries verification checks: refunds, settlements, paid-out settlements. */
+export async function knownCauses(sql: Sql): Promise<{ refunds: Set<string>; settlements: Map<string, string> }> {
+  const refunds = new Set((await sql.all('SELECT refund_no FROM refunds')).map((r) => String(r.refund_no)));
+  const settlements = new Map(
+    (await sql.all('SELECT id, status FROM settlements')).map((r) => [String(r.id), String(r.status)] as const),
+  );
+  return { refunds, settlements };
+}

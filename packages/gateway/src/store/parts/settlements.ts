@@ -1,0 +1,248 @@
+import type {
+  LedgerEntry,
+  NewLedgerEntry,
+  PayoutOutcome,
+  ReconciliationRecord,
+  ReconciliationResolution,
+  SettlementFilter,
+  SettlementRecord,
+  SettlementRun,
+} from '../book-records.ts';
+import { type Row, strOrNull } from '../rows.ts';
+import { firstRow, type Sql } from '../sql.ts';
+import { UniqueViolation } from '../store.ts';
+import { ledgerEntryFromRow, postLedgerEntry, sen } from './ledger.ts';
+
+// Settlements and reconciliation runs (docs/books.md#settlements). A settlement run and a payout are
+// each one database transaction (the store's `transaction`), with their ledger entry.
+
+export function settlementFromRow(r: Row): SettlementRecord {
+  return {
+    id: String(r.id),
+    merchantId: String(r.merchant_id),
+    cutoff: Number(r.cutoff),
+    status: r.status === 'paid' ? 'paid' : 'open',
+    count: Number(r.count),
+    grossSen: sen(r.gross_sen),
+    feesSen: sen(r.fees_sen),
+    refundsSen: sen(r.refunds_sen),
+    netSen: sen(r.net_sen),
+    createdAt: Number(r.created_at),
+    paidAt: r.paid_at === null || r.paid_at === undefined ? null : Number(r.paid_at),
+    bankReference: strOrNull(r.bank_reference),
+    slot: strOrNull(r.slot),
+  };
+}
+
+/** Merchants with payment or refund entries before `cutoff` that no settlement has taken yet. */
+export async function merchantsWithUnsettled(sql: Sql, cutoff: number): Promise<string[]> {
+  const rows = await sql.all(
+    `SELECT DISTINCT e.merchant_id FROM ledger_entries e
+     WHERE e.kind IN ('payment', 'refund') AND e.at < ?
+       AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)
+     ORDER BY e.merchant_id`,
+    [cutoff],
+  );
+  return rows.map((r) => String(r.merchant_id));
+}
+
+/**
+ * Inside a transaction that holds the settlement lock: takes every payment and refund entry of the
+ * merchant before the cutoff that no settlement has taken, when they add up to more than zero, into
+ * a new settlement with its ledger entry (pending → settling). The entries are taken first and the
+ * sums read from what was taken, so a payment committing meanwhile is either in it whole or left
+ * pending. `undefined`: nothing to settle, or this scheduled run already settled the merchant.
+ */
+export async function settleMerchant(
+  sql: Sql,
+  run: SettlementRun,
+  entryFor: (settlement: SettlementRecord) => NewLedgerEntry,
+): Promise<SettlementRecord | undefined> {
+  if (run.slot !== null) {
+    const done = await firstRow(
+      sql.all('SELECT 1 AS done FROM settlements WHERE merchant_id = ? AND slot = ?', [run.merchantId, run.slot]),
+    );
+    if (done) return undefined;
+  }
+  const unsettled = await sql.all(
+    `SELECT e.kind, e.amount_sen, e.fee_sen FROM ledger_entries e
+     WHERE e.merchant_id = ? AND e.kind IN ('payment', 'refund') AND e.at < ?
+       AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)`,
+    [run.merchantId, run.cutoff],
+  );
+  let net = 0n;
+  for (const r of unsettled) net += r.kind === 'payment' ? sen(r.amount_sen) - sen(r.fee_sen) : -sen(r.amount_sen);
+  if (unsettled.length === 0 || net <= 0n) return undefined;
+  await sql.run(
+    `INSERT INTO settlements (id, merchant_id, cutoff, status, count, gross_sen, fees_sen, refunds_sen, net_sen,
+       created_at, slot)
+     VALUES (?, ?, ?, 'open', 0, 0, 0, 0, 0, ?, ?)`,
+    [run.id, run.merchantId, run.cutoff, run.at, run.slot],
+  );
+  // Taken by id, under the same conditions: what another transaction committed since the read above
+  // is taken too, and the sums below are read from what was taken.
+  await sql.run(
+    `INSERT INTO settlement_items (entry_id, settlement_id)
+     SELECT e.id, ? FROM ledger_entries e
+     WHERE e.merchant_id = ? AND e.kind IN ('payment', 'refund') AND e.at < ?
+       AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)`,
+    [run.id, run.merchantId, run.cutoff],
+  );
+  const sums = (await firstRow(
+    sql.all(
+      `SELECT
+         sum(CASE WHEN e.kind = 'payment' THEN 1 ELSE 0 END) AS count,
+         sum(CASE WHEN e.kind = 'payment' THEN e.amount_sen ELSE 0 END) AS gross,
+         sum(CASE WHEN e.kind = 'payment' THEN e.fee_sen ELSE 0 END) AS fees,
+         sum(CASE WHEN e.kind = 'refund' THEN e.amount_sen ELSE 0 END) AS refunds
+       FROM settlement_items i JOIN ledger_entries e ON e.id = i.entry_id WHERE i.settlement_id = ?`,
+      [run.id],
+    ),
+  )) as Row;
+  const gross = sen(sums.gross);
+  const fees = sen(sums.fees);
+  const refunds = sen(sums.refunds);
+  const r = await firstRow(
+    sql.all(
+      `UPDATE settlements SET count = ?, gross_sen = ?, fees_sen = ?, refunds_sen = ?, net_sen = ? WHERE id = ?
+       RETURNING *`,
+      [
+        Number(sums.count ?? 0),
+        gross.toString(),
+        fees.toString(),
+        refunds.toString(),
+        (gross - fees - refunds).toString(),
+        run.id,
+      ],
+    ),
+  );
+  const settlement = settlementFromRow(r as Row);
+  if (settlement.netSen <= 0n) throw new RangeError(`settlement ${run.id} would pay out ${settlement.netSen} sen`);
+  await postLedgerEntry(sql, entryFor(settlement));
+  return settlement;
+}
+
+export async function findSettlement(sql: Sql, id: string): Promise<SettlementRecord | undefined> {
+  const r = await firstRow(sql.all('SELECT * FROM settlements WHERE id = ?', [id]));
+  return r ? settlementFromRow(r) : undefined;
+}
+
+/** Newest first; at most `limit`. */
+export async function listSettlements(sql: Sql, filter: SettlementFilter, limit: number): Promise<SettlementRecord[]> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  if (filter.merchantId !== undefined) {
+    where.push('merchant_id = ?');
+    values.push(filter.merchantId);
+  }
+  if (filter.status !== undefined) {
+    where.push('status = ?');
+    values.push(filter.status);
+  }
+  values.push(limit);
+  const rows = await sql.all(
+    `SELECT * FROM settlements ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+     ORDER BY created_at DESC, id DESC LIMIT ?`,
+    values,
+  );
+  return rows.map(settlementFromRow);
+}
+
+/** The payment and refund entries a settlement took, oldest first. */
+export async function settlementEntries(sql: Sql, id: string): Promise<LedgerEntry[]> {
+  const rows = await sql.all(
+    `SELECT e.* FROM settlement_items i JOIN ledger_entries e ON e.id = i.entry_id
+     WHERE i.settlement_id = ? ORDER BY e.at, e.id`,
+    [id],
+  );
+  return rows.map(ledgerEntryFromRow);
+}
+
+/** Marks an open settlement paid with its payout entry (settling → cash), in one transaction. */
+export async function payOut(
+  sql: Sql,
+  id: string,
+  bankReference: string,
+  at: number,
+  entryFor: (settlement: SettlementRecord) => NewLedgerEntry,
+): Promise<PayoutOutcome> {
+  const r = await firstRow(
+    sql.all(
+      `UPDATE settlements SET status = 'paid', paid_at = ?, bank_reference = ? WHERE id = ? AND status = 'open'
+       RETURNING *`,
+      [at, bankReference, id],
+    ),
+  );
+  if (!r) {
+    const existing = await findSettlement(sql, id);
+    return existing ? { outcome: 'already-paid', settlement: existing } : { outcome: 'not-found' };
+  }
+  const settlement = settlementFromRow(r);
+  await postLedgerEntry(sql, entryFor(settlement));
+  return { outcome: 'paid', settlement };
+}
+
+function reconciliationFromRow(r: Row): ReconciliationRecord {
+  return {
+    id: String(r.id),
+    providerId: String(r.provider_id),
+    createdAt: Number(r.created_at),
+    from: String(r.from_day),
+    to: String(r.to_day),
+    lines: Number(r.lines),
+    matched: Number(r.matched),
+    problems: JSON.parse(String(r.problems)),
+  };
+}
+
+export async function insertReconciliation(sql: Sql, run: ReconciliationRecord): Promise<void> {
+  await sql.run(
+    `INSERT INTO reconciliations (id, provider_id, created_at, from_day, to_day, lines, matched, problems)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [run.id, run.providerId, run.createdAt, run.from, run.to, run.lines, run.matched, JSON.stringify(run.problems)],
+  );
+}
+
+export async function findReconciliation(sql: Sql, id: string): Promise<ReconciliationRecord | undefined> {
+  const r = await firstRow(sql.all('SELECT * FROM reconciliations WHERE id = ?', [id]));
+  return r ? reconciliationFromRow(r) : undefined;
+}
+
+/** A provider's runs, newest first. */
+export async function listReconciliations(
+  sql: Sql,
+  providerId: string,
+  limit: number,
+): Promise<ReconciliationRecord[]> {
+  const rows = await sql.all(
+    'SELECT * FROM reconciliations WHERE provider_id = ? ORDER BY created_at DESC, id DESC LIMIT ?',
+    [providerId, limit],
+  );
+  return rows.map(reconciliationFromRow);
+}
+
+export async function resolutionsOf(sql: Sql, reconciliationId: string): Promise<ReconciliationResolution[]> {
+  const rows = await sql.all('SELECT * FROM reconciliation_resolutions WHERE reconciliation_id = ? ORDER BY line', [
+    reconciliationId,
+  ]);
+  return rows.map((r) => ({
+    reconciliationId: String(r.reconciliation_id),
+    line: Number(r.line),
+    referenceNo: String(r.reference_no),
+    resolvedAt: Number(r.resolved_at),
+  }));
+}
+
+/** Records a problem as applied; false when it already was (the primary key decides). */
+export async function resolveProblem(sql: Sql, resolution: ReconciliationResolution): Promise<boolean> {
+  try {
+    await sql.run(
+      'INSERT INTO reconciliation_resolutions (reconciliation_id, line, reference_no, resolved_at) VALUES (?, ?, ?, ?)',
+      [resolution.reconciliationId, resolution.line, resolution.referenceNo, resolution.resolvedAt],
+    );
+    return true;
+  } catch (e) {
+    if (e instanceof UniqueViolation) return false;
+    throw e;
+  }
+}

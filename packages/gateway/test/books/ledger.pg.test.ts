@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { ledgerSuite } from './ledger-suite.ts';
+
+ledgerSuite(POSTGRES);

@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { reconciliationSuite } from './reconciliation-suite.ts';
+
+reconciliationSuite(POSTGRES);

@@ -67,8 +67,10 @@ export function createSettlementService({ store, clock }: { store: SettlementSto
      */
     async run(input: { merchantId?: string | undefined; cutoff?: number | undefined; slot?: string }) {
       const now = clock.now();
-      const cutoff = input.cutoff ?? now;
-      if (cutoff > now) throw invalid('cutoff: in the future', ['cutoff: must not be later than now']);
+      // By default every entry committed before the request is in it, also one of this very millisecond.
+      const cutoff = input.cutoff ?? now + 1;
+      if (input.cutoff !== undefined && input.cutoff > now)
+        throw invalid('cutoff: in the future', ['cutoff: must not be later than now']);
       if (input.merchantId !== undefined && !(await store.findMerchantById(input.merchantId))) {
         throw notFound('merchant');
       }

@@ -218,6 +218,24 @@ export function paymentCrashSuite(under: StoreUnderTest): void {
         for (const [id, bodies] of bodiesById) assert.equal(bodies.size, 1, `${id} is always the same bytes`);
         for (const r of receiver.received) assert.equal(JSON.parse(r.body).latestTransactionStatus, '00');
         t.diagnostic(`callbacks received: ${receiver.received.length} for ${N} VAs`);
+
+        // (d) The books survived too: one payment entry per paid VA, to the bank, and every invariant holds.
+        const verified = await admin(gw, 'GET', '/ledger/verify');
+        assert.deepEqual(verified.body.problems, [], 'ledger verify is clean after the kill');
+        type Entry = { referenceNo: string; providerId: string };
+        const payments = await listAll<Entry>(
+          gw,
+          `/ledger/entries?merchantId=${encodeURIComponent(m.id)}&kind=payment`,
+        );
+        assert.equal(payments.length, N);
+        assert.deepEqual(
+          new Set(payments.map((e) => e.referenceNo)),
+          refs,
+          'each paid VA has exactly one payment entry',
+        );
+        for (const e of payments) assert.equal(e.providerId, p.body.id);
+        const balance = await admin(gw, 'GET', `/merchants/${encodeURIComponent(m.id)}/balance`);
+        assert.equal(balance.body.pending, `${150_000 * N}.00`);
       } finally {
         gw.child.kill('SIGKILL');
         await receiver.close();

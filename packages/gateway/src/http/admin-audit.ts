@@ -7,7 +7,7 @@ import { operatorCaller } from '../operators/caller.ts';
 import { type ProviderService, providerView } from '../providers/provider-service.ts';
 import { isBadText, storableText } from '../text.ts';
 import { adminCallerOf } from './admin-auth.ts';
-import { rawBodyOf } from './raw-body.ts';
+import { BODY_LIMIT_BYTES, rawBodyOf } from './raw-body.ts';
 
 /**
  * Field names whose values never reach the audit log, in any spelling (`clientSecret`,
@@ -45,6 +45,15 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
 const json = (raw: Uint8Array | undefined): unknown => (raw === undefined ? undefined : parseJsonBody(raw));
 /** A value as the audit log stores it: JSON with every secret redacted, or null. */
 export const auditValue = (v: unknown) => (v === undefined ? null : JSON.stringify(redactSecrets(v)));
+
+/**
+ * The request as the audit log keeps it. A body over 64 KiB (a provider's report for reconciliation)
+ * is named by its size only; a body that is not JSON (a CSV report) is null.
+ */
+function auditedRequest(raw: Buffer): string | null {
+  if (raw.length > BODY_LIMIT_BYTES) return auditValue({ omitted: 'a body over 64 KiB', bytes: raw.length });
+  return auditValue(json(raw));
+}
 
 /** An answer with the fields a route names as credentials replaced by `<redacted>`. */
 function withRedacted(answer: unknown, fields: readonly string[] | undefined): unknown {
@@ -114,7 +123,7 @@ export function registerAudit(admin: FastifyInstance, deps: AuditDeps): void {
       action: `${request.method} ${request.routeOptions.url ?? request.url}`,
       target,
       httpStatus: reply.statusCode,
-      request: auditValue(json(rawBodyOf(request))),
+      request: auditedRequest(rawBodyOf(request)),
       before: auditValue((request as WithBefore)[BEFORE]),
       after: auditValue(after),
     };

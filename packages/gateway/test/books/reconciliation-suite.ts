@@ -189,6 +189,28 @@ export function reconciliationSuite(under: StoreUnderTest): void {
       assert.equal(again.body.matched, 1);
     });
 
+    it('takes a report of thousands of lines (up to 8 MiB), and audits it by its size only', async () => {
+      const at = now();
+      const items = Array.from({ length: 3000 }, (_, i) => ({
+        providerReference: `BULK-${String(i).padStart(6, '0')}`,
+        amount: '1000.00',
+        paidAt: at,
+        status: '06',
+      }));
+      const body = JSON.stringify({ items });
+      assert.ok(body.length > 64 * 1024);
+      const r = await post(acquirerId, body, 'application/json');
+      assert.equal(r.status, 201, JSON.stringify(r.body).slice(0, 300));
+      assert.equal(r.body.lines, 3000);
+      const audit = await gw.admin('GET', `/audit?target=${acquirerId}&limit=1`);
+      assert.deepEqual(audit.body.items[0].request, { omitted: 'a body over 64 KiB', bytes: body.length });
+      const csv = [
+        'referenceNo,providerReference,amount,paidAt,status',
+        ...items.map((x) => `,${x.providerReference},1000.00,${at},06`),
+      ];
+      assert.equal((await post(acquirerId, csv.join('\n'), 'text/csv')).status, 201);
+    });
+
     it('refuses a report it cannot read, naming why, and an unknown provider', async () => {
       const bad: Array<[string, string]> = [
         ['referenceNo,amount\nX,1.00', 'text/csv'],

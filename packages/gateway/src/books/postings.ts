@@ -71,11 +71,17 @@ export function refundEntry(refund: RefundRecord, providerId: string, at: number
   };
 }
 
-/** A settlement takes the merchant's pending net into settling. */
-export function settlementEntry(s: SettlementRecord, at: number): NewLedgerEntry {
+/** A settlement or a payout: the settlement's net moves from one account to the next. */
+function movedNet(
+  kind: 'settlement' | 'payout',
+  s: SettlementRecord,
+  from: string,
+  to: string,
+  at: number,
+): NewLedgerEntry {
   return {
-    kind: 'settlement',
-    cause: `settlement:${s.id}`,
+    kind,
+    cause: `${kind}:${s.id}`,
     at,
     merchantId: s.merchantId,
     providerId: null,
@@ -84,26 +90,17 @@ export function settlementEntry(s: SettlementRecord, at: number): NewLedgerEntry
     settlementId: s.id,
     amountSen: s.netSen,
     feeSen: 0n,
-    lines: [debit(account.pending(s.merchantId), s.netSen), credit(account.settling(s.merchantId), s.netSen)],
+    lines: [debit(from, s.netSen), credit(to, s.netSen)],
   };
 }
 
+/** A settlement takes the merchant's pending net into settling. */
+export const settlementEntry = (s: SettlementRecord, at: number) =>
+  movedNet('settlement', s, account.pending(s.merchantId), account.settling(s.merchantId), at);
+
 /** A payout: the settlement's net leaves the gateway's bank account for the merchant's. */
-export function payoutEntry(s: SettlementRecord, at: number): NewLedgerEntry {
-  return {
-    kind: 'payout',
-    cause: `payout:${s.id}`,
-    at,
-    merchantId: s.merchantId,
-    providerId: null,
-    referenceNo: null,
-    refundNo: null,
-    settlementId: s.id,
-    amountSen: s.netSen,
-    feeSen: 0n,
-    lines: [debit(account.settling(s.merchantId), s.netSen), credit(account.cash, s.netSen)],
-  };
-}
+export const payoutEntry = (s: SettlementRecord, at: number) =>
+  movedNet('payout', s, account.settling(s.merchantId), account.cash, at);
 
 /** The lines an entry of this kind must have, from its amount and fee (verification compares). */
 export function expectedLines(e: NewLedgerEntry): LedgerLine[] | undefined {

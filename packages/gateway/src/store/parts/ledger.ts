@@ -8,7 +8,7 @@ import type {
   PaidTransaction,
 } from '../book-records.ts';
 import { decodeCursor, toPage } from '../cursor.ts';
-import { type Row, strOrNull } from '../rows.ts';
+import { numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
 import type { Page, PageRequest } from '../store.ts';
 
@@ -163,7 +163,7 @@ function paidTransactionFromRow(r: Row): PaidTransaction {
     amount: strOrNull(r.amount),
     paidAmount: strOrNull(r.paid_amount),
     feeAmount: String(r.fee_amount),
-    paidAt: r.paid_at === null || r.paid_at === undefined ? null : Number(r.paid_at),
+    paidAt: numOrNull(r.paid_at),
     providerReference,
   };
 }

@@ -8,7 +8,7 @@ import type {
   SettlementRecord,
   SettlementRun,
 } from '../book-records.ts';
-import { type Row, strOrNull } from '../rows.ts';
+import { numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
 import { UniqueViolation } from '../store.ts';
 import { ledgerEntryFromRow, postLedgerEntry, sen } from './ledger.ts';
@@ -28,7 +28,7 @@ export function settlementFromRow(r: Row): SettlementRecord {
     refundsSen: sen(r.refunds_sen),
     netSen: sen(r.net_sen),
     createdAt: Number(r.created_at),
-    paidAt: r.paid_at === null || r.paid_at === undefined ? null : Number(r.paid_at),
+    paidAt: numOrNull(r.paid_at),
     bankReference: strOrNull(r.bank_reference),
     slot: strOrNull(r.slot),
   };

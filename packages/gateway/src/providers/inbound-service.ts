@@ -282,8 +282,13 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
       if (compareMoney(amount.value, txn.amount as string) !== 0) {
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'amount', detail: { expected: txn.amount } });
       }
-      const response = ok(svc, {});
       const to = status as TransactionStatus;
+      // Refunded and canceled are what the refund and cancel operations make, never what a notify
+      // asserts: refused, nothing changes (the inbound log keeps the call).
+      if (to === '04' || to === '05') {
+        throw snapError('CONFLICT', svc, { detail: { status: to, reason: 'a notify cannot refund or cancel' } });
+      }
+      const response = ok(svc, {});
       if (txn.status === to) return response;
       const payer: Payer = {
         payerIssuer: payerIssuer ?? ctx.provider.bankCode,

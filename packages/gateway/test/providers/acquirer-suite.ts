@@ -99,6 +99,22 @@ export function acquirerSuite(under: StoreUnderTest): void {
       });
     });
 
+    it('refuses a notify of 04 or 05 (refunds and cancels are operations, not news): 409, nothing changes, logged', async () => {
+      const g = await generate();
+      const unpaid = await notify(g.referenceNo, { latestTransactionStatus: '05' });
+      assert.deepEqual([unpaid.status, unpaid.body], [409, { responseCode: '4095200', responseMessage: 'Conflict' }]);
+      assert.equal((await notify(g.referenceNo)).status, 200);
+      const refunded = await notify(g.referenceNo, { latestTransactionStatus: '04' });
+      assert.deepEqual([refunded.status, refunded.body.responseCode], [409, '4095200']);
+      const txn = await gw.store.findTransaction(g.referenceNo);
+      assert.deepEqual([txn?.status, txn?.refundedAmount], ['00', '0.00']);
+      assert.deepEqual(await statuses(g.referenceNo), ['00'], 'the merchant hears of the payment only');
+      await waitFor('the refused notify in the inbound log', async () => {
+        const log = await gw.admin('GET', `/providers/${acquirer.id}/inbound?limit=1`);
+        return log.body.items[0]?.responseCode === '4095200' && log.body.items[0]?.requestBody.includes('"04"');
+      });
+    });
+
     it('uses its own bankCode as payerIssuer when the acquirer sends none', async () => {
       const g = await generate();
       assert.equal((await notify(g.referenceNo, { additionalInfo: undefined })).status, 200);

@@ -7,7 +7,7 @@ import { jakartaDay, phpJsonEncode, SERVICE, TRANSACTION_STATUS, type Transactio
 import type { Clock } from '../clock.ts';
 import { type ConformanceReport, type RecordedRequest, type ScenarioResult, summarise } from '../conformance/report.ts';
 import { callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from '../delivery/callback-signing.ts';
-import { createCallbackTokens } from '../delivery/callback-token.ts';
+import { CallbackTokenFailed, createCallbackTokens } from '../delivery/callback-token.ts';
 import { createSender, type Sender, type SendResult } from '../delivery/send.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
 import { withIdempotency } from '../payments/idempotency.ts';
@@ -19,6 +19,7 @@ import type { StatusChanger } from '../payments/status-change.ts';
 import type { VaService } from '../payments/va-service.ts';
 import { sandboxProviderId } from '../providers/sandbox-providers.ts';
 import type { CertificationRecord, MerchantRecord, Store, TransactionRecord } from '../store/store.ts';
+import { tokenFailure, tokenRefusal } from './token-check.ts';
 
 export type { CertificationRecord } from '../store/store.ts';
 
@@ -364,139 +365,154 @@ export async function certifyMerchant(
   const qUrl = new URL(qrisUrl);
   const vUrl = new URL(vaUrl);
   try {
-    // 1. The true notifications, each right after the change it reports.
-    const [qa, qb] = picked.qris;
-    const q03 = await changeAndSend(qa, '03', qUrl, 'qris', 'qris-pending');
-    const q00 = await changeAndSend(q03.txn, '00', qUrl, 'qris', 'qris-paid');
-    const q06 = await changeAndSend(qb, '06', qUrl, 'qris', 'qris-failed');
-    const v00 = await changeAndSend(picked.va, '00', vUrl, 'va', 'va-paid');
+    // 0. A snap-b2b merchant's token endpoint first: refused, nothing is changed or sent.
+    const refused = await tokenRefusal(tokens, merchant);
+    const scenarios = async () => {
+      // 1. The true notifications, each right after the change it reports.
+      const [qa, qb] = picked.qris;
+      const q03 = await changeAndSend(qa, '03', qUrl, 'qris', 'qris-pending');
+      const q00 = await changeAndSend(q03.txn, '00', qUrl, 'qris', 'qris-paid');
+      const q06 = await changeAndSend(qb, '06', qUrl, 'qris', 'qris-failed');
+      const v00 = await changeAndSend(picked.va, '00', vUrl, 'va', 'va-paid');
 
-    // 2. True content, in forms a receiver must take too.
-    const again = await send(qUrl, await headersFor(qUrl, q00.body, q00.notificationId), q00.body);
-    record(
-      'robustness',
-      'duplicate',
-      'the same notification again (same X-EXTERNAL-ID)',
-      'positive',
-      again,
-      'your endpoint refused a notification it had already received: the gateway sends one again whenever an answer is lost, so a repeat must be acknowledged (and not applied twice)',
-    );
-
-    const extended = JSON.parse(v00.body) as Record<string, unknown> & { additionalInfo?: Record<string, unknown> };
-    extended.additionalInfo = { ...extended.additionalInfo, certificationNote: 'an unknown field' };
-    extended.futureField = { added: 'later' };
-    const extendedBody = format === 'php' ? phpJsonEncode(extended) : JSON.stringify(extended);
-    const extendedId = newNotificationId(clock.now());
-    record(
-      'robustness',
-      'unknown-fields',
-      'the same content with unknown extra fields',
-      'positive',
-      await send(vUrl, await headersFor(vUrl, extendedBody, extendedId), extendedBody),
-      'your endpoint refused a true notification carrying fields it does not know: SNAP adds fields over time, ignore the ones you do not use',
-    );
-
-    const phpBody = phpJsonEncode(JSON.parse(q00.body));
-    const phpId = newNotificationId(clock.now());
-    record(
-      'robustness',
-      'php-escapes',
-      'the same content as PHP writes it (\\/ and \\u escapes, a non-ASCII payer name)',
-      'positive',
-      await send(qUrl, await headersFor(qUrl, phpBody, phpId), phpBody),
-      'your endpoint refused true bytes that use PHP escapes (\\/ and \\uXXXX): verify the signature over the raw bytes received, never over re-serialised JSON',
-    );
-
-    const charsetId = newNotificationId(clock.now());
-    const charsetHeaders = {
-      ...(await headersFor(qUrl, q06.body, charsetId)),
-      'content-type': 'application/json; charset=utf-8',
-    };
-    record(
-      'robustness',
-      'charset',
-      'Content-Type: application/json; charset=utf-8',
-      'positive',
-      await send(qUrl, charsetHeaders, q06.body),
-      'your endpoint refused a true notification whose Content-Type has a charset parameter: compare the media type only',
-    );
-
-    // 3. Forgeries: a notification that the failed QRIS was paid.
-    const forged = notificationBody(
-      {
-        ...q06.txn,
-        status: '00',
-        statusDesc: TRANSACTION_STATUS['00'],
-        paidAmount: q06.txn.amount,
-        paidAt: clock.now(),
-      },
-      clock.now(),
-      format,
-    );
-    const forgedTitle = (how: string) => `a forged notification that a failed QRIS was paid: ${how}`;
-    const fid = () => newNotificationId(clock.now());
-    const refuse = async (scenario: string, how: string, headers: Record<string, string>, failure: string) =>
-      record('security', scenario, forgedTitle(how), 'negative', await send(qUrl, headers, forged), failure);
-    const MARK_PAID = 'anyone can mark your orders paid';
-
-    await refuse(
-      'wrong-signature',
-      'a wrong signature',
-      { ...(await headersFor(qUrl, forged, fid())), 'x-signature': randomBytes(64).toString('base64') },
-      `your endpoint accepted a callback with a forged signature: ${MARK_PAID}`,
-    );
-    await refuse(
-      'signature-of-another-body',
-      'a valid signature over another body',
-      await headersFor(qUrl, q06.body, fid()),
-      `your endpoint accepted a body its signature was not made over: ${MARK_PAID} by reusing one signed callback`,
-    );
-    await refuse(
-      'another-merchants-secret',
-      "signed with another merchant's secret",
-      await headersFor(qUrl, forged, fid(), {
-        ...merchant,
-        clientSecret: newClientSecret(),
-        callbackSignature: merchant.callbackSignature === 'rsa-sha256' ? 'hmac-sha512' : merchant.callbackSignature,
-      }),
-      `your endpoint accepted a callback signed with a secret that is not yours: any merchant of the gateway (${MARK_PAID.replace('anyone ', 'or anyone ')})`,
-    );
-    await refuse(
-      'stale-timestamp',
-      'correctly signed, X-TIMESTAMP 10 minutes old',
-      await headersFor(qUrl, forged, fid(), merchant, clock.now() - STALE_MS),
-      'your endpoint accepted a callback whose X-TIMESTAMP is 10 minutes old: a recorded callback can be replayed later; refuse timestamps more than a few minutes off',
-    );
-    await refuse(
-      'another-partner-id',
-      'correctly signed for another X-PARTNER-ID',
-      await headersFor(qUrl, forged, fid(), { ...merchant, partnerId: `OTHER${randomBytes(4).toString('hex')}` }),
-      'your endpoint accepted a callback addressed to another partner (X-PARTNER-ID is not yours): check X-PARTNER-ID against your own',
-    );
-    const unsigned = await headersFor(qUrl, forged, fid());
-    delete unsigned['x-signature'];
-    await refuse(
-      'missing-signature',
-      'no X-SIGNATURE header',
-      unsigned,
-      `your endpoint accepted a callback without a signature: ${MARK_PAID}`,
-    );
-    if (merchant.callbackSignature === 'rsa-sha256') {
-      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      await refuse(
-        'another-key',
-        "signed by a key that is not the gateway's",
-        await headersFor(qUrl, forged, fid(), merchant, clock.now(), privateKey),
-        `your endpoint accepted a callback signed by a key that is not the gateway's: verify with the key at /.well-known/snapgate/callback-public-key.pem, or ${MARK_PAID}`,
+      // 2. True content, in forms a receiver must take too.
+      const again = await send(qUrl, await headersFor(qUrl, q00.body, q00.notificationId), q00.body);
+      record(
+        'robustness',
+        'duplicate',
+        'the same notification again (same X-EXTERNAL-ID)',
+        'positive',
+        again,
+        'your endpoint refused a notification it had already received: the gateway sends one again whenever an answer is lost, so a repeat must be acknowledged (and not applied twice)',
       );
+
+      const extended = JSON.parse(v00.body) as Record<string, unknown> & { additionalInfo?: Record<string, unknown> };
+      extended.additionalInfo = { ...extended.additionalInfo, certificationNote: 'an unknown field' };
+      extended.futureField = { added: 'later' };
+      const extendedBody = format === 'php' ? phpJsonEncode(extended) : JSON.stringify(extended);
+      const extendedId = newNotificationId(clock.now());
+      record(
+        'robustness',
+        'unknown-fields',
+        'the same content with unknown extra fields',
+        'positive',
+        await send(vUrl, await headersFor(vUrl, extendedBody, extendedId), extendedBody),
+        'your endpoint refused a true notification carrying fields it does not know: SNAP adds fields over time, ignore the ones you do not use',
+      );
+
+      const phpBody = phpJsonEncode(JSON.parse(q00.body));
+      const phpId = newNotificationId(clock.now());
+      record(
+        'robustness',
+        'php-escapes',
+        'the same content as PHP writes it (\\/ and \\u escapes, a non-ASCII payer name)',
+        'positive',
+        await send(qUrl, await headersFor(qUrl, phpBody, phpId), phpBody),
+        'your endpoint refused true bytes that use PHP escapes (\\/ and \\uXXXX): verify the signature over the raw bytes received, never over re-serialised JSON',
+      );
+
+      const charsetId = newNotificationId(clock.now());
+      const charsetHeaders = {
+        ...(await headersFor(qUrl, q06.body, charsetId)),
+        'content-type': 'application/json; charset=utf-8',
+      };
+      record(
+        'robustness',
+        'charset',
+        'Content-Type: application/json; charset=utf-8',
+        'positive',
+        await send(qUrl, charsetHeaders, q06.body),
+        'your endpoint refused a true notification whose Content-Type has a charset parameter: compare the media type only',
+      );
+
+      // 3. Forgeries: a notification that the failed QRIS was paid.
+      const forged = notificationBody(
+        {
+          ...q06.txn,
+          status: '00',
+          statusDesc: TRANSACTION_STATUS['00'],
+          paidAmount: q06.txn.amount,
+          paidAt: clock.now(),
+        },
+        clock.now(),
+        format,
+      );
+      const forgedTitle = (how: string) => `a forged notification that a failed QRIS was paid: ${how}`;
+      const fid = () => newNotificationId(clock.now());
+      const refuse = async (scenario: string, how: string, headers: Record<string, string>, failure: string) =>
+        record('security', scenario, forgedTitle(how), 'negative', await send(qUrl, headers, forged), failure);
+      const MARK_PAID = 'anyone can mark your orders paid';
+
+      await refuse(
+        'wrong-signature',
+        'a wrong signature',
+        { ...(await headersFor(qUrl, forged, fid())), 'x-signature': randomBytes(64).toString('base64') },
+        `your endpoint accepted a callback with a forged signature: ${MARK_PAID}`,
+      );
+      await refuse(
+        'signature-of-another-body',
+        'a valid signature over another body',
+        await headersFor(qUrl, q06.body, fid()),
+        `your endpoint accepted a body its signature was not made over: ${MARK_PAID} by reusing one signed callback`,
+      );
+      await refuse(
+        'another-merchants-secret',
+        "signed with another merchant's secret",
+        await headersFor(qUrl, forged, fid(), {
+          ...merchant,
+          clientSecret: newClientSecret(),
+          callbackSignature: merchant.callbackSignature === 'rsa-sha256' ? 'hmac-sha512' : merchant.callbackSignature,
+        }),
+        `your endpoint accepted a callback signed with a secret that is not yours: any merchant of the gateway (${MARK_PAID.replace('anyone ', 'or anyone ')})`,
+      );
+      await refuse(
+        'stale-timestamp',
+        'correctly signed, X-TIMESTAMP 10 minutes old',
+        await headersFor(qUrl, forged, fid(), merchant, clock.now() - STALE_MS),
+        'your endpoint accepted a callback whose X-TIMESTAMP is 10 minutes old: a recorded callback can be replayed later; refuse timestamps more than a few minutes off',
+      );
+      await refuse(
+        'another-partner-id',
+        'correctly signed for another X-PARTNER-ID',
+        await headersFor(qUrl, forged, fid(), { ...merchant, partnerId: `OTHER${randomBytes(4).toString('hex')}` }),
+        'your endpoint accepted a callback addressed to another partner (X-PARTNER-ID is not yours): check X-PARTNER-ID against your own',
+      );
+      const unsigned = await headersFor(qUrl, forged, fid());
+      delete unsigned['x-signature'];
+      await refuse(
+        'missing-signature',
+        'no X-SIGNATURE header',
+        unsigned,
+        `your endpoint accepted a callback without a signature: ${MARK_PAID}`,
+      );
+      if (merchant.callbackSignature === 'rsa-sha256') {
+        const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+        await refuse(
+          'another-key',
+          "signed by a key that is not the gateway's",
+          await headersFor(qUrl, forged, fid(), merchant, clock.now(), privateKey),
+          `your endpoint accepted a callback signed by a key that is not the gateway's: verify with the key at /.well-known/snapgate/callback-public-key.pem, or ${MARK_PAID}`,
+        );
+      }
+    };
+    if (refused) results.push(refused);
+    else {
+      try {
+        await scenarios();
+      } catch (e) {
+        // A token refused mid-run (one that ran out): the report says so, and where the orders ended.
+        if (!(e instanceof CallbackTokenFailed)) throw e;
+        results.push(tokenFailure(e));
+      }
     }
 
     // 4. Where the transactions ended, read back.
     const transactions: CertifiedTransaction[] = [];
+    const [qa, qb] = picked.qris;
     for (const [role, t] of [
-      ['qris-paid', q00.txn],
-      ['qris-failed', q06.txn],
-      ['va-paid', v00.txn],
+      ['qris-paid', qa],
+      ['qris-failed', qb],
+      ['va-paid', picked.va],
     ] as const) {
       const now = (await store.findTransaction(t.referenceNo)) ?? t;
       transactions.push({

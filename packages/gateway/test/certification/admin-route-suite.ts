@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startMerchantServer } from '@snapgate/example-merchant-server';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { type Receiver, startReceiver } from '../helpers/receiver.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 export function certificationRouteSuite(under: StoreUnderTest): void {
@@ -65,6 +66,52 @@ export function certificationRouteSuite(under: StoreUnderTest): void {
       assert.equal(one.status, 200);
       assert.equal(one.body.report.total, run.body.total);
       assert.deepEqual(one.body.report.transactions, run.body.transactions);
+    });
+  });
+
+  describe(`admin API: certifying a snap-b2b merchant whose token endpoint refuses (${under.name})`, () => {
+    let gw: TestGateway;
+    let cleanup: () => Promise<void>;
+    let receiver: Receiver;
+    before(async () => {
+      const opened = await under.open();
+      cleanup = opened.cleanup;
+      gw = await startGateway(opened.store ? { store: opened.store } : {});
+      // The merchant's server refuses every request, its token endpoint included.
+      receiver = await startReceiver((_req, res) => {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end('{"responseCode":"4017300","responseMessage":"Unauthorized. [Signature]"}');
+      });
+    });
+    after(async () => {
+      await receiver?.close();
+      await gw?.close();
+      await cleanup?.();
+    });
+
+    it('stores a failed report naming the token endpoint, and changes none of its orders', async () => {
+      const m = await gw.createMerchant({
+        name: 'Toko B2B Refusing',
+        callbackSignature: 'snap-b2b',
+        callbackBaseUrl: receiver.baseUrl,
+        callbackTokenUrl: `${receiver.baseUrl}/access-token/b2b`,
+      });
+      const run = await gw.admin('POST', `/merchants/${m.id}/certifications`, { create: true });
+      assert.equal(run.status, 201, JSON.stringify(run.body));
+      assert.equal(run.body.ok, false);
+      const failed = run.body.results.filter((r: { passed: boolean }) => !r.passed);
+      assert.deepEqual(
+        failed.map((r: { group: string; id: string }) => `${r.group}/${r.id}`),
+        ['snap-b2b/token'],
+      );
+      assert.match(failed[0].reason, /token endpoint issued no token/);
+      assert.equal(failed[0].response.status, 401);
+      for (const t of run.body.transactions) assert.equal(t.status, '01', `${t.role} is left as it was`);
+      const listed = await gw.admin('GET', `/merchants/${m.id}/certifications`);
+      assert.deepEqual(
+        listed.body.items.map((i: { id: string; passed: boolean }) => [i.id, i.passed]),
+        [[run.body.id, false]],
+      );
     });
   });
 

@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import { startDeadline } from '../deadline.ts';
-import { isForbiddenAddress } from '../merchants/callback-url.ts';
+import { isForbiddenAddress, isLinkLocalOrMetadata } from '../merchants/callback-url.ts';
 import { storableText } from '../text.ts';
 
 export const RESPONSE_BODY_LIMIT = 4096;
@@ -39,29 +39,35 @@ export function isAcknowledgement(status: number, body: string): boolean {
 }
 
 /**
- * In production, every address a callback host resolves to is checked when the connection
- * is made, not only when the URL was saved, so DNS rebinding cannot reach private networks.
+ * Every address a callback host resolves to is checked when the connection is made, not only when
+ * the URL was saved, so DNS rebinding cannot reach what is forbidden: in production anything but
+ * global unicast, in sandbox mode link-local and metadata addresses.
  */
-export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '', 0);
-    const list = addresses as unknown as Array<{ address: string; family: number }>;
-    const bad = list.find((a) => isForbiddenAddress(a.address));
-    if (bad || list.length === 0) {
-      const e = Object.assign(
-        new Error(`callback host ${hostname} resolves to a forbidden address ${bad?.address ?? ''}`.trim()),
-        {
-          code: 'EFORBIDDENADDR',
-        },
-      );
-      return callback(e, '', 0);
-    }
-    if ((options as { all?: boolean }).all)
-      return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
-    const first = list[0] as { address: string; family: number };
-    return callback(null, first.address, first.family);
-  });
-};
+const lookupRefusing =
+  (isForbidden: (address: string) => boolean): LookupFunction =>
+  (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as unknown as Array<{ address: string; family: number }>;
+      const bad = list.find((a) => isForbidden(a.address));
+      if (bad || list.length === 0) {
+        const e = Object.assign(
+          new Error(`callback host ${hostname} resolves to a forbidden address ${bad?.address ?? ''}`.trim()),
+          {
+            code: 'EFORBIDDENADDR',
+          },
+        );
+        return callback(e, '', 0);
+      }
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
+      const first = list[0] as { address: string; family: number };
+      return callback(null, first.address, first.family);
+    });
+  };
+
+export const guardedLookup = lookupRefusing(isForbiddenAddress);
+const sandboxLookup = lookupRefusing(isLinkLocalOrMetadata);
 
 function describe(e: unknown): string {
   const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
@@ -81,7 +87,7 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
         connectTimeout: options.timeoutMs,
-        ...(options.production ? { connect: { lookup: guardedLookup } } : {}),
+        connect: { lookup: options.production ? guardedLookup : sandboxLookup },
       });
       pools.set(origin, pool);
     }
@@ -102,7 +108,8 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
       }
       // An address written as the host is never looked up, so the lookup guard cannot see it.
       const literal = url.hostname.replace(/^\[|\]$/g, '');
-      if (options.production && isIP(literal) !== 0 && isForbiddenAddress(literal)) {
+      const isForbidden = options.production ? isForbiddenAddress : isLinkLocalOrMetadata;
+      if (isIP(literal) !== 0 && isForbidden(literal)) {
         const error = `EFORBIDDENADDR: callback host ${literal} is a forbidden address`;
         return done({ outcome: 'error', status: null, responseBody: null, retryAfter: undefined, error });
       }

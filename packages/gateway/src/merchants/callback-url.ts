@@ -28,6 +28,29 @@ export function isForbiddenAddress(ip: string): boolean {
 const NOT_GLOBAL = ['::/96'].map((cidr) => ipaddr.parseCIDR(cidr));
 
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data']);
+/** Cloud instance metadata services outside the link-local ranges (AWS over IPv6, Alibaba Cloud). */
+const METADATA_ADDRESSES = ['fd00:ec2::254', '100.100.100.200'].map((a) => ipaddr.parse(a).toNormalizedString());
+
+/**
+ * True for a link-local address (169.254.0.0/16, fe80::/10, in any spelling) or a cloud metadata
+ * address: never a callback's, in any mode. Loopback and private ranges are a sandbox's to use;
+ * these lead to the machine's own metadata service and its credentials.
+ */
+export function isLinkLocalOrMetadata(ip: string): boolean {
+  const text = ip.replace(/^\[|\]$/g, '').split('%')[0] as string;
+  if (isIP(text) === 0) return false;
+  const address = ipaddr.process(text);
+  return address.range() === 'linkLocal' || METADATA_ADDRESSES.includes(address.toNormalizedString());
+}
+
+/** A callback host that is a metadata service by its name, or link-local or metadata by its address. */
+function isMetadataHost(hostname: string): boolean {
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  return METADATA_HOSTS.has(host) || isLinkLocalOrMetadata(host);
+}
 
 /** Why a callback URL is not acceptable, or `undefined` when it is. */
 export function callbackUrlProblem(value: string, mode: Mode): string | undefined {
@@ -40,6 +63,7 @@ export function callbackUrlProblem(value: string, mode: Mode): string | undefine
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
   if (url.username || url.password) return 'must not carry credentials';
   if (url.hash) return 'must not have a fragment';
+  if (isMetadataHost(url.hostname)) return 'must not point at a link-local or cloud metadata address';
   if (mode === 'production') {
     if (url.protocol !== 'https:') return 'must be https in production mode';
     const host = url.hostname
@@ -66,7 +90,7 @@ export async function callbackUrlProblemResolved(
   resolve: (host: string) => Promise<Array<{ address: string }>> = (host) => lookup(host, { all: true }),
 ): Promise<string | undefined> {
   const problem = callbackUrlProblem(value, mode);
-  if (problem || mode !== 'production') return problem;
+  if (problem) return problem;
   const host = new URL(value).hostname.replace(/\.$/, '');
   if (isIP(host.replace(/^\[|\]$/g, '')) !== 0) return undefined;
   let addresses: Array<{ address: string }>;
@@ -78,6 +102,9 @@ export async function callbackUrlProblemResolved(
   } catch {
     return undefined;
   }
+  const metadata = addresses.find((a) => isLinkLocalOrMetadata(a.address));
+  if (metadata) return `must not resolve to a link-local or cloud metadata address (${host} is ${metadata.address})`;
+  if (mode !== 'production') return undefined;
   const bad = addresses.find((a) => isForbiddenAddress(a.address));
   return bad
     ? `must not resolve to a loopback, private or reserved address in production mode (${host} is ${bad.address})`

@@ -169,6 +169,32 @@ describe('admin API: merchants', () => {
   });
 });
 
+describe('admin API in sandbox mode: link-local and metadata callback URLs', () => {
+  it('refuses them for every callback URL field, as it accepts loopback and private ones', async () => {
+    const gw = await startGateway();
+    try {
+      for (const [field, url] of [
+        ['callbackBaseUrl', 'http://169.254.169.254/latest/meta-data'],
+        ['qrisCallbackUrl', 'http://[fe80::1]/cb'],
+        ['vaCallbackUrl', 'http://metadata.google.internal/cb'],
+      ] as const) {
+        const r = await gw.admin('POST', '/merchants', { name: 'p', [field]: url });
+        assert.equal(r.status, 400, url);
+        assert.match(r.body.errors.join(), /link-local or cloud metadata/);
+      }
+      const m = await gw.createMerchant({ name: 'p' });
+      const patched = await gw.admin('PATCH', `/merchants/${m.id}`, { callbackBaseUrl: 'http://169.254.169.254/' });
+      assert.equal(patched.status, 400);
+      assert.equal(
+        (await gw.admin('PATCH', `/merchants/${m.id}`, { callbackBaseUrl: 'http://127.0.0.1:9/cb' })).status,
+        200,
+      );
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('admin API in production mode', () => {
   it('refuses http and private callback URLs', async () => {
     const gw = await startGateway({ env: { SNAPGATE_MODE: 'production' } });

@@ -6,6 +6,7 @@ import {
   callbackUrlProblem,
   callbackUrlProblemResolved,
   isForbiddenAddress,
+  isLinkLocalOrMetadata,
 } from '../../src/merchants/callback-url.ts';
 
 describe('forbidden callback addresses (production)', () => {
@@ -95,7 +96,7 @@ describe('callback URLs resolved when they are saved (production)', () => {
     );
   });
 
-  it('resolves nothing in sandbox mode', async () => {
+  it('looks up no address literal in sandbox mode', async () => {
     let asked = false;
     const r = await callbackUrlProblemResolved('http://127.0.0.1:9000/cb', 'sandbox', async () => {
       asked = true;
@@ -113,6 +114,61 @@ describe('the sender in production mode', () => {
       const r = await sender.post(new URL('http://8.8.8.8/webhook/payment-qr-notification'), {}, '{}');
       assert.equal(r.outcome, 'error');
       assert.match(r.error ?? '', /^EINSECURE: callbacks are sent only to https URLs in production mode/);
+    } finally {
+      await sender.close();
+    }
+  });
+});
+
+describe('link-local and cloud metadata addresses: refused in every mode', () => {
+  for (const ip of [
+    '169.254.169.254',
+    '169.254.0.1',
+    'fe80::1',
+    '::ffff:169.254.169.254',
+    '100.100.100.200',
+    'fd00:ec2::254',
+  ]) {
+    it(`refuses ${ip}`, () => assert.equal(isLinkLocalOrMetadata(ip), true));
+  }
+  for (const ip of ['127.0.0.1', '10.0.0.1', '192.168.1.10', '::1', '100.64.0.1', 'fd00::1', '8.8.8.8']) {
+    it(`leaves ${ip} to the mode`, () => assert.equal(isLinkLocalOrMetadata(ip), false));
+  }
+
+  it('refuses such a URL in sandbox mode, by address or by the metadata service’s name', () => {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fe80::1]/cb',
+      'http://[::ffff:a9fe:a9fe]/cb',
+      'http://metadata.google.internal/computeMetadata/v1/',
+      'http://100.100.100.200/latest/meta-data/',
+    ]) {
+      assert.match(callbackUrlProblem(url, 'sandbox') ?? '', /link-local or cloud metadata/, url);
+    }
+    assert.equal(callbackUrlProblem('http://127.0.0.1:9000/cb', 'sandbox'), undefined);
+    assert.equal(callbackUrlProblem('http://10.0.0.5/cb', 'sandbox'), undefined);
+  });
+
+  it('refuses in sandbox mode a name that resolves to one', async () => {
+    const r = await callbackUrlProblemResolved('http://imds.example/cb', 'sandbox', async () => [
+      { address: '169.254.169.254' },
+    ]);
+    assert.match(r ?? '', /link-local or cloud metadata address \(imds.example is 169.254.169.254\)/);
+    const ok = await callbackUrlProblemResolved('http://shop.internal/cb', 'sandbox', async () => [
+      { address: '10.1.2.3' },
+    ]);
+    assert.equal(ok, undefined);
+  });
+
+  it('the sandbox sender dials none of them, whatever was saved', async () => {
+    const sender = createSender({ timeoutMs: 1_000, production: false });
+    try {
+      for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]:8080/cb']) {
+        const r = await sender.post(new URL(url), {}, '{}');
+        assert.equal(r.outcome, 'error');
+        assert.equal(r.status, null);
+        assert.match(r.error ?? '', /^EFORBIDDENADDR/, url);
+      }
     } finally {
       await sender.close();
     }

@@ -2,6 +2,7 @@ import { isSnapError, snapError } from '@snapgate/snap';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain-error.ts';
 import type { Logger } from '../logger.ts';
+import { DatabaseTimeout } from '../store/store.ts';
 import { ProblemError } from './problem.ts';
 
 // The only writer of error bodies. SNAP routes answer {responseCode, responseMessage};
@@ -66,6 +67,10 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
           error.message,
         );
       }
+      if (isDatabaseTimeout(error)) {
+        logger.warn({ reqId: request.id, url: request.routeOptions.url }, 'admin request: the database timed out');
+        return sendProblem(reply, 503, 'Service Unavailable', 'the database did not answer in time: try again');
+      }
       logger.error({ reqId: request.id, err: error, url: request.routeOptions.url }, 'admin request failed');
       return sendProblem(reply, 500, 'Internal Server Error');
     }
@@ -85,6 +90,14 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
         'snap request refused',
       );
       return reply.code(400).type('application/json').send(JSON.stringify(e.toBody()));
+    }
+    if (isDatabaseTimeout(error)) {
+      // Nothing was written: the client may send the same request again (X-EXTERNAL-ID and all).
+      logger.warn(refusalContext(request), 'snap request: the database timed out');
+      return reply
+        .code(504)
+        .type('application/json')
+        .send(JSON.stringify(snapError('TIMEOUT', serviceCode).toBody()));
     }
     logger.error({ ...refusalContext(request), err: error }, 'snap request failed');
     return reply
@@ -126,4 +139,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import(
     );
   }
   socket.destroy(error);
+}
+
+/** PostgreSQL gave up on a statement (statement or lock timeout), wrapped by the store or not. */
+function isDatabaseTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return error instanceof DatabaseTimeout || code === '57014' || code === '55P03';
 }

@@ -30,11 +30,15 @@ function whereOf(url: string): string {
  * database starting with the gateway); what cannot work is said at once, in one line.
  */
 export async function openStore(
-  config: Pick<Config, 'databaseUrl' | 'sqlitePath'> & Partial<Pick<Config, 'dbConnectTimeoutSec'>>,
+  config: Pick<Config, 'databaseUrl' | 'sqlitePath'> &
+    Partial<Pick<Config, 'dbConnectTimeoutSec' | 'dbStatementTimeoutMs'>>,
 ): Promise<Store> {
   if (config.databaseUrl) {
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
-    const store = new PostgresStore({ connectionString: config.databaseUrl });
+    const store = new PostgresStore({
+      connectionString: config.databaseUrl,
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+    });
     const timeoutSec = config.dbConnectTimeoutSec ?? 30;
     const deadline = Date.now() + timeoutSec * 1000;
     for (let attempt = 1; ; attempt++) {

@@ -209,6 +209,17 @@ export interface PageRequest {
   cursor?: string | undefined;
 }
 
+/**
+ * The database gave up on a statement (PostgreSQL's statement or lock timeout): nothing of it was
+ * written. The doors answer it as a timeout (SNAP 504, admin 503), never a crash.
+ */
+export class DatabaseTimeout extends Error {
+  constructor(cause: unknown) {
+    super('the database did not answer in time', { cause });
+    this.name = 'DatabaseTimeout';
+  }
+}
+
 /** A uniqueness rule the database refused; services turn it into the SNAP or admin error. */
 export class UniqueViolation extends Error {
   readonly constraint: string;

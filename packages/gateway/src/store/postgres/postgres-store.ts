@@ -54,6 +54,11 @@ export interface PostgresStoreOptions {
   connectionString: string;
   /** Pool size per gateway process. */
   max?: number;
+  /**
+   * How long one statement may run, or wait for a lock, before PostgreSQL cancels it (0: no bound):
+   * a table locked for long makes requests fail fast instead of piling up. Migrations are not bound.
+   */
+  statementTimeoutMs?: number | undefined;
 }
 
 /**
@@ -78,7 +83,12 @@ export class PostgresStore extends SqlStore implements Store {
   constructor(options: PostgresStoreOptions) {
     super();
     this.connectionString = options.connectionString;
-    this.pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 16 });
+    const timeoutMs = options.statementTimeoutMs ?? 5_000;
+    this.pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.max ?? 16,
+      ...(timeoutMs > 0 ? { statement_timeout: timeoutMs, lock_timeout: timeoutMs } : {}),
+    });
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
     this.sql = sqlOn(this.pool);
@@ -168,6 +178,9 @@ export class PostgresStore extends SqlStore implements Store {
 
   async migrate(): Promise<void> {
     await this.tx(async (c) => {
+      // A migration may rewrite a large table and wait for another instance's: never bounded.
+      await this.run(c, 'SET LOCAL statement_timeout = 0');
+      await this.run(c, 'SET LOCAL lock_timeout = 0');
       // One instance migrates at a time; the others wait and find nothing left to do.
       await this.run(c, 'SELECT pg_advisory_xact_lock(7061686761)');
       await this.run(

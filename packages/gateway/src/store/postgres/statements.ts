@@ -4,7 +4,13 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { MOVED_NOTIFICATION_COLUMNS, type Row } from '../rows.ts';
 import { numberedPlaceholders, type Sql } from '../sql.ts';
-import { type IdempotencyRecord, type RefundRecord, UniqueViolation, type VaPaymentRecord } from '../store.ts';
+import {
+  DatabaseTimeout,
+  type IdempotencyRecord,
+  type RefundRecord,
+  UniqueViolation,
+  type VaPaymentRecord,
+} from '../store.ts';
 
 export type Client = pg.PoolClient | pg.Pool;
 
@@ -58,9 +64,14 @@ export function sqlOn(client: Client): Sql {
   };
 }
 
+/** PostgreSQL's codes for a statement cancelled by statement_timeout and for lock_timeout. */
+const TIMED_OUT = new Set(['57014', '55P03']);
+
+/** A unique violation as UniqueViolation, a statement or lock timeout as DatabaseTimeout. */
 export function rethrowUnique(e: unknown): never {
   const err = e as { code?: string; constraint?: string };
   if (err.code === '23505') throw new UniqueViolation(err.constraint ?? 'unknown', e);
+  if (err.code !== undefined && TIMED_OUT.has(err.code)) throw new DatabaseTimeout(e);
   throw e;
 }
 

@@ -40,6 +40,11 @@ label { display: block; font-size: 13px; color: var(--muted); }
 label input, label select { display: block; margin-top: 2px; }
 input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid #aab4c1; border-radius: 4px; background: #fff; max-width: 100%; }
 input[type="url"], input.wide { width: 100%; }
+textarea.report { display: block; width: 100%; margin: 2px 0 8px; font-family: ui-monospace, monospace; font-size: 13px; }
+table.ledger { margin-bottom: 16px; }
+table.ledger tbody.entry { border-top: 2px solid var(--line); }
+table.ledger code { font-size: 13px; overflow-wrap: anywhere; }
+tfoot th, tfoot td { font-weight: 600; border-bottom: 0; }
 .form-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 10px 16px; margin-bottom: 12px; }
 button, .button { font: inherit; padding: 6px 12px; border-radius: 4px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary, .button.secondary { background: #fff; color: var(--accent); }
@@ -49,6 +54,9 @@ button[disabled] { opacity: .6; cursor: progress; }
 .badge.s-00, .badge.delivered, .badge.active, .badge.acknowledged { background: #dff3e4; color: var(--ok); }
 .badge.s-01, .badge.s-03, .badge.pending, .badge.retrying, .badge.delivering { background: #fff1d6; color: var(--warn); }
 .badge.s-05, .badge.s-06, .badge.dead, .badge.disabled, .badge.rejected, .badge.error { background: #fbe1df; color: var(--bad); }
+.badge.paid, .badge.applied, .badge.ok { background: #dff3e4; color: var(--ok); }
+.badge.open { background: #fff1d6; color: var(--warn); }
+.badge.problem { background: #fbe1df; color: var(--bad); }
 .flash { padding: 10px 14px; border-radius: 6px; margin-bottom: 16px; }
 .flash.ok { background: #dff3e4; border: 1px solid #9fd3ad; }
 .flash.error { background: #fbe1df; border: 1px solid #e8a49f; }

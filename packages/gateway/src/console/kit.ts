@@ -51,6 +51,11 @@ export function asConsoleError(e: unknown): ConsoleError | undefined {
   return undefined;
 }
 
+/** A download: `content-disposition: attachment` with a file name. */
+export function sendAttachment(reply: FastifyReply, type: string, filename: string, body: string): FastifyReply {
+  return reply.code(200).type(type).header('content-disposition', `attachment; filename="${filename}"`).send(body);
+}
+
 export function sendHtml(reply: FastifyReply, body: string, status = 200): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
@@ -147,6 +152,11 @@ const FLASH: Record<string, string> = {
   pending: 'The pending status was notified again.',
   failed: 'The sandbox acquirer reported a failed payment.',
   'test-sent': 'A test callback is on its way: your latest notification is being delivered again.',
+  settled: 'Settled: every merchant with unsettled payments before now has a new open settlement.',
+  'nothing-to-settle': 'Nothing to settle: no unsettled payment or refund before now.',
+  'paid-out': 'The settlement is recorded as paid out.',
+  reconciled: 'The report was reconciled: every line is matched or listed as a problem below.',
+  applied: 'The payment was applied: the transaction is paid (00) and its merchant is notified.',
 };
 
 /** A fixed message by its code (never text from the URL). */

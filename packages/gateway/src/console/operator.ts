@@ -1,4 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LedgerService } from '../books/ledger-service.ts';
+import type { ReconciliationService } from '../books/reconciliation-service.ts';
+import type { SettlementService } from '../books/settlement-service.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { NotificationOperations } from '../delivery/notification-operations.ts';
@@ -15,7 +18,7 @@ import type { ProviderService } from '../providers/provider-service.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
 import type { Html } from './html.ts';
 import { audit, ConsoleError, checkCsrf, flashOf, formOf, sendHtml } from './kit.ts';
-import { cookiesOf, OPERATOR_COOKIE, setCookie } from './session.ts';
+import { cookiesOf, leaveNotice, OPERATOR_COOKIE, setCookie, takeNotice } from './session.ts';
 import { layout } from './views.ts';
 
 /** What the console and the portal reach the gateway through: its services, never the store. */
@@ -31,6 +34,10 @@ export interface ConsoleDeps {
   sessions: SessionService;
   overview: OverviewService;
   qris: QrisService;
+  /** The books (docs/books.md): balances and the journal, settlements, reconciliation runs. */
+  ledger: LedgerService;
+  settlements: SettlementService;
+  reconciliations: ReconciliationService;
   /** The sandbox bank and acquirer (sandbox mode only): they pay through the provider API. */
   payer: SandboxPayer | undefined;
 }
@@ -60,6 +67,11 @@ export interface OperatorPages {
   ): FastifyReply;
   /** Records the operator's action in the audit log. */
   audit(request: FastifyRequest, entry: Parameters<typeof audit>[3]): Promise<void>;
+  /**
+   * A refused action (Post/Redirect/Get): back to the page at `path` (no query), which shows `why`
+   * once, instead of an error page a reload would post again.
+   */
+  refused(request: FastifyRequest, reply: FastifyReply, path: string, why: string): FastifyReply;
 }
 
 /**
@@ -115,7 +127,7 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
             who: `${o.key.name} (${o.key.scope})`,
             csrf: o.csrf,
             sandbox,
-            flash: flashOf(request.query),
+            flash: takeNotice(request, reply, deps.sessions) ?? flashOf(request.query),
           },
           body,
         ),
@@ -123,5 +135,9 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
       );
     },
     audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
+    refused(request, reply, path, why) {
+      leaveNotice(request, reply, deps.sessions, path, { kind: 'error', text: why });
+      return reply.redirect(path, 303);
+    },
   };
 }

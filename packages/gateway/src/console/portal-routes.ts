@@ -7,6 +7,7 @@ import { type ConsoleDeps, config } from './operator.ts';
 import { deliveryPages } from './portal/deliveries.ts';
 import { portalGate } from './portal/portal-gate.ts';
 import { settingsPages } from './portal/settings.ts';
+import { portalSettlementPages } from './portal/settlements.ts';
 import { portalTransactionPages } from './portal/transactions.ts';
 import { cookiesOf, PORTAL_COOKIE, PRE_COOKIE, setCookie } from './session.ts';
 import { layout } from './views.ts';
@@ -75,6 +76,7 @@ export function portalRoutes(portal: FastifyInstance, deps: ConsoleDeps): void {
     });
 
     portalTransactionPages(p, pages);
+    portalSettlementPages(p, pages);
     deliveryPages(p, pages);
     settingsPages(p, pages);
   });

@@ -47,3 +47,51 @@ export function setCookie(
     `${name}=${encodeURIComponent(value)}; Path=/console; Max-Age=${maxAgeSec}; HttpOnly; SameSite=Strict${secure}`,
   );
 }
+
+/**
+ * A one-time message for the page a POST redirects to (Post/Redirect/Get), for what a fixed flash
+ * code cannot say: why an action was refused. Signed, so only the gateway writes one; bound to the
+ * page it is for; shown there once, then cleared.
+ */
+export const NOTICE_COOKIE = 'snapgate_console_notice';
+const NOTICE_MAX_CHARS = 600;
+
+export interface Notice {
+  kind: 'ok' | 'error';
+  text: string;
+}
+
+/** Leaves `notice` for the page at `path` (no query), for the next two minutes. */
+export function leaveNotice(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  signer: { mac(text: string): string },
+  path: string,
+  notice: Notice,
+): void {
+  const body = Buffer.from(
+    JSON.stringify({ p: path, k: notice.kind, t: notice.text.slice(0, NOTICE_MAX_CHARS) }),
+  ).toString('base64url');
+  setCookie(request, reply, NOTICE_COOKIE, `${body}.${signer.mac(`notice.${body}`)}`, 120);
+}
+
+/** The notice left for this request's page, if any (then cleared); anything unsigned is ignored. */
+export function takeNotice(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  signer: { checkMac(text: string, given: string | undefined): boolean },
+): Notice | undefined {
+  const value = cookiesOf(request)[NOTICE_COOKIE];
+  if (!value) return undefined;
+  const [body, mac] = value.split('.');
+  if (!body || !signer.checkMac(`notice.${body}`, mac)) return undefined;
+  let parsed: { p?: unknown; k?: unknown; t?: unknown };
+  try {
+    parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (parsed.p !== request.url.split('?')[0] || typeof parsed.t !== 'string') return undefined;
+  setCookie(request, reply, NOTICE_COOKIE, '', 0);
+  return { kind: parsed.k === 'ok' ? 'ok' : 'error', text: parsed.t };
+}

@@ -24,11 +24,13 @@ const OPERATOR_NAV: Array<[string, string]> = [
   ['merchants', 'Merchants'],
   ['transactions', 'Transactions'],
   ['notifications', 'Notifications'],
+  ['books', 'Books'],
   ['sandbox', 'Sandbox'],
   ['providers', 'Providers'],
 ];
 const PORTAL_NAV: Array<[string, string]> = [
   ['portal', 'Transactions'],
+  ['portal/settlements', 'Settlements'],
   ['portal/deliveries', 'Deliveries'],
   ['portal/settings', 'Callback settings'],
 ];
@@ -125,6 +127,8 @@ export interface DetailOptions {
   merchantName?: string;
   /** Sandbox actions (operators with the operate scope, sandbox mode). */
   sandbox?: Html;
+  /** The transaction's ledger entries (operators). */
+  ledger?: Html;
 }
 
 export function transactionDetail(
@@ -164,6 +168,7 @@ ${
 }
 </section>
 </div>
+${o.ledger ?? ''}
 ${o.sandbox ?? ''}
 <section aria-labelledby="h-notifications"><h2 id="h-notifications">Notifications</h2>
 ${

@@ -2,6 +2,7 @@ import { TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
 import type { FastifyInstance } from 'fastify';
 import { ReplayRefused } from '../../delivery/notification-operations.ts';
 import type { TransactionKind } from '../../payments/transaction-reads.ts';
+import { ledgerTable } from '../book-views.ts';
 import { parseJakartaDate, statusName } from '../format.ts';
 import { html } from '../html.ts';
 import { formOf, PAGE, q } from '../kit.ts';
@@ -11,7 +12,7 @@ import { sandboxActions } from './sandbox.ts';
 
 /** Transactions: the search, one transaction with its history and notifications, and replay. */
 export function transactionPages(op: FastifyInstance, pages: OperatorPages): void {
-  const { merchants, transactions, notifications } = pages.deps;
+  const { merchants, transactions, notifications, ledger } = pages.deps;
 
   op.get('/transactions', { config }, async (request, reply) => {
     const filter = searchOf(request.query);
@@ -53,11 +54,13 @@ ${transactionTable(rows.slice(0, PAGE), '/console', names)}
   });
 
   op.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo', { config }, async (request, reply) => {
-    const d = await transactions.detail(pages.callerOf(request), request.params.referenceNo);
+    const caller = pages.callerOf(request);
+    const d = await transactions.detail(caller, request.params.referenceNo);
     const t = d.transaction;
-    const [withAttempts, merchant] = await Promise.all([
+    const [withAttempts, merchant, entries] = await Promise.all([
       notifications.withAttempts(d.notifications),
       merchants.find(t.merchantId),
+      ledger.entries(caller, { referenceNo: t.referenceNo }, { limit: PAGE }),
     ]);
     const csrf = pages.operatorOf(request).csrf;
     return pages.page(
@@ -70,6 +73,9 @@ ${transactionTable(rows.slice(0, PAGE), '/console', names)}
         csrf,
         canReplay: pages.can(request, 'POST', '/admin/v1/notifications/:id/replay'),
         merchantName: merchant?.name ?? t.merchantId,
+        // Oldest first, as the status history reads.
+        ledger: html`<section aria-labelledby="h-ledger"><h2 id="h-ledger">Ledger entries</h2>
+${ledgerTable([...entries.items].reverse(), 'operator', 'No ledger entry: nothing is posted before a payment.')}</section>`,
         sandbox:
           pages.sandbox && pages.can(request, 'POST', '/admin/v1/sandbox/qris/:referenceNo/pay')
             ? sandboxActions(t, csrf)

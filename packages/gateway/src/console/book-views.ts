@@ -1,0 +1,144 @@
+import { type Balance, money } from '../books/ledger-service.ts';
+import type { SettlementService } from '../books/settlement-service.ts';
+import { jakartaTime, rupiah } from './format.ts';
+import { type Html, html } from './html.ts';
+import { badge, empty } from './views.ts';
+
+// The books as the console and the portal show them (docs/books.md): balances, settlements and
+// ledger entries. Amounts are integer sen in the records, Rupiah here; times WIB.
+
+/** A settlement and a ledger entry, as the settlement service gives them. */
+export type SettlementRecord = Awaited<ReturnType<SettlementService['show']>>['settlement'];
+export type LedgerEntry = Awaited<ReturnType<SettlementService['show']>>['entries'][number];
+
+/** Who is looking: links go to the operator's pages or to the merchant's own portal pages. */
+export type BookArea = 'operator' | 'portal';
+
+const pathsOf = (area: BookArea) =>
+  area === 'operator'
+    ? { transactions: '/console/transactions', settlements: '/console/books/settlements' }
+    : { transactions: '/console/portal/transactions', settlements: '/console/portal/settlements' };
+
+/** Sen as Rupiah: `Rp 14.895,00`. */
+export const sen = (value: bigint) => rupiah(money(value));
+
+export const settlementHref = (area: BookArea, id: string) => `${pathsOf(area).settlements}/${encodeURIComponent(id)}`;
+
+const TABS: Array<[string, string, string]> = [
+  ['balances', 'Balances', '/console/books'],
+  ['settlements', 'Settlements', '/console/books/settlements'],
+  ['reconciliations', 'Reconciliation', '/console/books/reconciliations'],
+  ['verify', 'Verify ledger', '/console/books/verify'],
+];
+
+/** The Books area's own navigation, under the menu's "Books". */
+export function booksTabs(current: string): Html {
+  return html`<nav class="tabs" aria-label="Books">${TABS.map(
+    ([k, label, href]) => html`<a href="${href}"${k === current ? html` aria-current="page"` : ''}>${label}</a>`,
+  )}</nav>`;
+}
+
+/** One merchant's balance as four figures (the portal). */
+export function balanceStats(b: Balance): Html {
+  const stat = (id: string, label: string, value: string, note: string) =>
+    html`<section class="card" aria-labelledby="h-${id}"><h2 id="h-${id}">${label}</h2><p class="stat" id="balance-${id}">${rupiah(value)}</p><p class="muted">${note}</p></section>`;
+  return html`<div class="grid">
+${stat('pending', 'Pending', b.pending, 'Paid to you less fees and refunds, not yet in a settlement.')}
+${stat('settling', 'Settling', b.settling, 'In settlements not yet paid out.')}
+${stat('paid-out', 'Paid out', b.paidOut, 'Transferred to you to date.')}
+${stat('fees', 'Fees', b.fees, 'Charged to date.')}
+</div>`;
+}
+
+/** Every merchant's balance, with the totals (the operator's Books page). */
+export function balanceTable(rows: Array<{ merchant: { id: string; name: string }; balance: Balance }>): Html {
+  if (rows.length === 0) return empty('No merchant yet.');
+  const total = (pick: (b: Balance) => string) =>
+    rupiah(money(rows.reduce((sum, r) => sum + BigInt(pick(r.balance).replace('.', '')), 0n)));
+  return html`<div class="table-wrap"><table id="balances">
+<thead><tr><th>Merchant</th><th class="num">Pending</th><th class="num">Settling</th><th class="num">Paid out</th><th class="num">Fees</th><th class="hide-narrow">Settlements</th></tr></thead>
+<tbody>${rows.map(
+    ({ merchant: m, balance: b }) => html`<tr data-merchant="${m.id}">
+<td><a href="/console/merchants/${encodeURIComponent(m.id)}">${m.name}</a></td>
+<td class="num pending">${rupiah(b.pending)}</td><td class="num settling">${rupiah(b.settling)}</td>
+<td class="num paid-out">${rupiah(b.paidOut)}</td><td class="num fees">${rupiah(b.fees)}</td>
+<td class="hide-narrow"><a href="/console/books/settlements?merchant=${encodeURIComponent(m.id)}">Settlements</a></td></tr>`,
+  )}</tbody>
+<tfoot><tr><th>All merchants</th><td class="num">${total((b) => b.pending)}</td><td class="num">${total((b) => b.settling)}</td><td class="num">${total((b) => b.paidOut)}</td><td class="num">${total((b) => b.fees)}</td><td class="hide-narrow"></td></tr></tfoot>
+</table></div>`;
+}
+
+export const settlementBadge = (s: SettlementRecord) =>
+  s.status === 'open' ? badge('open', 'open') : badge('paid', 'paid out');
+
+/** Settlements, newest first; `names` adds the merchant column (operators). */
+export function settlementTable(rows: SettlementRecord[], area: BookArea, names?: Map<string, string>): Html {
+  if (rows.length === 0) return empty('No settlement here.');
+  return html`<div class="table-wrap"><table id="settlements">
+<thead><tr><th>Created</th><th>Settlement</th>${names ? html`<th>Merchant</th>` : ''}<th class="hide-narrow">Cutoff</th><th class="num">Payments</th><th class="num hide-narrow">Gross</th><th class="num hide-narrow">Fees</th><th class="num hide-narrow">Refunds</th><th class="num">Net</th><th>Status</th></tr></thead>
+<tbody>${rows.map(
+    (s) => html`<tr>
+<td>${jakartaTime(s.createdAt)}</td>
+<td><a href="${settlementHref(area, s.id)}">${s.id}</a></td>
+${names ? html`<td>${names.get(s.merchantId) ?? s.merchantId}</td>` : ''}
+<td class="hide-narrow">${jakartaTime(s.cutoff)}</td>
+<td class="num">${s.count}</td>
+<td class="num hide-narrow">${sen(s.grossSen)}</td><td class="num hide-narrow">${sen(s.feesSen)}</td><td class="num hide-narrow">${sen(s.refundsSen)}</td>
+<td class="num">${sen(s.netSen)}</td>
+<td>${settlementBadge(s)}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+/** A settlement's figures; `merchant` links the merchant (operators). */
+export function settlementSummary(s: SettlementRecord, merchant?: { id: string; name: string }): Html {
+  return html`<dl class="kv" id="settlement-summary">
+<dt>Status</dt><dd>${settlementBadge(s)}</dd>
+${merchant ? html`<dt>Merchant</dt><dd><a href="/console/merchants/${encodeURIComponent(merchant.id)}">${merchant.name}</a></dd>` : ''}
+<dt>Cutoff</dt><dd>${jakartaTime(s.cutoff)} <span class="muted">(every unsettled entry before it)</span></dd>
+<dt>Created</dt><dd>${jakartaTime(s.createdAt)}${s.slot ? html` <span class="muted">scheduled (${s.slot})</span>` : ''}</dd>
+<dt>Payments</dt><dd>${s.count}</dd>
+<dt>Gross</dt><dd>${sen(s.grossSen)}</dd>
+<dt>Fees</dt><dd>${sen(s.feesSen)}</dd>
+<dt>Refunds</dt><dd>${sen(s.refundsSen)}</dd>
+<dt>Net</dt><dd><strong id="settlement-net">${sen(s.netSen)}</strong></dd>
+<dt>Paid out</dt><dd id="settlement-paid">${s.paidAt === null ? '—' : html`${jakartaTime(s.paidAt)} · bank reference <strong>${s.bankReference}</strong>`}</dd>
+</dl>`;
+}
+
+const KIND_NAMES: Record<LedgerEntry['kind'], string> = {
+  payment: 'payment',
+  refund: 'refund',
+  settlement: 'settlement',
+  payout: 'payout',
+};
+
+/** What an entry is about: its transaction (and refund), or its settlement. */
+function entryReference(e: LedgerEntry, area: BookArea): Html {
+  const p = pathsOf(area);
+  if (e.referenceNo !== null) {
+    return html`<a href="${p.transactions}/${encodeURIComponent(e.referenceNo)}">${e.referenceNo}</a>${e.refundNo ? html`<br><span class="muted">refund ${e.refundNo}</span>` : ''}`;
+  }
+  if (e.settlementId !== null) return html`<a href="${settlementHref(area, e.settlementId)}">${e.settlementId}</a>`;
+  return html`—`;
+}
+
+/** Ledger entries, one row per line: each entry's debits equal its credits. */
+export function ledgerTable(entries: LedgerEntry[], area: BookArea, emptyText = 'No ledger entry.'): Html {
+  if (entries.length === 0) return empty(emptyText);
+  const side = (v: bigint) => (v === 0n ? '' : sen(v));
+  return html`<div class="table-wrap"><table id="ledger-entries" class="ledger">
+<thead><tr><th>Time</th><th class="hide-narrow">Entry</th><th>Kind</th><th>Reference</th><th>Account</th><th class="num">Debit</th><th class="num">Credit</th></tr></thead>
+${entries.map((e) => {
+  const n = Math.max(1, e.lines.length);
+  const [first, ...rest] = e.lines;
+  const line = (l: LedgerEntry['lines'][number] | undefined) =>
+    l
+      ? html`<td><code>${l.account}</code></td><td class="num">${side(l.debitSen)}</td><td class="num">${side(l.creditSen)}</td>`
+      : html`<td></td><td></td><td></td>`;
+  return html`<tbody class="entry" data-entry="${e.id}"><tr>
+<td rowspan="${n}">${jakartaTime(e.at)}</td><td rowspan="${n}" class="hide-narrow">${e.id}</td>
+<td rowspan="${n}">${badge(`k-${e.kind}`, KIND_NAMES[e.kind])}</td><td rowspan="${n}">${entryReference(e, area)}</td>
+${line(first)}</tr>${rest.map((l) => html`<tr>${line(l)}</tr>`)}</tbody>`;
+})}
+</table></div>`;
+}

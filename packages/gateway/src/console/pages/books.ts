@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { Verification } from '../../books/ledger-service.ts';
+import { balanceTable, booksTabs } from '../book-views.ts';
+import { type Html, html } from '../html.ts';
+import { config, type OperatorPages } from '../operator.ts';
+import { badge, empty } from '../views.ts';
+
+/** Books: every merchant's balance, and the ledger's verification (docs/books.md). */
+export function bookPages(op: FastifyInstance, pages: OperatorPages): void {
+  const { ledger, merchants } = pages.deps;
+
+  op.get('/books', { config }, async (request, reply) => {
+    const caller = pages.callerOf(request);
+    const all = await merchants.all();
+    const rows = await Promise.all(
+      all.map(async (m) => ({ merchant: m, balance: await ledger.balance(caller, m.id) })),
+    );
+    return pages.page(
+      request,
+      reply,
+      'Balances',
+      'books',
+      html`<h1>Books</h1>${booksTabs('balances')}
+<h2>Balances</h2>
+<p class="muted">What each merchant is owed: <strong>pending</strong> (paid less fees and refunds, in no settlement yet), <strong>settling</strong> (in open settlements), <strong>paid out</strong> to date, and the <strong>fees</strong> charged.</p>
+${balanceTable(rows)}`,
+    );
+  });
+
+  op.get('/books/verify', { config }, async (request, reply) => {
+    const v = await ledger.verify();
+    return pages.page(
+      request,
+      reply,
+      'Verify ledger',
+      'books',
+      html`<h1>Books</h1>${booksTabs('verify')}
+<h2>Verify ledger</h2>
+<p class="muted">Every entry balances and has the lines its kind posts; every paid transaction has exactly one payment entry with its amount and fee; no entry lacks its cause; every account's balance is the sum of its lines; each merchant's pending + settling + paid out is its payments less fees and refunds. Checked over the whole journal each time this page is opened.</p>
+${verification(v)}`,
+    );
+  });
+}
+
+function verification(v: Verification): Html {
+  const where = (p: Verification['problems'][number]) =>
+    p.referenceNo
+      ? html`<a href="/console/transactions/${encodeURIComponent(p.referenceNo)}">${p.referenceNo}</a>`
+      : (p.account ?? p.entryId ?? p.merchantId ?? '');
+  return html`<section class="card" aria-labelledby="h-outcome"><h3 id="h-outcome">Outcome</h3>
+<p id="verify-outcome">${v.ok ? badge('ok', 'balanced') : badge('problem', `${v.problems.length} problem${v.problems.length === 1 ? '' : 's'}`)} <span class="muted">${v.entries} entr${v.entries === 1 ? 'y' : 'ies'} checked</span></p></section>
+${
+  v.problems.length === 0
+    ? empty('No problem: the books balance.')
+    : html`<div class="table-wrap"><table id="verify-problems"><thead><tr><th>Problem</th><th>Where</th><th>What</th></tr></thead><tbody>${v.problems.map(
+        (p) => html`<tr><td>${badge('problem', p.type)}</td><td>${where(p)}</td><td>${p.message}</td></tr>`,
+      )}</tbody></table></div>`
+}`;
+}

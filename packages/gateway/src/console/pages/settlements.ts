@@ -1,0 +1,138 @@
+import type { FastifyInstance } from 'fastify';
+import { settlementView } from '../../books/settlement-service.ts';
+import { payoutBody } from '../../http/routes/admin-books.ts';
+import {
+  booksTabs,
+  ledgerTable,
+  type SettlementRecord,
+  settlementHref,
+  settlementSummary,
+  settlementTable,
+} from '../book-views.ts';
+import { type Html, html } from '../html.ts';
+import { asConsoleError, blank, formOf, PAGE, q, sendAttachment } from '../kit.ts';
+import { config, type OperatorPages } from '../operator.ts';
+import { csrfField } from '../views.ts';
+
+const SETTLE = '/admin/v1/settlements';
+const PAYOUT = '/admin/v1/settlements/:id/payout';
+
+/**
+ * Settlements: the list and "Settle now", one settlement with its entries, its CSV report, and
+ * recording its payout. Settling and paying out take the admin scope, as in the admin API.
+ */
+export function settlementPages(op: FastifyInstance, pages: OperatorPages): void {
+  const { merchants, settlements } = pages.deps;
+
+  op.get('/books/settlements', { config }, async (request, reply) => {
+    const merchantId = q(request.query, 'merchant', 64);
+    const asked = q(request.query, 'status');
+    const status = asked === 'open' || asked === 'paid' ? asked : undefined;
+    const [rows, all] = await Promise.all([
+      settlements.list(pages.callerOf(request), { merchantId, status }, PAGE),
+      merchants.all(),
+    ]);
+    const names = new Map(all.map((m) => [m.id, m.name]));
+    const csrf = pages.operatorOf(request).csrf;
+    const option = (value: string, label: string, current: string | undefined) =>
+      html`<option value="${value}"${value === current ? html` selected` : ''}>${label}</option>`;
+    return pages.page(
+      request,
+      reply,
+      'Settlements',
+      'books',
+      html`<h1>Books</h1>${booksTabs('settlements')}
+<h2>Settlements</h2>
+<form class="filters card" method="get" action="/console/books/settlements" role="search">
+<label>Merchant<select name="merchant"><option value="">All</option>${all.map((m) => option(m.id, m.name, merchantId))}</select></label>
+<label>Status<select name="status"><option value="">All</option>${option('open', 'open', status)}${option('paid', 'paid out', status)}</select></label>
+<button type="submit">Filter</button> <a href="/console/books/settlements">Clear</a></form>
+${settlementTable(rows, 'operator', names)}
+${rows.length === PAGE ? html`<p class="muted">The newest ${PAGE} are shown: filter by merchant or status to see others.</p>` : ''}
+${
+  pages.can(request, 'POST', SETTLE)
+    ? html`<section class="card" aria-labelledby="h-settle"><h2 id="h-settle">Settle now</h2>
+<p class="muted">Takes every unsettled payment and refund before now into one open settlement per merchant (a merchant whose net is zero or less is left as it is). The schedule does the same on its own.</p>
+<form method="post" action="/console/books/settlements" class="filters" data-confirm="Settle now?">${csrfField(csrf)}
+<label>Merchant<select name="merchantId"><option value="">Every merchant with something to settle</option>${all.map((m) => option(m.id, m.name, merchantId))}</select></label>
+<button type="submit">Settle now</button></form></section>`
+    : ''
+}`,
+    );
+  });
+
+  op.post('/books/settlements', { config }, async (request, reply) => {
+    pages.need(request, 'POST', SETTLE);
+    const fields = formOf(request);
+    const merchantId = blank(fields.merchantId);
+    const made = await settlements.run({ merchantId });
+    await pages.audit(request, {
+      action: 'console: settle now',
+      target: merchantId ?? null,
+      httpStatus: 201,
+      fields,
+      after: { items: made.map(settlementView) },
+    });
+    const only = made.length === 1 ? made[0] : undefined;
+    if (only) return reply.redirect(`${settlementHref('operator', only.id)}?ok=settled`, 303);
+    return reply.redirect(`/console/books/settlements?ok=${made.length === 0 ? 'nothing-to-settle' : 'settled'}`, 303);
+  });
+
+  op.get<{ Params: { id: string } }>('/books/settlements/:id', { config }, async (request, reply) => {
+    const { settlement: s, entries } = await settlements.show(pages.callerOf(request), request.params.id);
+    const merchant = await merchants.find(s.merchantId);
+    const canPayOut = s.status === 'open' && pages.can(request, 'POST', PAYOUT);
+    return pages.page(
+      request,
+      reply,
+      `Settlement ${s.id}`,
+      'books',
+      html`<h1>Settlement ${s.id}</h1>${booksTabs('settlements')}
+<div class="grid">
+<section class="card" aria-labelledby="h-settlement"><h2 id="h-settlement">Settlement</h2>
+${settlementSummary(s, { id: s.merchantId, name: merchant?.name ?? s.merchantId })}
+<p class="actions"><a class="button secondary" id="report-link" href="${settlementHref('operator', s.id)}/report.csv" download>Download report (CSV)</a></p></section>
+${canPayOut ? payoutForm(s, pages.operatorOf(request).csrf) : ''}
+</div>
+<section aria-labelledby="h-entries"><h2 id="h-entries">Entries</h2>
+<p class="muted">The payments and refunds this settlement took: its net is their sum, less fees.</p>
+${ledgerTable(entries, 'operator')}</section>`,
+    );
+  });
+
+  op.get<{ Params: { id: string } }>('/books/settlements/:id/report.csv', { config }, async (request, reply) => {
+    const { settlement, csv } = await settlements.report(pages.callerOf(request), request.params.id);
+    return sendAttachment(reply, 'text/csv; charset=utf-8', `settlement-${settlement.id}.csv`, csv);
+  });
+
+  op.post<{ Params: { id: string } }>('/books/settlements/:id/payout', { config }, async (request, reply) => {
+    pages.need(request, 'POST', PAYOUT);
+    const fields = formOf(request);
+    const back = settlementHref('operator', request.params.id);
+    const action = 'console: pay out settlement';
+    const parsed = payoutBody.safeParse({ bankReference: fields.bankReference ?? '' });
+    if (!parsed.success) {
+      const why = parsed.error.issues.map((i) => i.message).join('; ');
+      return pages.refused(request, reply, back, `Not paid out: the bank reference is not valid (${why}).`);
+    }
+    let s: SettlementRecord;
+    try {
+      s = await settlements.payout(request.params.id, parsed.data.bankReference);
+    } catch (e) {
+      const refusal = asConsoleError(e);
+      if (refusal?.status !== 409) throw e;
+      await pages.audit(request, { action, target: request.params.id, httpStatus: 409, fields });
+      return pages.refused(request, reply, back, `Not paid out: ${refusal.message}.`);
+    }
+    await pages.audit(request, { action, target: s.id, httpStatus: 200, fields, after: settlementView(s) });
+    return reply.redirect(`${back}?ok=paid-out`, 303);
+  });
+}
+
+function payoutForm(s: SettlementRecord, csrf: string): Html {
+  return html`<section class="card" aria-labelledby="h-payout"><h2 id="h-payout">Pay out</h2>
+<p class="muted">Once the bank transfer of the net to the merchant is made, record it here with the bank's reference. A settlement is paid out once.</p>
+<form method="post" action="${settlementHref('operator', s.id)}/payout" class="filters" data-confirm="Record this settlement as paid out?">${csrfField(csrf)}
+<label>Bank reference<input name="bankReference" required maxlength="64" autocomplete="off" placeholder="TRF-20260115-0001"></label>
+<button type="submit">Record payout</button></form></section>`;
+}

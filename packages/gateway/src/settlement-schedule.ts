@@ -1,6 +1,6 @@
 import { formatJakartaTimestamp } from '@snapgate/snap';
 
-// docs/books.md#settlement: SNAPGATE_SETTLEMENT_SCHEDULE, when settlements run. Times are
+// docs/books.md#settlements: SNAPGATE_SETTLEMENT_SCHEDULE, when settlements run. Times are
 // Asia/Jakarta (UTC+07:00, no daylight saving time). A run is keyed by its slot's name, so a slot
 // missed while the gateway was down is found again (lastSlotAtOrBefore) and never run twice.
 

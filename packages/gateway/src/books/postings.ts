@@ -134,10 +134,10 @@ export function expectedLines(e: NewLedgerEntry): LedgerLine[] | undefined {
  * the ledger began has no payment entry, and its refund none either.
  */
 export async function refundPosting(
-  store: Pick<Store, 'findLedgerEntry'>,
+  store: Pick<Store, 'findPaymentEntry'>,
   refund: RefundRecord,
   at: number,
 ): Promise<NewLedgerEntry | undefined> {
-  const payment = await store.findLedgerEntry(paymentCause(refund.referenceNo));
+  const payment = await store.findPaymentEntry(refund.referenceNo);
   return payment?.providerId ? refundEntry(refund, payment.providerId, at) : undefined;
 }

@@ -1,6 +1,6 @@
 import { formatJakartaTimestamp, fromMinorUnits } from '@snapgate/snap';
 
-// docs/books.md#settlement: the settlement report a merchant downloads, one CSV row per payment or
+// docs/books.md#settlements: the settlement report a merchant downloads, one CSV row per payment or
 // refund. It is opened in spreadsheets: text cells that a spreadsheet would run as a formula are
 // defused, while the money columns stay plain numbers (a refund's amount is negative).
 

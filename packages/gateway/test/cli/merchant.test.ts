@@ -49,6 +49,32 @@ describe('snapgate merchant …', () => {
     assert.ok(JSON.parse(rot.out).clientSecret);
   });
 
+  it('sets a merchant’s QRIS criteria and fees, and refuses fees that are not JSON', async () => {
+    const created = await run(
+      gw,
+      'merchant',
+      'create',
+      '--name',
+      'Warung Fees',
+      '--qris-criteria',
+      'UME',
+      '--fees',
+      '{"qris":{"percent":"0.70"},"va":{"fixed":"2500.00"}}',
+      '--json',
+    );
+    assert.equal(created.code, 0, created.err);
+    const m = JSON.parse(created.out);
+    assert.equal(m.qrisCriteria, 'UME');
+    assert.deepEqual(m.fees, { qris: { percent: '0.70' }, va: { fixed: '2500.00' } });
+    const back = await run(gw, 'merchant', 'update', m.id, '--fees', 'default', '--json');
+    assert.equal(back.code, 0, back.err);
+    assert.equal(JSON.parse(back.out).fees, null);
+    assert.equal((await run(gw, 'merchant', 'update', m.id, '--fees', '{qris')).code, 2);
+    const refused = await run(gw, 'merchant', 'update', m.id, '--qris-criteria', 'XYZ');
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /qrisCriteria/);
+  });
+
   it('makes a merchant portal sign-in link', async (t) => {
     const m = await gw.createMerchant({ name: 'Toko Portal' });
     const probe = await gw.admin('POST', `/merchants/${m.id}/portal-link`);

@@ -68,6 +68,8 @@ export const bookCommands: CommandSpec[] = [
         'GET',
         `/ledger/entries${qs}`,
       );
+      // --json: the entries as the admin API answers them, lines and all.
+      if (ctx.o.json) return ctx.o.out(JSON.stringify(page, null, 2));
       const rows = page.items.map((e) => ({
         ...e,
         lines: (e.lines as Array<{ account: string; debit: string; credit: string }>)

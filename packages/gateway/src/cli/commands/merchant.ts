@@ -28,6 +28,7 @@ const merchantFields: Record<string, string> = {
   mcc: 'mcc',
   'qris-provider': 'qrisProvider',
   'retry-schedule': 'retrySchedule',
+  'qris-criteria': 'qrisCriteria',
 };
 const merchantFlags = (creating: boolean): FlagSpec[] => {
   const d = (text: string) => (creating ? ` (default: ${text})` : '');
@@ -47,6 +48,11 @@ const merchantFlags = (creating: boolean): FlagSpec[] => {
     flag('--nmid <nmid>', `QRIS national merchant ID: ID and 10 to 13 digits${d('a random one')}`),
     flag('--mcc <mcc>', `merchant category code, 4 digits${d('5999')}`),
     flag('--qris-provider <providerId>', "the acquirer provider that issues this merchant's QRIS"),
+    flag('--qris-criteria <criteria>', `QRIS merchant criteria: UMI, UKE, UME or UBE${d('UMI')}`),
+    flag(
+      '--fees <json>',
+      `its fees, e.g. '{"qris":{"percent":"0.70"},"va":{"fixed":"2500.00"}}'${d('Bank Indonesia’s QRIS MDR, free VAs')}`,
+    ),
     flag(
       '--retry-schedule <delays>',
       `its own callback retry schedule, e.g. 0s,5s,30s${creating ? ' (default: the gateway’s)' : '; "default" for the gateway’s'}`,
@@ -59,6 +65,13 @@ function merchantBody(values: Values): Record<string, unknown> {
   if (body.retrySchedule === 'default') body.retrySchedule = null;
   const pem = readFlagFile(values, 'public-key-file');
   if (pem !== undefined) body.publicKeyPem = pem;
+  if (typeof values.fees === 'string') {
+    try {
+      body.fees = values.fees === 'default' ? null : JSON.parse(values.fees);
+    } catch {
+      throw new UsageError(`--fees: not JSON: ${values.fees}`);
+    }
+  }
   return body;
 }
 

@@ -8,7 +8,7 @@ CREATE TABLE ledger_entries (
   id            BIGSERIAL PRIMARY KEY,
   at            BIGINT NOT NULL,
   kind          TEXT NOT NULL CHECK (kind IN ('payment', 'refund', 'settlement', 'payout')),
-  cause         TEXT NOT NULL UNIQUE,
+  cause         TEXT NOT NULL,
   merchant_id   TEXT NOT NULL,
   provider_id   TEXT,
   reference_no  TEXT,
@@ -19,7 +19,11 @@ CREATE TABLE ledger_entries (
   lines         TEXT NOT NULL
 );
 CREATE INDEX ledger_entries_by_merchant ON ledger_entries (merchant_id, id);
-CREATE INDEX ledger_entries_by_reference ON ledger_entries (reference_no) WHERE reference_no IS NOT NULL;
+-- A cause posts once: a transaction's payment and refunds by (reference_no, cause), which also finds
+-- a transaction's entries; settlements and payouts (no reference) by cause alone. One index written
+-- per payment, not two.
+CREATE UNIQUE INDEX ledger_entries_by_reference ON ledger_entries (reference_no, cause) WHERE reference_no IS NOT NULL;
+CREATE UNIQUE INDEX ledger_entries_by_cause ON ledger_entries (cause) WHERE reference_no IS NULL;
 CREATE INDEX ledger_entries_by_provider ON ledger_entries (provider_id, at) WHERE kind = 'payment';
 CREATE FUNCTION snapgate_books_append_only() RETURNS trigger AS $$
 BEGIN

@@ -87,8 +87,14 @@ export async function postLedgerEntry(sql: Sql, entry: NewLedgerEntry): Promise<
   return ledgerEntryFromRow(r as Row);
 }
 
-export async function findLedgerEntry(sql: Sql, cause: string): Promise<LedgerEntry | undefined> {
-  const r = await firstRow(sql.all('SELECT * FROM ledger_entries WHERE cause = ?', [cause]));
+/** A transaction's payment entry, if it has one. */
+export async function findPaymentEntry(sql: Sql, referenceNo: string): Promise<LedgerEntry | undefined> {
+  const r = await firstRow(
+    sql.all('SELECT * FROM ledger_entries WHERE reference_no = ? AND cause = ?', [
+      referenceNo,
+      `payment:${referenceNo}`,
+    ]),
+  );
   return r ? ledgerEntryFromRow(r) : undefined;
 }
 

@@ -66,6 +66,13 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
    * Who owns a VA: the active bank whose bankCode it was created with; in sandbox mode, a VA
    * whose bankCode has no such bank belongs to the built-in sandbox bank.
    */
+  /** Whether this acquirer may notify a QRIS snapgate issued itself (a merchant without qrisProvider). */
+  async function acquiresGatewayQris(provider: ProviderRecord): Promise<boolean> {
+    if (provider.acquiresGatewayQris) return true;
+    if (mode !== 'sandbox' || !provider.isSandbox) return false;
+    return (await store.findGatewayQrisAcquirer()) === undefined;
+  }
+
   async function owns(provider: ProviderRecord, bankCode: string): Promise<boolean> {
     if (provider.kind !== 'bank') return false;
     if (!provider.isSandbox) return provider.bankCode === bankCode;
@@ -267,15 +274,16 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
 
       const txn = await store.findTransaction(referenceNo);
       const merchant = txn ? await store.findMerchantById(txn.merchantId) : undefined;
-      // A QRIS an acquirer issued is that acquirer's for good; one snapgate issued may be notified
-      // by the merchant's acquirer, or by any acquirer when the merchant names none.
+      // A QRIS an acquirer issued is that acquirer's for good; one snapgate issued is notified by
+      // the merchant's acquirer, or when the merchant names none by the acquirer the operator named
+      // for the QRIS snapgate issues itself (the sandbox acquirer in sandbox mode while none is).
       const issuer = txn ? upstreamOf(txn)?.providerId : undefined;
       const routedTo = issuer ?? merchant?.qrisProvider ?? null;
       const isRouted =
         ctx.provider.kind === 'acquirer' &&
         txn?.kind === 'qris' &&
         merchant !== undefined &&
-        (routedTo === null || routedTo === ctx.provider.id);
+        (routedTo === null ? await acquiresGatewayQris(ctx.provider) : routedTo === ctx.provider.id);
       if (!txn || !isRouted) {
         throw snapError('TRANSACTION_NOT_FOUND', svc, { detail: { providerId: ctx.provider.id, referenceNo } });
       }

@@ -39,6 +39,13 @@ const outbound = z
   })
   .meta(about(OUTBOUND));
 const status = z.enum(['active', 'disabled']);
+const acquiresGatewayQris = z
+  .boolean()
+  .meta(
+    about(
+      'Acquirers: this one acquires the QRIS snapgate issues itself (merchants without `qrisProvider`), and only it may notify them (in sandbox mode the sandbox acquirer does while none is named). At most one.',
+    ),
+  );
 
 /** `POST /admin/v1/providers`. */
 export const providerCreateSchema = z.strictObject({
@@ -47,6 +54,7 @@ export const providerCreateSchema = z.strictObject({
   bankCode,
   publicKeyPem: publicKeyPem.optional(),
   outbound: outbound.optional(),
+  acquiresGatewayQris: acquiresGatewayQris.optional(),
 });
 
 /** `PATCH /admin/v1/providers/:id`: at least one field; null clears a key or the outbound settings. */
@@ -57,6 +65,7 @@ export const providerPatchSchema = z
     publicKeyPem: publicKeyPem.nullable().optional(),
     outbound: outbound.nullable().optional(),
     status: status.optional().meta(about('`disabled` refuses its tokens at once.')),
+    acquiresGatewayQris: acquiresGatewayQris.optional(),
   })
   .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
 
@@ -87,6 +96,7 @@ export const providerViewSchema = z.strictObject({
     })
     .nullable(),
   isSandbox: z.boolean().meta(about('The built-in sandbox bank or acquirer.')),
+  acquiresGatewayQris,
   status,
   createdAt: dateTime,
   updatedAt: dateTime,

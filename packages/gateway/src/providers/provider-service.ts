@@ -52,10 +52,18 @@ function outboundOf(input: OutboundInput): ProviderOutbound {
 }
 
 function checkSettings(
-  s: { kind: ProviderKind; publicKeyPem?: string | null | undefined; outbound?: ProviderOutbound | null | undefined },
+  s: {
+    kind: ProviderKind;
+    publicKeyPem?: string | null | undefined;
+    outbound?: ProviderOutbound | null | undefined;
+    acquiresGatewayQris?: boolean | undefined;
+  },
   mode: Mode,
 ): string[] {
   const problems: string[] = [];
+  if (s.acquiresGatewayQris && s.kind !== 'acquirer') {
+    problems.push('acquiresGatewayQris: only an acquirer acquires QRIS');
+  }
   if (s.publicKeyPem && !isUsableRsaPublicKey(s.publicKeyPem)) {
     problems.push('publicKeyPem: must be a PEM-encoded RSA public key of at least 2048 bits');
   }
@@ -90,6 +98,14 @@ function checkSettings(
   return problems;
 }
 
+/** The one-acquirer rule of migration 016, as SQLite and PostgreSQL name it. */
+const isGatewayQrisConstraint = (c: string) =>
+  c === 'providers.acquires_gateway_qris' || c === 'providers_one_gateway_qris_acquirer';
+const gatewayQrisTaken = () =>
+  conflict(
+    'another acquirer acquires the QRIS snapgate issues itself: set its acquiresGatewayQris to false first (one acquirer at a time)',
+  );
+
 export interface ProviderServiceDeps {
   store: Store;
   clock: Clock;
@@ -112,7 +128,15 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
       options: { isSandbox?: boolean } = {},
     ): Promise<{ provider: ProviderRecord; clientSecret: string }> {
       const outbound = input.outbound ? outboundOf(input.outbound) : null;
-      const problems = checkSettings({ kind: input.kind, publicKeyPem: input.publicKeyPem, outbound }, mode);
+      const problems = checkSettings(
+        {
+          kind: input.kind,
+          publicKeyPem: input.publicKeyPem,
+          outbound,
+          acquiresGatewayQris: input.acquiresGatewayQris,
+        },
+        mode,
+      );
       if (problems.length > 0) throw invalid('invalid provider', problems);
       await checkBankCodeFree(input.kind, input.bankCode);
       const now = clock.now();
@@ -130,6 +154,7 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
         publicKeyPem: input.publicKeyPem ?? null,
         outbound,
         isSandbox: options.isSandbox ?? false,
+        acquiresGatewayQris: input.acquiresGatewayQris ?? false,
         status: 'active',
         createdAt: now,
         updatedAt: now,
@@ -137,6 +162,7 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
       try {
         await store.insertProvider(provider);
       } catch (e) {
+        if (e instanceof UniqueViolation && isGatewayQrisConstraint(e.constraint)) throw gatewayQrisTaken();
         // The same bankCode, taken by a concurrent create.
         if (e instanceof UniqueViolation)
           throw conflict(`bankCode ${input.bankCode} already belongs to an active bank`);
@@ -171,7 +197,15 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
     ): Promise<ProviderRecord> {
       const existing = await service.get(id);
       const outbound = patch.outbound === undefined ? undefined : patch.outbound && outboundOf(patch.outbound);
-      const problems = checkSettings({ kind: existing.kind, publicKeyPem: patch.publicKeyPem, outbound }, mode);
+      const problems = checkSettings(
+        {
+          kind: existing.kind,
+          publicKeyPem: patch.publicKeyPem,
+          outbound,
+          acquiresGatewayQris: patch.acquiresGatewayQris,
+        },
+        mode,
+      );
       if (problems.length > 0) throw invalid('invalid provider settings', problems);
       if ((patch.bankCode ?? patch.status) !== undefined && (patch.status ?? existing.status) === 'active') {
         await checkBankCodeFree(existing.kind, patch.bankCode ?? existing.bankCode, id);
@@ -181,6 +215,7 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
         if (!p) throw notFound('provider');
         return p;
       } catch (e) {
+        if (e instanceof UniqueViolation && isGatewayQrisConstraint(e.constraint)) throw gatewayQrisTaken();
         if (e instanceof UniqueViolation) throw conflict(`duplicate ${e.constraint}`);
         throw e;
       }

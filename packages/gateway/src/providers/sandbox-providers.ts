@@ -34,6 +34,7 @@ export async function ensureSandboxProviders(store: Store, nowMs: number): Promi
         publicKeyPem: null,
         outbound: null,
         isSandbox: true,
+        acquiresGatewayQris: false,
         status: 'active',
         createdAt: nowMs,
         updatedAt: nowMs,

@@ -167,6 +167,7 @@ export function providerFromRow(r: Row): ProviderRecord {
     publicKeyPem: strOrNull(r.public_key_pem),
     outbound: r.outbound === null || r.outbound === undefined ? null : (jsonOf(r.outbound) as ProviderOutbound),
     isSandbox: r.is_sandbox === true || r.is_sandbox === 1,
+    acquiresGatewayQris: Number(r.acquires_gateway_qris ?? 0) === 1,
     status: r.status as MerchantStatus,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
@@ -180,6 +181,7 @@ export const PROVIDER_COLUMNS: Record<string, string> = {
   publicKeyPem: 'public_key_pem',
   outbound: 'outbound',
   status: 'status',
+  acquiresGatewayQris: 'acquires_gateway_qris',
 };
 
 /** The columns a provider update sets, ready to bind (both stores). */
@@ -193,7 +195,8 @@ function providerPatchColumns(patch: Record<string, unknown>): Array<[string, un
   for (const [field, value] of Object.entries(patch)) {
     const column = PROVIDER_COLUMNS[field];
     if (!column || value === undefined) continue;
-    sets.push([column, field === 'outbound' && value !== null ? JSON.stringify(value) : value]);
+    if (field === 'acquiresGatewayQris') sets.push([column, value ? 1 : 0]);
+    else sets.push([column, field === 'outbound' && value !== null ? JSON.stringify(value) : value]);
   }
   return sets;
 }
@@ -212,6 +215,7 @@ export function providerToRow(p: ProviderRecord, sqlite: boolean): Row {
     public_key_pem: p.publicKeyPem,
     outbound: p.outbound === null ? null : JSON.stringify(p.outbound),
     is_sandbox: sqlite ? (p.isSandbox ? 1 : 0) : p.isSandbox,
+    acquires_gateway_qris: p.acquiresGatewayQris ? 1 : 0,
     status: p.status,
     created_at: p.createdAt,
     updated_at: p.updatedAt,

@@ -126,12 +126,20 @@ export interface ProviderRecord {
   outbound: ProviderOutbound | null;
   /** The built-in sandbox bank or acquirer: never accepted in production mode. */
   isSandbox: boolean;
+  /**
+   * Acquirers: this one acquires the QRIS snapgate issues itself (merchants without a
+   * qrisProvider), and only it may notify them (with the sandbox acquirer in sandbox mode while no
+   * acquirer is named). At most one provider.
+   */
+  acquiresGatewayQris: boolean;
   status: MerchantStatus;
   createdAt: number;
   updatedAt: number;
 }
 
-export type ProviderPatch = Partial<Pick<ProviderRecord, 'name' | 'bankCode' | 'publicKeyPem' | 'outbound' | 'status'>>;
+export type ProviderPatch = Partial<
+  Pick<ProviderRecord, 'name' | 'bankCode' | 'publicKeyPem' | 'outbound' | 'status' | 'acquiresGatewayQris'>
+>;
 
 /** One call a provider made, as answered (every inbound call is logged). */
 export interface InboundCall {

@@ -119,6 +119,9 @@ export abstract class SqlStore {
   findBanks(bankCode: string): Promise<ProviderRecord[]> {
     return clients.findBanks(this.sql, bankCode);
   }
+  findGatewayQrisAcquirer() {
+    return clients.findGatewayQrisAcquirer(this.sql);
+  }
   listProviders(page: PageRequest) {
     return clients.listClients(this.sql, PROVIDERS, page);
   }
@@ -243,8 +246,8 @@ export abstract class SqlStore {
   async ledgerStartedAt(): Promise<number> {
     return Number((await this.getSetting('ledger_started_at')) ?? 0);
   }
-  findLedgerEntry(cause: string) {
-    return ledger.findLedgerEntry(this.sql, cause);
+  findPaymentEntry(referenceNo: string) {
+    return ledger.findPaymentEntry(this.sql, referenceNo);
   }
   listLedgerEntries(filter: LedgerFilter, page: PageRequest) {
     return ledger.listLedgerEntries(this.sql, filter, page);

@@ -116,6 +116,8 @@ export interface ClientStore {
   ): Promise<ProviderRecord | undefined>;
   /** The banks (never the sandbox one) registered with this bankCode, active or not, oldest first. */
   findBanks(bankCode: string): Promise<ProviderRecord[]>;
+  /** The acquirer named to acquire the QRIS snapgate issues itself (acquiresGatewayQris), if any. */
+  findGatewayQrisAcquirer(): Promise<ProviderRecord | undefined>;
   /** Appends calls to the inbound log, all in one database transaction. */
   recordInbound(calls: readonly InboundCall[]): Promise<void>;
   /** A provider's inbound calls, newest first. */
@@ -249,8 +251,8 @@ export interface CertificationStore {
 export interface BooksStore {
   /** When the ledger began (epoch ms): transactions paid before have no entries. */
   ledgerStartedAt(): Promise<number>;
-  /** The entry a cause posted, if any (`payment:<referenceNo>`, …). */
-  findLedgerEntry(cause: string): Promise<LedgerEntry | undefined>;
+  /** A transaction's payment entry, if it has one. */
+  findPaymentEntry(referenceNo: string): Promise<LedgerEntry | undefined>;
   /** Entries newest first. */
   listLedgerEntries(filter: LedgerFilter, page: PageRequest): Promise<Page<LedgerEntry>>;
   /** Every entry in id order after `afterId`, `limit` at a time. */

@@ -120,7 +120,9 @@ describe('snapgate simulate --provider-key: any provider against any gateway', (
     const bank = (
       await gw.admin('POST', '/providers', { name: 'B', kind: 'bank', bankCode: '014', publicKeyPem: keys.publicKey })
     ).body;
-    const acquirer = (await gw.admin('POST', '/providers', { name: 'A', kind: 'acquirer', bankCode: '936' })).body;
+    const acquirer = (
+      await gw.admin('POST', '/providers', { name: 'A', kind: 'acquirer', bankCode: '936', acquiresGatewayQris: true })
+    ).body;
     const c = await authenticate(gw.url, await gw.createMerchant({ callbackBaseUrl: 'https://merchant.example' }));
     const va = (
       await snapCall(gw.url, c, '/api/snap/v1.0/transfer-va/create-va', {

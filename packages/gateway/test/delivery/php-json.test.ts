@@ -83,7 +83,12 @@ describe('callbackJson: php — the bytes PHP json_encode writes, signed and sen
   });
 
   it('sends empty payer fields and a VA name with / as PHP writes them', async () => {
-    const acquirer = await gw.admin('POST', '/providers', { name: 'Acq', kind: 'acquirer', bankCode: '936' });
+    const acquirer = await gw.admin('POST', '/providers', {
+      name: 'Acq',
+      kind: 'acquirer',
+      bankCode: '936',
+      acquiresGatewayQris: true,
+    });
     const token = await postToken(gw.url, {
       clientKey: acquirer.body.clientKey,
       clientSecret: acquirer.body.clientSecret,

@@ -16,8 +16,8 @@ export function acquirerSuite(under: StoreUnderTest): void {
     let otherAcquirer: SnapCaller & { id: string };
     let seq = 0;
 
-    async function connect(name: string): Promise<SnapCaller & { id: string }> {
-      const r = await gw.admin('POST', '/providers', { name, kind: 'acquirer', bankCode: '936' });
+    async function connect(name: string, settings: Record<string, unknown> = {}): Promise<SnapCaller & { id: string }> {
+      const r = await gw.admin('POST', '/providers', { name, kind: 'acquirer', bankCode: '936', ...settings });
       assert.equal(r.status, 201, JSON.stringify(r.body));
       const token = await postToken(gw.url, { clientKey: r.body.clientKey, clientSecret: r.body.clientSecret });
       return {
@@ -57,7 +57,8 @@ export function acquirerSuite(under: StoreUnderTest): void {
       cleanup = opened.cleanup;
       gw = await startGateway({ store: opened.store });
       merchant = await authenticate(gw.url, await gw.createMerchant());
-      acquirer = await connect('Acquirer One');
+      // Acquirer One acquires the QRIS snapgate issues itself (merchants without a qrisProvider).
+      acquirer = await connect('Acquirer One', { acquiresGatewayQris: true });
       otherAcquirer = await connect('Acquirer Two');
     });
     let cleanup: () => Promise<void> = async () => undefined;
@@ -160,6 +161,41 @@ export function acquirerSuite(under: StoreUnderTest): void {
       const bad = await gw.admin('POST', '/merchants', { name: 'Bad', qrisProvider: 'no-such-acquirer' });
       assert.equal(bad.status, 400);
       assert.match(bad.body.errors[0], /^qrisProvider: no acquirer/);
+    });
+
+    it('lets only the named acquirer notify a QRIS snapgate issued itself; one at a time; no bank', async () => {
+      const g = await generate();
+      // Another acquirer, and the sandbox acquirer now that one is named: as if the QRIS did not exist.
+      assert.deepEqual((await notify(g.referenceNo, {}, otherAcquirer)).body, {
+        responseCode: '4045201',
+        responseMessage: 'Transaction Not Found',
+      });
+      const sandboxAcquirer = (await gw.store.getSetting('sandbox_acquirer_provider_id')) as string;
+      assert.equal(
+        (await gw.admin('POST', `/sandbox/qris/${g.referenceNo}/pay`, {})).body.responseCode,
+        '4045201',
+        'the sandbox acquirer pays only while no acquirer is named',
+      );
+      assert.deepEqual(await statuses(g.referenceNo), []);
+      assert.equal((await notify(g.referenceNo)).status, 200);
+      // One at a time: naming a second is a conflict until the first lets go.
+      const second = await gw.admin('PATCH', `/providers/${otherAcquirer.id}`, { acquiresGatewayQris: true });
+      assert.equal(second.status, 409, JSON.stringify(second.body));
+      assert.match(second.body.detail, /another acquirer acquires the QRIS snapgate issues itself/);
+      const bank = await gw.admin('POST', '/providers', {
+        name: 'Not An Acquirer',
+        kind: 'bank',
+        bankCode: '451',
+        acquiresGatewayQris: true,
+      });
+      assert.equal(bank.status, 400);
+      assert.match(bank.body.errors.join(), /acquiresGatewayQris: only an acquirer/);
+      assert.equal(
+        (await gw.admin('GET', `/providers/${acquirer.id}`)).body.acquiresGatewayQris,
+        true,
+        'shown on the provider',
+      );
+      assert.equal((await gw.admin('GET', `/providers/${sandboxAcquirer}`)).body.acquiresGatewayQris, false);
     });
 
     it('refuses a bank’s and a merchant’s notify', async () => {

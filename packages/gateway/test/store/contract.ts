@@ -83,6 +83,7 @@ function provider(over: Partial<ProviderRecord> = {}): ProviderRecord {
     publicKeyPem: null,
     outbound: null,
     isSandbox: false,
+    acquiresGatewayQris: false,
     status: 'active',
     createdAt: T0,
     updatedAt: T0,

@@ -32,6 +32,10 @@ const providerFlags = (creating: boolean): FlagSpec[] => {
     ...(creating ? [flag('--kind <kind>', `bank or acquirer${req}`)] : []),
     flag('--bank-code <code>', `3 digits; one active bank per code${req}`),
     flag('--public-key-file <file>', 'a PEM RSA public key (2048 bits or more) for its token signatures'),
+    flag(
+      '--acquires-gateway-qris <yes|no>',
+      'acquirers: yes if it acquires the QRIS the gateway issues itself (merchants without a qris provider; one acquirer at most)',
+    ),
     flag('--outbound-base-url <url>', "acquirers: the acquirer's origin the gateway calls"),
     flag('--outbound-client-key <key>', 'acquirers: the client key the gateway holds at the acquirer'),
     flag('--outbound-client-secret <secret>', 'acquirers: the client secret the gateway holds at the acquirer'),
@@ -45,6 +49,11 @@ const providerFlags = (creating: boolean): FlagSpec[] => {
 
 function providerBody(values: Values): Record<string, unknown> {
   const body = bodyOf(values, providerFields);
+  const acquires = values['acquires-gateway-qris'];
+  if (typeof acquires === 'string') {
+    if (acquires !== 'yes' && acquires !== 'no') throw new UsageError('--acquires-gateway-qris: yes or no');
+    body.acquiresGatewayQris = acquires === 'yes';
+  }
   const pem = readFlagFile(values, 'public-key-file');
   if (pem !== undefined) body.publicKeyPem = pem;
   const outbound = bodyOf(values, outboundFields);

@@ -80,6 +80,7 @@ const PROVIDER_EXAMPLE = {
   publicKeyPem: null,
   outbound: null,
   isSandbox: false,
+  acquiresGatewayQris: false,
   status: 'active',
   createdAt: T,
   updatedAt: T,

@@ -129,6 +129,12 @@ export async function findBanks(sql: Sql, bankCode: string): Promise<ProviderRec
   return rows.map(providerFromRow);
 }
 
+/** The acquirer named to acquire the QRIS snapgate issues itself, if one is. */
+export async function findGatewayQrisAcquirer(sql: Sql): Promise<ProviderRecord | undefined> {
+  const rows = await sql.all('SELECT * FROM providers WHERE acquires_gateway_qris = 1');
+  return rows[0] ? providerFromRow(rows[0]) : undefined;
+}
+
 /** A provider's inbound calls, newest first. */
 export async function listInbound(sql: Sql, providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>> {
   const after = page.cursor ? decodeCursor(page.cursor) : undefined;

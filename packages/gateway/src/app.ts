@@ -19,6 +19,7 @@ import { createSender } from './delivery/send.ts';
 import { registerAudit } from './http/admin-audit.ts';
 import { adminAuth } from './http/admin-auth.ts';
 import { refuseBadAdminText } from './http/admin-input.ts';
+import { createAuthFailureLimiter } from './http/auth-failures.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
@@ -219,7 +220,14 @@ export function buildApp(deps: AppDeps): Gateway {
       : undefined;
 
   // One admin-key check for every route that takes a key: one last-used minute per key.
-  const checkAdminKey = adminAuth({ adminKeys, clock });
+  // Failed admin-key authentications are limited per address and key prefix, whatever SNAPGATE_RATE_LIMIT says.
+  const authFailures = createAuthFailureLimiter({
+    clock,
+    logger,
+    registry: metrics.registry,
+    maxFailures: config.authFailureLimit,
+  });
+  const checkAdminKey = adminAuth({ adminKeys, clock, authFailures });
   healthRoutes(app, { store, metrics, config, adminAuth: checkAdminKey });
   app.get('/.well-known/snapgate/callback-public-key.pem', { config: { api: 'admin' } }, async (_request, reply) =>
     reply.type('application/x-pem-file').send(deps.keys.callbackPublicKeyPem),
@@ -229,7 +237,7 @@ export function buildApp(deps: AppDeps): Gateway {
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode });
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   openapiRoutes(app, { config });
-  consoleRoutes(app, { ...operators, config, clock, qris, payer });
+  consoleRoutes(app, { ...operators, config, clock, qris, payer, authFailures });
   app.register(
     async (admin) => {
       admin.addHook('onRequest', checkAdminKey);

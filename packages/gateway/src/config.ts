@@ -44,6 +44,8 @@ export interface Config {
   metricsPort: number | undefined;
   /** How long start-up keeps trying to reach PostgreSQL before it gives up. */
   dbConnectTimeoutSec: number;
+  /** SNAPGATE_AUTH_FAILURE_LIMIT: failed admin-key authentications per address (and key prefix) per minute. */
+  authFailureLimit: number;
   /** SNAPGATE_DB_STATEMENT_TIMEOUT_MS: PostgreSQL's statement and lock timeout (0: none). */
   dbStatementTimeoutMs: number;
   /** Delivered attempts' bodies and idempotency keys older than this are pruned; undefined: never. */
@@ -166,6 +168,7 @@ const schema = z.object({
   SNAPGATE_METRICS_PORT: int(1, 65535).optional(),
   SNAPGATE_DB_CONNECT_TIMEOUT_SEC: int(0, 3600).default(30),
   SNAPGATE_DB_STATEMENT_TIMEOUT_MS: int(0, 600_000).default(5_000),
+  SNAPGATE_AUTH_FAILURE_LIMIT: int(1, 10_000).default(20),
   SNAPGATE_RETENTION_DAYS: z
     .union([z.literal('off'), int(1, 36_500)])
     .default(90)
@@ -251,6 +254,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: c.SNAPGATE_METRICS_PORT,
     dbConnectTimeoutSec: c.SNAPGATE_DB_CONNECT_TIMEOUT_SEC,
     dbStatementTimeoutMs: c.SNAPGATE_DB_STATEMENT_TIMEOUT_MS,
+    authFailureLimit: c.SNAPGATE_AUTH_FAILURE_LIMIT,
     retentionDays: c.SNAPGATE_RETENTION_DAYS,
     settlementSchedule: c.SNAPGATE_SETTLEMENT_SCHEDULE,
   };

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { NotificationOperations } from '../delivery/notification-operations.ts';
 import { requiredScope, scopeCovers } from '../http/admin-auth.ts';
+import type { AuthFailureLimiter } from '../http/auth-failures.ts';
 import type { MerchantService } from '../merchants/merchant-service.ts';
 import type { AdminKeyService } from '../operators/admin-keys.ts';
 import type { AuditLog } from '../operators/audit-log.ts';
@@ -40,6 +41,8 @@ export interface ConsoleDeps {
   reconciliations: ReconciliationService;
   /** The sandbox bank and acquirer (sandbox mode only): they pay through the provider API. */
   payer: SandboxPayer | undefined;
+  /** Failed sign-ins count with the admin API's failed authentications, per address and key prefix. */
+  authFailures: AuthFailureLimiter;
 }
 
 /** The route config of every console page: errors are the console's, not SNAP's. */

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { AdminKeyService, AdminScope } from '../operators/admin-keys.ts';
 import { type Caller, operatorCaller } from '../operators/caller.ts';
+import type { AuthFailureLimiter } from './auth-failures.ts';
 import { bearerToken } from './bearer.ts';
 import { ProblemError } from './problem.ts';
 
@@ -56,11 +57,22 @@ export type AdminAuth = (request: FastifyRequest, reply: FastifyReply) => Promis
  * Made once per gateway (app.ts) and given to every route that takes an admin key, so that minute
  * is counted once per key, not once per route group.
  */
-export function adminAuth(deps: { adminKeys: AdminKeyService; clock: Clock }): AdminAuth {
+export function adminAuth(deps: {
+  adminKeys: AdminKeyService;
+  clock: Clock;
+  authFailures: AuthFailureLimiter;
+}): AdminAuth {
   const touched = new Map<string, number>();
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const key = await deps.adminKeys.authenticate(bearerToken(request.headers.authorization));
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const presented = bearerToken(request.headers.authorization);
+    const key = await deps.adminKeys.authenticate(presented);
     if (!key) {
+      // Guessing costs time: past the limit, a failure waits (a valid key never does).
+      const waitSec = deps.authFailures.fail('admin', request.ip, presented);
+      if (waitSec !== undefined) {
+        reply.header('retry-after', String(waitSec));
+        throw new ProblemError(429, 'Too Many Requests', `too many failed authentications: try again in ${waitSec} s`);
+      }
       throw new ProblemError(401, 'Unauthorized', 'a valid admin key is required (Authorization: Bearer <key>)');
     }
     const needed = requiredScope(request.method, request.routeOptions.url ?? '');

@@ -208,7 +208,13 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
   before(async () => {
     receiver = await startReceiver();
     gw = await startGateway({
-      env: { SNAPGATE_RATE_LIMIT: 'off', SNAPGATE_QR_RATE_LIMIT: '8', SNAPGATE_RETRY_SCHEDULE: '0s,100ms,100ms' },
+      env: {
+        SNAPGATE_RATE_LIMIT: 'off',
+        SNAPGATE_QR_RATE_LIMIT: '8',
+        SNAPGATE_RETRY_SCHEDULE: '0s,100ms,100ms',
+        // Every admin operation is called with a wrong key below: each must answer 401, not 429.
+        SNAPGATE_AUTH_FAILURE_LIMIT: '10000',
+      },
       dispatch: true,
     });
     const load = async (path: string) => {
@@ -752,6 +758,11 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       amount: idr(value),
       additionalInfo: { payerIssuer: '93600009', payerName: 'ANI', payerRefId: '123456' },
     });
+    // Named the acquirer of the QRIS snapgate issues itself, for its notifications and callbacks only
+    // (the sandbox acquirer pays them again afterwards).
+    const naming = (on: boolean) =>
+      admin('PATCH', '/admin/v1/providers/{id}', { params: { id: acquirer.id }, body: { acquiresGatewayQris: on } });
+    assert.equal((await naming(true)).status, 200);
     assert.equal((await snap(NOTIFY, acquirer, notice(notified.referenceNo))).status, 200);
     assert.equal((await snap(NOTIFY, acquirer, notice('000000000000000000'))).status, 404);
     assert.equal((await snap(NOTIFY, acquirer, notice(refs.open.referenceNo, '1.00'))).status, 400);
@@ -778,6 +789,7 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     assert.equal((await upstream(acquirer.id, callbackBody(refs.open.referenceNo), { secret: 'wrong' })).status, 401);
     assert.equal((await upstream('no-such-provider', callbackBody(refs.open.referenceNo))).status, 401);
     assert.equal((await upstream(acquirer.id, callbackBody('000000000000000000'))).status, 404);
+    assert.equal((await naming(false)).status, 200);
   });
 
   it('SNAP: every signed operation refuses a call without its token', async () => {

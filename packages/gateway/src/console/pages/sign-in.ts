@@ -23,7 +23,7 @@ export function signInPages(scope: FastifyInstance, deps: ConsoleDeps): void {
 <input type="hidden" name="_csrf" value="${sessions.mac(`pre.${pre}`)}">
 <label for="key">Admin key</label>
 <input id="key" name="key" type="password" class="wide" autocomplete="current-password" required autofocus>
-<p class="muted">An admin API key (read, operate or admin scope): SNAPGATE_ADMIN_TOKEN, or one made with <code>snapgate keys create</code>. It is exchanged for a session cookie and never stored in the browser.</p>
+<p class="muted">An admin API key (read, operate or admin scope): SNAPGATE_ADMIN_TOKEN, or one made with <code>snapgate admin-key create</code>. It is exchanged for a session cookie and never stored in the browser.</p>
 <button type="submit">Log in</button>
 </form></section>`,
       ),
@@ -44,6 +44,16 @@ export function signInPages(scope: FastifyInstance, deps: ConsoleDeps): void {
     checkCsrf(request, sessions, `pre.${pre}`, fields);
     const session = await sessions.signIn(fields.key || undefined);
     if (!session) {
+      const waitSec = deps.authFailures.fail('console', request.ip, fields.key || undefined);
+      if (waitSec !== undefined) {
+        reply.header('retry-after', String(waitSec));
+        return loginPage(
+          request,
+          reply,
+          { kind: 'error', text: `Too many failed log-ins from here: try again in ${waitSec} seconds.` },
+          429,
+        );
+      }
       return loginPage(
         request,
         reply,

@@ -46,6 +46,7 @@ const STATUS_TITLE: Record<string, string> = {
   '404': 'Not Found',
   '409': 'Conflict',
   '413': 'Content Too Large',
+  '429': 'Too Many Requests',
   '500': 'Internal Server Error',
 };
 
@@ -77,6 +78,11 @@ export const UNAUTHORIZED = problem(
   '401',
   'No admin key, an unknown one, or a revoked one.',
   problemExample('401', 'a valid admin key is required (Authorization: Bearer <key>)'),
+);
+const TOO_MANY = problem(
+  '429',
+  'Too many failed authentications from this address (or with this key prefix) within a minute: wait `Retry-After` seconds. A valid key is still accepted.',
+  problemExample('429', 'too many failed authentications: try again in 42 s'),
 );
 const SERVER_ERROR = problem('500', 'Unexpected failure (logged; no detail is sent).', {
   example: { value: { type: 'about:blank', title: 'Internal Server Error', status: 500 } },
@@ -113,7 +119,10 @@ const FORBIDDEN = problem(
 
 /** An admin operation, with the refusals every admin route shares. */
 export function op(o: Operation): Operation {
-  return { ...o, responses: { '400': BAD_TEXT, ...o.responses, '401': UNAUTHORIZED, '500': SERVER_ERROR } };
+  return {
+    ...o,
+    responses: { '400': BAD_TEXT, ...o.responses, '401': UNAUTHORIZED, '429': TOO_MANY, '500': SERVER_ERROR },
+  };
 }
 
 /**

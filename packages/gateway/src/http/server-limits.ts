@@ -1,13 +1,19 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ServerLimits } from '../config.ts';
+
+/** Past this share of SNAPGATE_MAX_CONNECTIONS the server is under pressure. */
+const PRESSURE = 0.8;
 
 /**
  * What one client can hold of the server. Node checks the headers and request deadlines only
  * every `connectionsCheckingInterval` (30 s by default), so the check runs at least every second
  * and a deadline bites when it is due. Connections over the global or the per-address cap are
  * closed as they arrive, before a byte is read, so a flood of idle sockets cannot exhaust file
- * descriptors or crowd out other clients.
+ * descriptors or crowd out other clients. Under pressure (past 80 % of the global cap) every new
+ * connection makes room by closing the connections that have no request in progress, oldest
+ * first: sockets held open without a whole request (or idle between requests) cannot keep a new
+ * client out until their header timeout frees them.
  */
 export function limitServer(server: Server, limits: ServerLimits): void {
   server.headersTimeout = limits.headersTimeoutMs;
@@ -20,19 +26,68 @@ export function limitServer(server: Server, limits: ServerLimits): void {
   );
   server.maxConnections = limits.maxConnections;
 
+  const pressureAt = Math.max(1, Math.floor(limits.maxConnections * PRESSURE));
   const perAddress = new Map<string, number>();
+  /** Open connections this process counts (the ones it closed itself leave at once). */
+  let open = 0;
+  /**
+   * Connections without a request in progress, oldest first (a Map keeps insertion order): new
+   * ones, and keep-alive ones between requests. Keyed by the peer's address and port, which a TLS
+   * socket shares with the TCP socket under it.
+   */
+  const waiting = new Map<string, Socket>();
+  const keyOf = (s: { remoteAddress?: string | undefined; remotePort?: number | undefined }) =>
+    `${s.remoteAddress ?? ''}|${s.remotePort ?? ''}`;
+  const evicted = new WeakSet<Socket>();
+  /** Connections with requests in progress (pipelined ones counted): never closed to make room. */
+  const busy = new Map<string, { socket: Socket; requests: number }>();
+
+  function relievePressure(newest: Socket): void {
+    for (const [key, socket] of waiting) {
+      if (open <= pressureAt || socket === newest) return;
+      waiting.delete(key);
+      evicted.add(socket);
+      open--;
+      socket.destroy();
+    }
+  }
+
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
-    const open = (perAddress.get(address) ?? 0) + 1;
-    if (open > limits.maxConnectionsPerAddress) {
+    const fromAddress = (perAddress.get(address) ?? 0) + 1;
+    if (fromAddress > limits.maxConnectionsPerAddress) {
       socket.destroy();
       return;
     }
-    perAddress.set(address, open);
+    perAddress.set(address, fromAddress);
+    open++;
+    const key = keyOf(socket);
+    waiting.set(key, socket);
     socket.once('close', () => {
+      if (!evicted.has(socket)) open--;
+      if (waiting.get(key) === socket) waiting.delete(key);
+      if (busy.get(key)?.socket === socket) busy.delete(key);
       const left = (perAddress.get(address) ?? 1) - 1;
       if (left <= 0) perAddress.delete(address);
       else perAddress.set(address, left);
+    });
+    if (open > pressureAt) relievePressure(socket);
+  });
+
+  // A request in progress is never closed to make room; once answered, its connection waits again
+  // (as the newest).
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const key = keyOf(request.socket);
+    const socket = waiting.get(key) ?? busy.get(key)?.socket;
+    if (!socket) return;
+    waiting.delete(key);
+    const entry = busy.get(key) ?? { socket, requests: 0 };
+    entry.requests++;
+    busy.set(key, entry);
+    response.once('close', () => {
+      if (--entry.requests > 0) return;
+      busy.delete(key);
+      if (!socket.destroyed) waiting.set(key, socket);
     });
   });
 }

@@ -76,17 +76,53 @@ describe('HTTP server limits', () => {
     assert.match(answered, /^HTTP\/1\.1 200/);
   });
 
-  it('caps connections per client address and in all, and serves again once they close', async () => {
+  it('caps connections per client address, and under pressure closes the oldest idle ones for a new client', async () => {
     const held: Socket[] = [];
     for (let i = 0; i < 6; i++) held.push(await open(gw.url));
     const seventh = await closedWithin(await open(gw.url), 2_000);
     assert.ok(seventh !== undefined && seventh < 2_000, 'the 7th from one address is closed at once');
+    // Past 80 % of the 12 in all (9), each new connection closes the oldest without a request.
+    const oldest = closedWithin(held[0] as Socket, 2_000);
     for (let i = 0; i < 6; i++) held.push(await open(gw.url, '127.0.0.2'));
-    const thirteenth = await closedWithin(await open(gw.url, '127.0.0.3'), 2_000);
-    assert.ok(thirteenth !== undefined && thirteenth < 2_000, 'the 13th in all is closed at once');
+    assert.notEqual(await oldest, undefined, 'the oldest idle connection made room');
+    const newest = await open(gw.url, '127.0.0.3');
+    newest.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    let answered = '';
+    newest.on('data', (c) => {
+      answered += c;
+    });
+    assert.notEqual(await closedWithin(newest, 5_000), undefined);
+    assert.match(answered, /^HTTP\/1\.1 200/, 'the newest client is served');
     for (const s of held) s.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 100));
     const r = await fetch(`${gw.url}/healthz`);
     assert.equal(r.status, 200);
+  });
+});
+
+describe('HTTP server limits under a flood of idle sockets', () => {
+  it('serves a new client within 3 s while 1,100 idle sockets from 5 addresses are held open', {
+    timeout: 60_000,
+  }, async () => {
+    // The default caps: 1,024 connections in all, 256 per address.
+    const gw = await startGateway();
+    const held: Socket[] = [];
+    let closedByServer = 0;
+    try {
+      for (let a = 2; a <= 6; a++) {
+        for (let i = 0; i < 220; i++) {
+          const s = await open(gw.url, `127.0.0.${a}`);
+          s.on('error', () => undefined);
+          s.once('close', () => closedByServer++);
+          held.push(s);
+        }
+      }
+      const r = await fetch(`${gw.url}/healthz`, { signal: AbortSignal.timeout(3_000) });
+      assert.equal(r.status, 200);
+      assert.ok(closedByServer > 0, 'the oldest idle sockets were closed to make room');
+      assert.equal(held.at(-1)?.destroyed, false, 'the newest are kept');
+    } finally {
+      for (const s of held) s.destroy();
+      await gw.close();
+    }
   });
 });

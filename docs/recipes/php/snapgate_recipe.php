@@ -22,6 +22,9 @@
  * json_encode(json_decode($input)): json_encode writes "INV\/2026" and "Siti \u00d1" where the
  * gateway may have sent "INV/2026" and "Siti Ñ", so the hash, and the signature, no longer match.
  * When sending, json_encode once, sign that string, send that string.
+ * In Laravel that is $request->getContent(). Code that cannot change and hashes
+ * json_encode($request->all()) sees null where the body had "" (ConvertEmptyStringsToNull):
+ * ask the operator for callbackJson `php-laravel`, whose bytes already write "" as null.
  */
 
 declare(strict_types=1);

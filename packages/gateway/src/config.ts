@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import {
   DEFAULT_SETTLEMENT_SCHEDULE,
@@ -124,7 +125,15 @@ const schema = z.object({
   SNAPGATE_HEADERS_TIMEOUT_MS: int(100, 600_000).default(10_000),
   SNAPGATE_REQUEST_TIMEOUT_MS: int(100, 600_000).default(15_000),
   SNAPGATE_KEEP_ALIVE_TIMEOUT_MS: int(100, 600_000).default(10_000),
-  SNAPGATE_DB: z.string().min(1).default('./data/snapgate.db'),
+  SNAPGATE_DB: z
+    .string()
+    .min(1)
+    .default('./data/snapgate.db')
+    .refine(
+      // Node's recursive mkdir spins forever under /proc (seen: start-up at 100 % CPU, deaf to SIGTERM).
+      (v) => v === ':memory:' || !/^\/(proc|sys)(\/|$)|^\/dev\/(?!shm(\/|$))/.test(resolve(v)),
+      'must be a file on a disk (or /dev/shm), not under /proc, /sys or /dev',
+    ),
   SNAPGATE_DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')

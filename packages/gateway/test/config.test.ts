@@ -20,6 +20,21 @@ describe('configuration', () => {
     assert.equal(c.publicUrl, 'http://127.0.0.1:8080');
   });
 
+  it('refuses a database under /proc, /sys or /dev (start-up would spin there), and takes /dev/shm', () => {
+    for (const bad of ['/proc/self/snapgate.db', '/proc', '/sys/kernel/x.db', '/dev/null', '/dev/x/snapgate.db']) {
+      assert.throws(() => loadConfig({ SNAPGATE_DB: bad }), /SNAPGATE_DB: must be a file on a disk/, bad);
+    }
+    assert.equal(loadConfig({ SNAPGATE_DB: '/dev/shm/snapgate.db' }).sqlitePath, '/dev/shm/snapgate.db');
+    assert.equal(loadConfig({ SNAPGATE_DB: '/var/lib/proc/snapgate.db' }).sqlitePath, '/var/lib/proc/snapgate.db');
+  });
+
+  it('has the books’ and the hardening’s defaults', () => {
+    const c = loadConfig({});
+    assert.deepEqual(c.settlementSchedule, { kind: 'daily', minuteOfDay: 0 });
+    assert.equal(c.dbStatementTimeoutMs, 5_000);
+    assert.equal(c.authFailureLimit, 20);
+  });
+
   it('turns the rate limit off with "off"', () => {
     assert.equal(loadConfig({ SNAPGATE_RATE_LIMIT: 'off' }).rateLimitPerMin, undefined);
   });

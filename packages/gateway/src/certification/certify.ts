@@ -12,7 +12,7 @@ import { createSender, type Sender, type SendResult } from '../delivery/send.ts'
 import { newClientSecret } from '../merchants/merchant-service.ts';
 import { withIdempotency } from '../payments/idempotency.ts';
 import { newNotificationId } from '../payments/ids.ts';
-import { notificationBody, type Payer } from '../payments/notification-body.ts';
+import { notificationBody, type Payer, serializeCallback } from '../payments/notification-body.ts';
 import type { QrisService } from '../payments/qris-service.ts';
 import type { MerchantRequest } from '../payments/snap-request.ts';
 import type { StatusChanger } from '../payments/status-change.ts';
@@ -389,7 +389,7 @@ export async function certifyMerchant(
       const extended = JSON.parse(v00.body) as Record<string, unknown> & { additionalInfo?: Record<string, unknown> };
       extended.additionalInfo = { ...extended.additionalInfo, certificationNote: 'an unknown field' };
       extended.futureField = { added: 'later' };
-      const extendedBody = format === 'php' ? phpJsonEncode(extended) : JSON.stringify(extended);
+      const extendedBody = serializeCallback(extended, format);
       const extendedId = newNotificationId(clock.now());
       record(
         'robustness',

@@ -50,8 +50,12 @@ export const merchantSettings = z.object({
     .enum(['hmac-sha512', 'rsa-sha256', 'snap-b2b'])
     .meta(about('How callbacks to it are signed (default `hmac-sha512`).')),
   callbackJson: z
-    .enum(['standard', 'php'])
-    .meta(about('`php`: callback bodies as PHP’s `json_encode` writes them (default `standard`).')),
+    .enum(['standard', 'php', 'php-laravel'])
+    .meta(
+      about(
+        '`php`: callback bodies as PHP’s `json_encode` writes them; `php-laravel`: the same with every empty string written as `null`, as Laravel’s ConvertEmptyStringsToNull leaves a body it re-encodes (default `standard`).',
+      ),
+    ),
   callbackTokenUrl: url
     .nullable()
     .meta(

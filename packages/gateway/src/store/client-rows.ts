@@ -36,7 +36,8 @@ export function merchantFromRow(r: Row): MerchantRecord {
     callbackSignature:
       r.callback_b2b === true || r.callback_b2b === 1 ? 'snap-b2b' : (r.callback_signature as CallbackSignature),
     callbackTokenUrl: strOrNull(r.callback_token_url),
-    callbackJson: (r.callback_json ?? 'standard') as CallbackJson,
+    callbackJson:
+      Number(r.callback_json_nulls ?? 0) === 1 ? 'php-laravel' : ((r.callback_json ?? 'standard') as CallbackJson),
     callbackBaseUrl: strOrNull(r.callback_base_url),
     qrisCallbackUrl: strOrNull(r.qris_callback_url),
     vaCallbackUrl: strOrNull(r.va_callback_url),
@@ -59,7 +60,6 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   partnerId: 'partner_id',
   publicKeyPem: 'public_key_pem',
   tokenSignature: 'token_signature',
-  callbackJson: 'callback_json',
   callbackTokenUrl: 'callback_token_url',
   callbackBaseUrl: 'callback_base_url',
   qrisCallbackUrl: 'qris_callback_url',
@@ -83,6 +83,13 @@ function callbackSignatureColumns(s: CallbackSignature): Row {
   return s === 'snap-b2b'
     ? { callback_signature: 'hmac-sha512', callback_b2b: 1 }
     : { callback_signature: s, callback_b2b: 0 };
+}
+
+/** `php-laravel` is PHP's bytes (callback_json `php`) with empty strings as null (its own column). */
+function callbackJsonColumns(j: CallbackJson): Row {
+  return j === 'php-laravel'
+    ? { callback_json: 'php', callback_json_nulls: 1 }
+    : { callback_json: j, callback_json_nulls: 0 };
 }
 
 /**
@@ -114,6 +121,10 @@ function merchantPatchColumns(patch: Record<string, unknown>): Array<[string, un
       out.push(...(Object.entries(callbackSignatureColumns(value as CallbackSignature)) as Array<[string, unknown]>));
       continue;
     }
+    if (field === 'callbackJson') {
+      out.push(...(Object.entries(callbackJsonColumns(value as CallbackJson)) as Array<[string, unknown]>));
+      continue;
+    }
     const column = MERCHANT_COLUMNS[field];
     if (column) out.push([column, field === 'fees' && value !== null ? JSON.stringify(value) : value]);
   }
@@ -134,7 +145,7 @@ export function merchantToRow(m: MerchantRecord): Row {
     token_signature: m.tokenSignature,
     ...callbackSignatureColumns(m.callbackSignature),
     callback_token_url: m.callbackTokenUrl,
-    callback_json: m.callbackJson,
+    ...callbackJsonColumns(m.callbackJson),
     callback_base_url: m.callbackBaseUrl,
     qris_callback_url: m.qrisCallbackUrl,
     va_callback_url: m.vaCallbackUrl,

@@ -10,7 +10,8 @@ export type TokenSignature = 'any' | 'hmac-sha256' | 'rsa-sha256';
  */
 export type CallbackSignature = 'hmac-sha512' | 'rsa-sha256' | 'snap-b2b';
 /** How a notification body is serialised: compact JSON, or the bytes PHP's json_encode writes. */
-export type CallbackJson = 'standard' | 'php';
+/** How callback bodies are serialised: `php` as json_encode, `php-laravel` also with empty strings as null. */
+export type CallbackJson = 'standard' | 'php' | 'php-laravel';
 export type MerchantStatus = 'active' | 'disabled';
 /** The QRIS merchant criteria (micro, small, medium, large), written into its QRIS. */
 export type QrisCriteria = 'UMI' | 'UKE' | 'UME' | 'UBE';

@@ -11,6 +11,18 @@ const hasPhp = spawnSync('php', ['-v']).status === 0;
 // CI installs php-cli: there the comparison must run, never be skipped.
 const skip = !hasPhp && !process.env.CI ? 'php is not installed (apt-get install php-cli)' : false;
 
+/**
+ * What a Laravel app hashes when it re-encodes the request it parsed: ConvertEmptyStringsToNull
+ * has turned every "" into null, then `json_encode($request->all())`.
+ */
+function laravelReencode(body: string): string {
+  const script =
+    '$d = json_decode(file_get_contents("php://stdin"), true); array_walk_recursive($d, function (&$v) { if ($v === "") { $v = null; } }); echo json_encode($d);';
+  const r = spawnSync('php', ['-r', script], { input: body, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return r.stdout;
+}
+
 /** What PHP writes for the decoded body: `json_encode(json_decode($body))`. */
 function phpReencode(body: string): string {
   const r = spawnSync('php', ['-r', 'echo json_encode(json_decode(file_get_contents("php://stdin")));'], {
@@ -115,6 +127,9 @@ describe('callbackJson: php — the bytes PHP json_encode writes, signed and sen
       [JSON.parse(r.body).additionalInfo.payerName, JSON.parse(r.body).additionalInfo.payerRefId],
       ['', ''],
     );
+    // The sandbox acquirer pays the QRIS of the tests below again.
+    const unnamed = await gw.admin('PATCH', `/providers/${acquirer.body.id}`, { acquiresGatewayQris: false });
+    assert.equal(unnamed.status, 200);
 
     const va = await snapCall(gw.url, merchant, '/api/snap/v1.0/transfer-va/create-va', {
       virtualAccountName: 'PT Jaya/Abadi Ä',
@@ -130,6 +145,40 @@ describe('callbackJson: php — the bytes PHP json_encode writes, signed and sen
     assert.equal(v.url, '/webhook/payment-va-notification');
   });
 
+  it('php-laravel: writes every empty string as null, the bytes a Laravel app re-encodes after ConvertEmptyStringsToNull', async () => {
+    const patched = await gw.admin('PATCH', `/merchants/${merchant.id}`, { callbackJson: 'php-laravel' });
+    assert.equal(patched.body.callbackJson, 'php-laravel');
+    const g = await snapCall(gw.url, merchant, '/api/snap/v1.0/qr/qr-mpm-generate', {
+      partnerReferenceNo: 'INV/2026/11/L01',
+      amount: idr('1000.00'),
+    });
+    const canceled = await snapCall(gw.url, merchant, '/api/snap/v1.0/qr/qr-mpm-cancel', {
+      originalReferenceNo: g.body.referenceNo,
+      originalPartnerReferenceNo: 'INV/2026/11/L01',
+      reason: 'customer left',
+    });
+    assert.equal(canceled.status, 200, canceled.text);
+    const r = await callbackFor(g.body.referenceNo, '05');
+    assert.match(r.body, /"payerName":null/);
+    assert.match(r.body, /"originalPartnerReferenceNo":"INV\\\/2026\\\/11\\\/L01"/);
+    assert.equal(r.body, laravelReencode(r.body), 'the bytes sent are what Laravel re-encodes');
+    assertPhpBytes(r);
+    // With `php` the empty strings stay, and Laravel's re-encoding differs from the bytes signed.
+    await gw.admin('PATCH', `/merchants/${merchant.id}`, { callbackJson: 'php' });
+    const g2 = await snapCall(gw.url, merchant, '/api/snap/v1.0/qr/qr-mpm-generate', {
+      partnerReferenceNo: 'INV/2026/11/L02',
+      amount: idr('1000.00'),
+    });
+    await snapCall(gw.url, merchant, '/api/snap/v1.0/qr/qr-mpm-cancel', {
+      originalReferenceNo: g2.body.referenceNo,
+      originalPartnerReferenceNo: 'INV/2026/11/L02',
+      reason: 'customer left',
+    });
+    const plain = await callbackFor(g2.body.referenceNo, '05');
+    assert.match(plain.body, /"payerName":""/);
+    assert.notEqual(plain.body, laravelReencode(plain.body));
+  });
+
   it('keeps a standard merchant’s bytes compact, with / and non-ASCII as themselves, and switches with PATCH', async () => {
     const patched = await gw.admin('PATCH', `/merchants/${merchant.id}`, { callbackJson: 'standard' });
     assert.equal(patched.body.callbackJson, 'standard');
@@ -137,7 +186,10 @@ describe('callbackJson: php — the bytes PHP json_encode writes, signed and sen
       partnerReferenceNo: 'INV/2026/11/003',
       amount: idr('1000.00'),
     });
-    await gw.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, { payerName: 'Café' });
+    assert.equal(
+      (await gw.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, { payerName: 'Café' })).status,
+      200,
+    );
     const r = await callbackFor(g.body.referenceNo, '00');
     assert.match(r.body, /"originalPartnerReferenceNo":"INV\/2026\/11\/003"/);
     assert.match(r.body, /"payerName":"Café"/);

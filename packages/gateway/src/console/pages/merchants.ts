@@ -288,5 +288,5 @@ function merchantFields(
 <label>QRIS callback URL<input name="qrisCallbackUrl" type="url" value="${m?.qrisCallbackUrl ?? ''}"></label>
 <label>VA callback URL<input name="vaCallbackUrl" type="url" value="${m?.vaCallbackUrl ?? ''}"></label>
 <label>Callback signature<select name="callbackSignature">${opt('hmac-sha512', m?.callbackSignature, 'HMAC-SHA512 (merchant secret)')}${opt('rsa-sha256', m?.callbackSignature, 'RSA-SHA256 (gateway key)')}${opt('snap-b2b', m?.callbackSignature, 'SNAP B2B token')}</select></label>
-<label>Callback JSON<select name="callbackJson">${opt('standard', m?.callbackJson)}${opt('php', m?.callbackJson, 'php (json_encode bytes)')}</select></label>`;
+<label>Callback JSON<select name="callbackJson">${opt('standard', m?.callbackJson)}${opt('php', m?.callbackJson, 'php (json_encode bytes)')}${opt('php-laravel', m?.callbackJson, 'php-laravel (json_encode, empty strings as null)')}</select></label>`;
 }

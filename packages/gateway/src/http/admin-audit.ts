@@ -64,7 +64,8 @@ function withRedacted(answer: unknown, fields: readonly string[] | undefined): u
 }
 
 const BEFORE = Symbol('snapgate.auditBefore');
-type WithBefore = FastifyRequest & { [BEFORE]?: unknown };
+const AUDIT_ID = Symbol('snapgate.auditId');
+type WithBefore = FastifyRequest & { [BEFORE]?: unknown; [AUDIT_ID]?: number };
 
 const paramsOf = (request: FastifyRequest) => (request.params ?? {}) as Record<string, string | undefined>;
 
@@ -98,40 +99,56 @@ export function registerAudit(admin: FastifyInstance, deps: AuditDeps): void {
     return undefined;
   }
 
+  /** What the row of this request says before the answer: who, from where, what, the resource before. */
+  function intentOf(request: FastifyRequest) {
+    const params = paramsOf(request);
+    // A path refused for its text is recorded without it: the store could not even hold it.
+    const clean = (v: string | undefined) => (v === undefined || isBadText(v) ? undefined : v);
+    return {
+      address: request.ip,
+      method: request.method,
+      path: storableText(request.url),
+      action: `${request.method} ${request.routeOptions.url ?? request.url}`,
+      target: clean(params.id) ?? clean(params.referenceNo) ?? clean(params.virtualAccountNo) ?? null,
+      request: auditedRequest(rawBodyOf(request)),
+      before: auditValue((request as WithBefore)[BEFORE]),
+    };
+  }
+
+  // The row is written before the handler runs: the action cannot happen without it. If it cannot
+  // be written, the action does not run (500).
   admin.addHook('preHandler', async (request) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || !adminCallerOf(request)) return;
+    const caller = adminCallerOf(request);
+    if (request.method === 'GET' || request.method === 'HEAD' || !caller) return;
     (request as WithBefore)[BEFORE] = await before(request);
+    (request as WithBefore)[AUDIT_ID] = await deps.audit.begin(operatorCaller(caller), intentOf(request));
   });
 
   admin.addHook('onSend', async (request, reply, payload) => {
     const caller = adminCallerOf(request);
     if (request.method === 'GET' || request.method === 'HEAD' || !caller) return payload;
     const answer = json(typeof payload === 'string' ? Buffer.from(payload) : undefined);
-    const after = withRedacted(answer, request.routeOptions.config?.auditRedacts);
-    const params = paramsOf(request);
-    // A path refused for its text is recorded without it: the store could not even hold it.
-    const clean = (v: string | undefined) => (v === undefined || isBadText(v) ? undefined : v);
-    const target =
-      clean(params.id) ??
-      clean(params.referenceNo) ??
-      clean(params.virtualAccountNo) ??
-      (typeof (after as { id?: unknown } | undefined)?.id === 'string' ? (after as { id: string }).id : null);
-    const entry = {
-      address: request.ip,
-      method: request.method,
-      path: storableText(request.url),
-      action: `${request.method} ${request.routeOptions.url ?? request.url}`,
-      target,
-      httpStatus: reply.statusCode,
-      request: auditedRequest(rawBodyOf(request)),
-      before: auditValue((request as WithBefore)[BEFORE]),
-      after: auditValue(after),
-    };
+    const after = auditValue(withRedacted(answer, request.routeOptions.config?.auditRedacts));
+    const createdId = (answer as { id?: unknown } | undefined)?.id;
+    const auditId = (request as WithBefore)[AUDIT_ID];
+    const intent = intentOf(request);
     try {
-      await deps.audit.record(operatorCaller(caller), entry);
+      if (auditId !== undefined) {
+        await deps.audit.finish(auditId, {
+          httpStatus: reply.statusCode,
+          target: intent.target === null && typeof createdId === 'string' ? createdId : null,
+          after,
+        });
+      } else {
+        // Refused before any handler ran (its body, its path): recorded whole, as answered.
+        const target = intent.target ?? (typeof createdId === 'string' ? createdId : null);
+        await deps.audit.record(operatorCaller(caller), { ...intent, target, httpStatus: reply.statusCode, after });
+      }
     } catch (e) {
+      deps.logger.error({ reqId: request.id, err: e, action: intent.action }, 'audit log write failed');
+      // The action's row was written before it ran; only how it ended is missing: the answer stands.
+      if (auditId !== undefined) return payload;
       // Not answered as done when it was not recorded; and never with the database's own words.
-      deps.logger.error({ reqId: request.id, err: e, action: entry.action }, 'audit log write failed');
       reply.code(500).type('application/problem+json');
       return JSON.stringify({
         type: 'about:blank',

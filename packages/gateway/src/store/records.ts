@@ -208,6 +208,15 @@ export interface StoredAuditEntry extends AuditEntry {
   id: number;
 }
 
+/** How an action whose audit row was written before it ran ended. */
+export interface AuditOutcome {
+  at: number;
+  httpStatus: number;
+  /** The id the action made or was about, when the row did not know it yet (a create). */
+  target: string | null;
+  after: string | null;
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;

@@ -14,6 +14,7 @@ import type { Sql } from './sql.ts';
 import type {
   AdminKeyRecord,
   AuditEntry,
+  AuditOutcome,
   CertificationRecord,
   IdempotencyKey,
   LedgerFilter,
@@ -159,6 +160,9 @@ export abstract class SqlStore {
   }
   appendAudit(entry: AuditEntry) {
     return access.appendAudit(this.sql, entry);
+  }
+  appendAuditOutcome(auditId: number, outcome: AuditOutcome) {
+    return access.appendAuditOutcome(this.sql, auditId, outcome);
   }
   listAudit(page: PageRequest, filter: { target?: string } = {}) {
     return access.listAudit(this.sql, page, filter);

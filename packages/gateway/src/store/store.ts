@@ -19,6 +19,7 @@ import type {
   AttemptMinute,
   AttemptRecord,
   AuditEntry,
+  AuditOutcome,
   CertificationRecord,
   DeliveryBacklog,
   IdempotencyKey,
@@ -149,8 +150,10 @@ export interface AccessStore {
    * SNAPGATE_ADMIN_TOKEN or generated): created when absent, its hash replaced when the token changed.
    */
   upsertBootstrapAdminKey(name: string, tokenSha256: string, at: number): Promise<void>;
-  /** Appends to the audit log (which cannot be changed or deleted). */
-  appendAudit(entry: AuditEntry): Promise<void>;
+  /** Appends to the audit log (which cannot be changed or deleted); the row's id. */
+  appendAudit(entry: AuditEntry): Promise<number>;
+  /** Appends how the action of an audit row written before it ran ended (once per row). */
+  appendAuditOutcome(auditId: number, outcome: AuditOutcome): Promise<void>;
   /** The audit log, newest first, optionally of one target. */
   listAudit(page: PageRequest, filter?: { target?: string }): Promise<Page<StoredAuditEntry>>;
 }

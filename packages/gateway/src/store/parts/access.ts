@@ -6,6 +6,7 @@ import type {
   AdminKeyRevocation,
   AdminScope,
   AuditEntry,
+  AuditOutcome,
   Page,
   PageRequest,
   StoredAuditEntry,
@@ -145,9 +146,29 @@ export async function upsertBootstrapAdminKey(sql: Sql, name: string, tokenSha25
   );
 }
 
-export async function appendAudit(sql: Sql, entry: AuditEntry): Promise<void> {
-  await sql.run(...insertRow('audit_log', auditToRow(entry)));
+/** Appends a row to the audit log; its id. */
+export async function appendAudit(sql: Sql, entry: AuditEntry): Promise<number> {
+  const [text, values] = insertRow('audit_log', auditToRow(entry));
+  const r = await firstRow(sql.all(`${text} RETURNING id`, values));
+  return num((r as Row).id);
 }
+
+/** How an action whose audit row was written before it ran ended (once). */
+export async function appendAuditOutcome(sql: Sql, auditId: number, outcome: AuditOutcome): Promise<void> {
+  await sql.run('INSERT INTO audit_outcomes (audit_id, at, http_status, target, after) VALUES (?, ?, ?, ?, ?)', [
+    auditId,
+    outcome.at,
+    outcome.httpStatus,
+    outcome.target,
+    outcome.after,
+  ]);
+}
+
+/** A row with its outcome, when one was appended: the answer's status, target and resource after. */
+const AUDIT_WITH_OUTCOME = `SELECT a.id, a.at, a.key_id, a.key_name, a.address, a.method, a.path, a.action, a.request,
+  a.before, COALESCE(a.target, o.target) AS target, COALESCE(o.http_status, a.http_status) AS http_status,
+  COALESCE(o.after, a.after) AS after
+  FROM audit_log a LEFT JOIN audit_outcomes o ON o.audit_id = a.id`;
 
 /** Newest first. */
 export async function listAudit(
@@ -159,11 +180,10 @@ export async function listAudit(
   const before = after ? after[0] : Number.MAX_SAFE_INTEGER;
   const rows =
     filter.target === undefined
-      ? await sql.all('SELECT * FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?', [before, page.limit + 1])
-      : await sql.all('SELECT * FROM audit_log WHERE target = ? AND id < ? ORDER BY id DESC LIMIT ?', [
-          filter.target,
-          before,
-          page.limit + 1,
-        ]);
+      ? await sql.all(`${AUDIT_WITH_OUTCOME} WHERE a.id < ? ORDER BY a.id DESC LIMIT ?`, [before, page.limit + 1])
+      : await sql.all(
+          `${AUDIT_WITH_OUTCOME} WHERE (a.target = ? OR o.target = ?) AND a.id < ? ORDER BY a.id DESC LIMIT ?`,
+          [filter.target, filter.target, before, page.limit + 1],
+        );
   return toPage(rows.map(auditFromRow), page.limit, (e) => [e.id, '']);
 }

@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { auditFirstSuite } from './audit-first-suite.ts';
+
+auditFirstSuite(POSTGRES);

@@ -115,6 +115,36 @@ export const auditFields = (fields: Record<string, string>) => {
   return JSON.stringify(redactSecrets(rest));
 };
 
+const AUDIT_ID = Symbol('snapgate.consoleAuditId');
+type WithAudit = FastifyRequest & { [AUDIT_ID]?: { id: number; finished: boolean } };
+
+/**
+ * A console or portal form about to act, recorded before it does (no action without its audit row;
+ * if the row cannot be written, the action does not run): who, from where, the route and the fields.
+ * `audit` then adds what the action was and how it ended; `finishAudit` closes a form that ended
+ * without it (a refusal).
+ */
+export async function beginAudit(log: AuditLog, request: FastifyRequest, caller: Caller, door: string): Promise<void> {
+  const id = await log.begin(caller, {
+    address: request.ip,
+    method: request.method,
+    path: request.url,
+    action: `${door}: ${request.method} ${request.routeOptions.url ?? request.url}`,
+    target: null,
+    request: auditFields(formOf(request)),
+    before: null,
+  });
+  (request as WithAudit)[AUDIT_ID] = { id, finished: false };
+}
+
+/** How a form `beginAudit` recorded ended, when `audit` did not say (its answer's status). */
+export async function finishAudit(log: AuditLog, request: FastifyRequest, httpStatus: number): Promise<void> {
+  const intent = (request as WithAudit)[AUDIT_ID];
+  if (!intent || intent.finished) return;
+  intent.finished = true;
+  await log.finish(intent.id, { httpStatus, target: null, action: null, after: null });
+}
+
 /** Records a console or portal action in the audit log, with the request it came in. */
 export async function audit(
   log: AuditLog,
@@ -129,6 +159,17 @@ export async function audit(
     after?: unknown;
   },
 ): Promise<void> {
+  const intent = (request as WithAudit)[AUDIT_ID];
+  if (intent && !intent.finished) {
+    intent.finished = true;
+    await log.finish(intent.id, {
+      httpStatus: entry.httpStatus,
+      target: entry.target,
+      action: entry.action,
+      after: auditValue(entry.after),
+    });
+    return;
+  }
   await log.record(caller, {
     address: request.ip,
     method: request.method,

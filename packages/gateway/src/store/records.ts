@@ -214,6 +214,8 @@ export interface AuditOutcome {
   httpStatus: number;
   /** The id the action made or was about, when the row did not know it yet (a create). */
   target: string | null;
+  /** What the action was, when the row named only its route (console and portal forms). */
+  action?: string | null;
   after: string | null;
 }
 

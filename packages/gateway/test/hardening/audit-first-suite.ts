@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Store } from '../../src/store/store.ts';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { ADMIN_TOKEN, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 export function auditFirstSuite(under: StoreUnderTest): void {
@@ -72,6 +72,50 @@ export function auditFirstSuite(under: StoreUnderTest): void {
       );
       assert.equal(row.httpStatus, 0, 'recorded before it ran; how it ended is not known');
       assert.equal(row.request.name, 'Made, Ending Unknown');
+    });
+
+    it('in the console too: a form whose row cannot be written does not act, and a done one names its action', async () => {
+      // Signed in as a browser is: the log-in page's cookie and token, then the post.
+      const page = await fetch(`${gw.url}/console/login`);
+      const pre = (page.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      const preCsrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+      const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+      const login = await fetch(`${gw.url}/console/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: pre, origin: gw.url },
+        body: form({ _csrf: preCsrf, key: ADMIN_TOKEN }),
+      });
+      const session = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+      const merchants = await fetch(`${gw.url}/console/merchants`, { headers: { cookie: session } });
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await merchants.text())?.[1] ?? '';
+      const create = (name: string) =>
+        fetch(`${gw.url}/console/merchants`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session, origin: gw.url },
+          body: form({ _csrf: csrf, name }),
+        });
+
+      const store = gw.store as Store & { appendAudit: Store['appendAudit'] };
+      const original = store.appendAudit;
+      const count = await merchantCount();
+      store.appendAudit = async () => {
+        throw new Error('the audit table is gone');
+      };
+      try {
+        assert.equal((await create('Console Never Made')).status, 500);
+      } finally {
+        store.appendAudit = original;
+      }
+      assert.equal(await merchantCount(), count, 'nothing was created');
+
+      const made = await create('Console Made');
+      assert.ok(made.status < 400, `${made.status}`);
+      const [row] = (await gw.admin('GET', '/audit?limit=1')).body.items;
+      assert.equal(row.action, 'console: create merchant');
+      assert.equal(row.request.name, 'Console Made');
+      assert.notEqual(row.httpStatus, 0);
     });
   });
 }

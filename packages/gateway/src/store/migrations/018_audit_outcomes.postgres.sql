@@ -7,6 +7,8 @@ CREATE TABLE audit_outcomes (
   at          BIGINT NOT NULL,
   http_status INTEGER NOT NULL,
   target      TEXT,
+  -- What the action turned out to be, when the row's action only named the route (console, portal).
+  action      TEXT,
   after       TEXT
 );
 CREATE INDEX audit_outcomes_by_target ON audit_outcomes (target) WHERE target IS NOT NULL;

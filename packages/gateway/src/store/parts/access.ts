@@ -155,17 +155,15 @@ export async function appendAudit(sql: Sql, entry: AuditEntry): Promise<number> 
 
 /** How an action whose audit row was written before it ran ended (once). */
 export async function appendAuditOutcome(sql: Sql, auditId: number, outcome: AuditOutcome): Promise<void> {
-  await sql.run('INSERT INTO audit_outcomes (audit_id, at, http_status, target, after) VALUES (?, ?, ?, ?, ?)', [
-    auditId,
-    outcome.at,
-    outcome.httpStatus,
-    outcome.target,
-    outcome.after,
-  ]);
+  await sql.run(
+    'INSERT INTO audit_outcomes (audit_id, at, http_status, target, action, after) VALUES (?, ?, ?, ?, ?, ?)',
+    [auditId, outcome.at, outcome.httpStatus, outcome.target, outcome.action ?? null, outcome.after],
+  );
 }
 
 /** A row with its outcome, when one was appended: the answer's status, target and resource after. */
-const AUDIT_WITH_OUTCOME = `SELECT a.id, a.at, a.key_id, a.key_name, a.address, a.method, a.path, a.action, a.request,
+const AUDIT_WITH_OUTCOME = `SELECT a.id, a.at, a.key_id, a.key_name, a.address, a.method, a.path,
+  COALESCE(o.action, a.action) AS action, a.request,
   a.before, COALESCE(a.target, o.target) AS target, COALESCE(o.http_status, a.http_status) AS http_status,
   COALESCE(o.after, a.after) AS after
   FROM audit_log a LEFT JOIN audit_outcomes o ON o.audit_id = a.id`;

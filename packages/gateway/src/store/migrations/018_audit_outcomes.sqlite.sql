@@ -3,7 +3,7 @@
 -- without its audit row cannot exist: a row whose outcome is missing is an action the gateway
 -- stopped during. Append-only, as the audit log.
 CREATE TABLE audit_outcomes (
-  audit_id    INTEGER PRIMARY KEY REFERENCES audit_log (id),
+  audit_id    INTEGER PRIMARY KEY,
   at          INTEGER NOT NULL,
   http_status INTEGER NOT NULL,
   target      TEXT,

@@ -1,4 +1,4 @@
-import { fromMinorUnits, toMinorUnits } from '@snapgate/snap';
+import { toMinorUnits } from '@snapgate/snap';
 import { notFound } from '../domain-error.ts';
 import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
 import type {
@@ -12,13 +12,12 @@ import type {
   PaidTransaction,
 } from '../store/store.ts';
 import { account, expectedLines } from './postings.ts';
+import { signedMoney } from './settlement-report.ts';
 
 // docs/books.md#ledger: balances, the journal as operators read it, and its verification.
 
-/** Money as the doors write it: a decimal string, signed when negative. */
-export function money(sen: bigint): string {
-  return sen < 0n ? `-${fromMinorUnits(-sen)}` : fromMinorUnits(sen);
-}
+/** Money as the doors write it: a decimal string, signed when negative (the report's own writer). */
+export const money = signedMoney;
 
 export interface Balance {
   merchantId: string;

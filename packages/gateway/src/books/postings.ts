@@ -1,4 +1,4 @@
-import { fromMinorUnits, toMinorUnits } from '@snapgate/snap';
+import { toMinorUnits } from '@snapgate/snap';
 import type {
   LedgerLine,
   NewLedgerEntry,
@@ -23,6 +23,22 @@ export const account = {
 const debit = (acct: string, amountSen: bigint): LedgerLine => ({ account: acct, debitSen: amountSen, creditSen: 0n });
 const credit = (acct: string, amountSen: bigint): LedgerLine => ({ account: acct, debitSen: 0n, creditSen: amountSen });
 
+/** What a payment posts: its provider collected the amount; the merchant is owed it less the fee. */
+function paymentLines(providerId: string, merchantId: string, amountSen: bigint, feeSen: bigint): LedgerLine[] {
+  const lines = [
+    debit(account.provider(providerId), amountSen),
+    credit(account.pending(merchantId), amountSen - feeSen),
+  ];
+  if (feeSen > 0n) lines.push(credit(account.fees, feeSen));
+  return lines;
+}
+
+/** What a refund posts: the merchant owes it back; its provider pays it out. */
+const refundLines = (providerId: string, merchantId: string, amountSen: bigint): LedgerLine[] => [
+  debit(account.pending(merchantId), amountSen),
+  credit(account.provider(providerId), amountSen),
+];
+
 /** The cause of a transaction's payment entry. */
 export const paymentCause = (referenceNo: string) => `payment:${referenceNo}`;
 
@@ -33,11 +49,6 @@ export const paymentCause = (referenceNo: string) => `payment:${referenceNo}`;
 export function paymentEntry(paid: TransactionRecord, providerId: string, at: number): NewLedgerEntry {
   const amountSen = toMinorUnits(paid.paidAmount ?? (paid.amount as string));
   const feeSen = toMinorUnits(paid.feeAmount);
-  const lines = [
-    debit(account.provider(providerId), amountSen),
-    credit(account.pending(paid.merchantId), amountSen - feeSen),
-  ];
-  if (feeSen > 0n) lines.push(credit(account.fees, feeSen));
   return {
     kind: 'payment',
     cause: paymentCause(paid.referenceNo),
@@ -49,7 +60,7 @@ export function paymentEntry(paid: TransactionRecord, providerId: string, at: nu
     settlementId: null,
     amountSen,
     feeSen,
-    lines,
+    lines: paymentLines(providerId, paid.merchantId, amountSen, feeSen),
   };
 }
 
@@ -67,18 +78,23 @@ export function refundEntry(refund: RefundRecord, providerId: string, at: number
     settlementId: null,
     amountSen,
     feeSen: 0n,
-    lines: [debit(account.pending(refund.merchantId), amountSen), credit(account.provider(providerId), amountSen)],
+    lines: refundLines(providerId, refund.merchantId, amountSen),
   };
 }
 
+/** Where a settlement and a payout move a merchant's net: pending → settling → the gateway's cash. */
+const MOVES: Record<'settlement' | 'payout', (merchantId: string) => [from: string, to: string]> = {
+  settlement: (m) => [account.pending(m), account.settling(m)],
+  payout: (m) => [account.settling(m), account.cash],
+};
+
+const movedLines = (kind: 'settlement' | 'payout', merchantId: string, netSen: bigint): LedgerLine[] => {
+  const [from, to] = MOVES[kind](merchantId);
+  return [debit(from, netSen), credit(to, netSen)];
+};
+
 /** A settlement or a payout: the settlement's net moves from one account to the next. */
-function movedNet(
-  kind: 'settlement' | 'payout',
-  s: SettlementRecord,
-  from: string,
-  to: string,
-  at: number,
-): NewLedgerEntry {
+function movedNet(kind: 'settlement' | 'payout', s: SettlementRecord, at: number): NewLedgerEntry {
   return {
     kind,
     cause: `${kind}:${s.id}`,
@@ -90,42 +106,26 @@ function movedNet(
     settlementId: s.id,
     amountSen: s.netSen,
     feeSen: 0n,
-    lines: [debit(from, s.netSen), credit(to, s.netSen)],
+    lines: movedLines(kind, s.merchantId, s.netSen),
   };
 }
 
 /** A settlement takes the merchant's pending net into settling. */
-export const settlementEntry = (s: SettlementRecord, at: number) =>
-  movedNet('settlement', s, account.pending(s.merchantId), account.settling(s.merchantId), at);
+export const settlementEntry = (s: SettlementRecord, at: number) => movedNet('settlement', s, at);
 
 /** A payout: the settlement's net leaves the gateway's bank account for the merchant's. */
-export const payoutEntry = (s: SettlementRecord, at: number) =>
-  movedNet('payout', s, account.settling(s.merchantId), account.cash, at);
+export const payoutEntry = (s: SettlementRecord, at: number) => movedNet('payout', s, at);
 
 /** The lines an entry of this kind must have, from its amount and fee (verification compares). */
 export function expectedLines(e: NewLedgerEntry): LedgerLine[] | undefined {
   switch (e.kind) {
     case 'payment':
-      return e.providerId === null
-        ? undefined
-        : paymentEntry(
-            {
-              referenceNo: e.referenceNo ?? '',
-              merchantId: e.merchantId,
-              paidAmount: fromMinorUnits(e.amountSen),
-              feeAmount: fromMinorUnits(e.feeSen),
-            } as TransactionRecord,
-            e.providerId,
-            e.at,
-          ).lines;
+      return e.providerId === null ? undefined : paymentLines(e.providerId, e.merchantId, e.amountSen, e.feeSen);
     case 'refund':
-      return e.providerId === null
-        ? undefined
-        : [debit(account.pending(e.merchantId), e.amountSen), credit(account.provider(e.providerId), e.amountSen)];
+      return e.providerId === null ? undefined : refundLines(e.providerId, e.merchantId, e.amountSen);
     case 'settlement':
-      return [debit(account.pending(e.merchantId), e.amountSen), credit(account.settling(e.merchantId), e.amountSen)];
     case 'payout':
-      return [debit(account.settling(e.merchantId), e.amountSen), credit(account.cash, e.amountSen)];
+      return movedLines(e.kind, e.merchantId, e.amountSen);
   }
 }
 

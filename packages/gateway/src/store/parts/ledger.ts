@@ -1,3 +1,4 @@
+import { toMinorUnits } from '@snapgate/snap';
 import type {
   LedgerEntry,
   LedgerFilter,
@@ -230,7 +231,7 @@ export async function refundsSince(sql: Sql, since: number): Promise<Map<string,
   );
   const sums = new Map<string, bigint>();
   for (const r of rows) {
-    const amount = BigInt(String(r.amount).replace('.', ''));
+    const amount = toMinorUnits(String(r.amount));
     sums.set(String(r.merchant_id), (sums.get(String(r.merchant_id)) ?? 0n) + amount);
   }
   return sums;

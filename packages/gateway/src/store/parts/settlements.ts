@@ -64,15 +64,18 @@ export async function settleMerchant(
     );
     if (done) return undefined;
   }
-  const unsettled = await sql.all(
-    `SELECT e.kind, e.amount_sen, e.fee_sen FROM ledger_entries e
-     WHERE e.merchant_id = ? AND e.kind IN ('payment', 'refund') AND e.at < ?
-       AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)`,
-    [run.merchantId, run.cutoff],
-  );
-  let net = 0n;
-  for (const r of unsettled) net += r.kind === 'payment' ? sen(r.amount_sen) - sen(r.fee_sen) : -sen(r.amount_sen);
-  if (unsettled.length === 0 || net <= 0n) return undefined;
+  // What would be taken, summed by the database (the entries are read only once taken, below).
+  const owed = (await firstRow(
+    sql.all(
+      `SELECT count(*) AS n,
+         sum(CASE WHEN e.kind = 'payment' THEN e.amount_sen - e.fee_sen ELSE -e.amount_sen END) AS net
+       FROM ledger_entries e
+       WHERE e.merchant_id = ? AND e.kind IN ('payment', 'refund') AND e.at < ?
+         AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)`,
+      [run.merchantId, run.cutoff],
+    ),
+  )) as Row;
+  if (Number(owed.n) === 0 || sen(owed.net) <= 0n) return undefined;
   await sql.run(
     `INSERT INTO settlements (id, merchant_id, cutoff, status, count, gross_sen, fees_sen, refunds_sen, net_sen,
        created_at, slot)

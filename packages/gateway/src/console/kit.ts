@@ -138,11 +138,35 @@ export async function beginAudit(log: AuditLog, request: FastifyRequest, caller:
 }
 
 /** How a form `beginAudit` recorded ended, when `audit` did not say (its answer's status). */
-export async function finishAudit(log: AuditLog, request: FastifyRequest, httpStatus: number): Promise<void> {
+async function finishAudit(log: AuditLog, request: FastifyRequest, httpStatus: number): Promise<void> {
   const intent = (request as WithAudit)[AUDIT_ID];
   if (!intent || intent.finished) return;
   intent.finished = true;
   await log.finish(intent.id, { httpStatus, target: null, action: null, after: null });
+}
+
+/**
+ * A state-changing console or portal request, alike: it must carry its session's CSRF token, and is
+ * written to the audit log before it acts (`beginAudit`). GET and HEAD pass.
+ */
+export async function acceptForm(
+  request: FastifyRequest,
+  deps: { audit: AuditLog; sessions: MacChecker },
+  csrfText: string,
+  caller: Caller,
+  door: string,
+): Promise<void> {
+  if (request.method === 'GET' || request.method === 'HEAD') return;
+  checkCsrf(request, deps.sessions, csrfText, formOf(request));
+  await beginAudit(deps.audit, request, caller, door);
+}
+
+/** Closes the audit row of a form that ended without saying how (a refusal): its answer's status. */
+export function closeFormAudits(scope: FastifyInstance, log: AuditLog): void {
+  scope.addHook('onSend', async (request, reply, payload) => {
+    await finishAudit(log, request, reply.statusCode).catch(() => undefined);
+    return payload;
+  });
 }
 
 /** Records a console or portal action in the audit log, with the request it came in. */

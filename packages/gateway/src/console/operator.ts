@@ -18,7 +18,7 @@ import type { TransactionReads } from '../payments/transaction-reads.ts';
 import type { ProviderService } from '../providers/provider-service.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
 import type { Html } from './html.ts';
-import { audit, beginAudit, ConsoleError, checkCsrf, finishAudit, flashOf, formOf, sendHtml } from './kit.ts';
+import { acceptForm, audit, ConsoleError, closeFormAudits, flashOf, sendHtml } from './kit.ts';
 import { cookiesOf, leaveNotice, OPERATOR_COOKIE, setCookie, takeNotice } from './session.ts';
 import { layout } from './views.ts';
 
@@ -96,15 +96,10 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
       );
     }
     sessions.set(request, o);
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      checkCsrf(request, deps.sessions, `csrf.${token}`, formOf(request));
-      await beginAudit(deps.audit, request, operatorCaller(o.key), 'console');
-    }
+    await acceptForm(request, deps, `csrf.${token}`, operatorCaller(o.key), 'console');
   });
-  op.addHook('onSend', async (request, reply, payload) => {
-    await finishAudit(deps.audit, request, reply.statusCode).catch(() => undefined);
-    return payload;
-  });
+  closeFormAudits(op, deps.audit);
+
   const operatorOf = (request: FastifyRequest) => sessions.get(request) as OperatorSession;
   const callerOf = (request: FastifyRequest) => operatorCaller(operatorOf(request).key);
   const can = (request: FastifyRequest, method: string, adminRoute: string) =>

@@ -65,7 +65,8 @@ function withRedacted(answer: unknown, fields: readonly string[] | undefined): u
 
 const BEFORE = Symbol('snapgate.auditBefore');
 const AUDIT_ID = Symbol('snapgate.auditId');
-type WithBefore = FastifyRequest & { [BEFORE]?: unknown; [AUDIT_ID]?: number };
+/** The row written before the handler ran: its id, and the target it already named. */
+type WithBefore = FastifyRequest & { [BEFORE]?: unknown; [AUDIT_ID]?: { id: number; target: string | null } };
 
 const paramsOf = (request: FastifyRequest) => (request.params ?? {}) as Record<string, string | undefined>;
 
@@ -121,7 +122,9 @@ export function registerAudit(admin: FastifyInstance, deps: AuditDeps): void {
     const caller = adminCallerOf(request);
     if (request.method === 'GET' || request.method === 'HEAD' || !caller) return;
     (request as WithBefore)[BEFORE] = await before(request);
-    (request as WithBefore)[AUDIT_ID] = await deps.audit.begin(operatorCaller(caller), intentOf(request));
+    const intent = intentOf(request);
+    const id = await deps.audit.begin(operatorCaller(caller), intent);
+    (request as WithBefore)[AUDIT_ID] = { id, target: intent.target };
   });
 
   admin.addHook('onSend', async (request, reply, payload) => {
@@ -130,24 +133,24 @@ export function registerAudit(admin: FastifyInstance, deps: AuditDeps): void {
     const answer = json(typeof payload === 'string' ? Buffer.from(payload) : undefined);
     const after = auditValue(withRedacted(answer, request.routeOptions.config?.auditRedacts));
     const createdId = (answer as { id?: unknown } | undefined)?.id;
-    const auditId = (request as WithBefore)[AUDIT_ID];
-    const intent = intentOf(request);
+    const written = (request as WithBefore)[AUDIT_ID];
     try {
-      if (auditId !== undefined) {
-        await deps.audit.finish(auditId, {
+      if (written !== undefined) {
+        await deps.audit.finish(written.id, {
           httpStatus: reply.statusCode,
-          target: intent.target === null && typeof createdId === 'string' ? createdId : null,
+          target: written.target === null && typeof createdId === 'string' ? createdId : null,
           after,
         });
       } else {
         // Refused before any handler ran (its body, its path): recorded whole, as answered.
+        const intent = intentOf(request);
         const target = intent.target ?? (typeof createdId === 'string' ? createdId : null);
         await deps.audit.record(operatorCaller(caller), { ...intent, target, httpStatus: reply.statusCode, after });
       }
     } catch (e) {
-      deps.logger.error({ reqId: request.id, err: e, action: intent.action }, 'audit log write failed');
+      deps.logger.error({ reqId: request.id, err: e, route: request.routeOptions.url }, 'audit log write failed');
       // The action's row was written before it ran; only how it ended is missing: the answer stands.
-      if (auditId !== undefined) return payload;
+      if (written !== undefined) return payload;
       // Not answered as done when it was not recorded; and never with the database's own words.
       reply.code(500).type('application/problem+json');
       return JSON.stringify({

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Caller, merchantCaller } from '../../operators/caller.ts';
 import type { PortalSession } from '../../operators/sessions.ts';
 import type { Html } from '../html.ts';
-import { audit, beginAudit, ConsoleError, checkCsrf, finishAudit, flashOf, formOf, sendHtml } from '../kit.ts';
+import { acceptForm, audit, ConsoleError, closeFormAudits, flashOf, sendHtml } from '../kit.ts';
 import type { ConsoleDeps } from '../operator.ts';
 import { cookiesOf, PORTAL_COOKIE, setCookie } from '../session.ts';
 import { layout } from '../views.ts';
@@ -43,15 +43,10 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
       );
     }
     sessions.set(request, s);
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      checkCsrf(request, deps.sessions, `csrf.${token}`, formOf(request));
-      await beginAudit(deps.audit, request, merchantCaller(s.merchant.id), 'portal');
-    }
+    await acceptForm(request, deps, `csrf.${token}`, merchantCaller(s.merchant.id), 'portal');
   });
-  p.addHook('onSend', async (request, reply, payload) => {
-    await finishAudit(deps.audit, request, reply.statusCode).catch(() => undefined);
-    return payload;
-  });
+  closeFormAudits(p, deps.audit);
+
   const sessionOf = (request: FastifyRequest) => sessions.get(request) as PortalSession;
   const callerOf = (request: FastifyRequest) => merchantCaller(sessionOf(request).merchant.id);
   return {

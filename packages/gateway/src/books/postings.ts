@@ -8,8 +8,9 @@ import type {
   TransactionRecord,
 } from '../store/store.ts';
 
-// docs/books.md#ledger: what each event posts. Every entry balances (its debits equal its credits);
-// its `cause` is unique, so an event reached twice posts once.
+// docs/books.md#ledger: what each event posts. An entry is stored as its kind, its accounts' owners
+// and its amounts; its lines are its kind's posting of them (linesOf), so every entry balances (its
+// debits equal its credits) by construction. An event reached twice posts once.
 
 /** The accounts of the books. */
 export const account = {
@@ -60,7 +61,6 @@ export function paymentEntry(paid: TransactionRecord, providerId: string, at: nu
     settlementId: null,
     amountSen,
     feeSen,
-    lines: paymentLines(providerId, paid.merchantId, amountSen, feeSen),
   };
 }
 
@@ -78,7 +78,6 @@ export function refundEntry(refund: RefundRecord, providerId: string, at: number
     settlementId: null,
     amountSen,
     feeSen: 0n,
-    lines: refundLines(providerId, refund.merchantId, amountSen),
   };
 }
 
@@ -106,7 +105,6 @@ function movedNet(kind: 'settlement' | 'payout', s: SettlementRecord, at: number
     settlementId: s.id,
     amountSen: s.netSen,
     feeSen: 0n,
-    lines: movedLines(kind, s.merchantId, s.netSen),
   };
 }
 
@@ -116,13 +114,17 @@ export const settlementEntry = (s: SettlementRecord, at: number) => movedNet('se
 /** A payout: the settlement's net leaves the gateway's bank account for the merchant's. */
 export const payoutEntry = (s: SettlementRecord, at: number) => movedNet('payout', s, at);
 
-/** The lines an entry of this kind must have, from its amount and fee (verification compares). */
-export function expectedLines(e: NewLedgerEntry): LedgerLine[] | undefined {
+/**
+ * An entry's lines: its kind's posting of its amount and fee. A payment or a refund names its
+ * provider; one that does not (only a row written behind the gateway's back) has no lines, and
+ * verification reports it.
+ */
+export function linesOf(e: NewLedgerEntry): LedgerLine[] {
   switch (e.kind) {
     case 'payment':
-      return e.providerId === null ? undefined : paymentLines(e.providerId, e.merchantId, e.amountSen, e.feeSen);
+      return e.providerId === null ? [] : paymentLines(e.providerId, e.merchantId, e.amountSen, e.feeSen);
     case 'refund':
-      return e.providerId === null ? undefined : refundLines(e.providerId, e.merchantId, e.amountSen);
+      return e.providerId === null ? [] : refundLines(e.providerId, e.merchantId, e.amountSen);
     case 'settlement':
     case 'payout':
       return movedLines(e.kind, e.merchantId, e.amountSen);

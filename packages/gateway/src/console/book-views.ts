@@ -1,4 +1,5 @@
 import { type Balance, money } from '../books/ledger-service.ts';
+import { linesOf } from '../books/postings.ts';
 import type { SettlementService } from '../books/settlement-service.ts';
 import { jakartaTime, rupiah } from './format.ts';
 import { type Html, html } from './html.ts';
@@ -10,6 +11,7 @@ import { badge, empty } from './views.ts';
 /** A settlement and a ledger entry, as the settlement service gives them. */
 export type SettlementRecord = Awaited<ReturnType<SettlementService['show']>>['settlement'];
 export type LedgerEntry = Awaited<ReturnType<SettlementService['show']>>['entries'][number];
+type LedgerLine = ReturnType<typeof linesOf>[number];
 
 /** Who is looking: links go to the operator's pages or to the merchant's own portal pages. */
 export type BookArea = 'operator' | 'portal';
@@ -129,9 +131,10 @@ export function ledgerTable(entries: LedgerEntry[], area: BookArea, emptyText = 
   return html`<div class="table-wrap"><table id="ledger-entries" class="ledger">
 <thead><tr><th>Time</th><th class="hide-narrow">Entry</th><th>Kind</th><th>Reference</th><th>Account</th><th class="num">Debit</th><th class="num">Credit</th></tr></thead>
 ${entries.map((e) => {
-  const n = Math.max(1, e.lines.length);
-  const [first, ...rest] = e.lines;
-  const line = (l: LedgerEntry['lines'][number] | undefined) =>
+  const lines = linesOf(e);
+  const n = Math.max(1, lines.length);
+  const [first, ...rest] = lines;
+  const line = (l: LedgerLine | undefined) =>
     l
       ? html`<td><code>${l.account}</code></td><td class="num">${side(l.debitSen)}</td><td class="num">${side(l.creditSen)}</td>`
       : html`<td></td><td></td><td></td>`;

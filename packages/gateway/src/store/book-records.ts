@@ -23,9 +23,8 @@ export interface NewLedgerEntry {
   settlementId: string | null;
   /** payment: what was paid; refund: the refund; settlement and payout: the net. */
   amountSen: bigint;
-  /** payment: the fee charged; else 0. */
+  /** payment: the fee charged; else 0. Its lines follow from its kind and these (books/postings.ts). */
   feeSen: bigint;
-  lines: LedgerLine[];
 }
 
 export interface LedgerEntry extends NewLedgerEntry {

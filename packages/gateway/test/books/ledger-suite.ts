@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { paymentEntry } from '../../src/books/postings.ts';
+import type { TransactionRecord } from '../../src/store/store.ts';
 import { ADMIN_TOKEN, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
@@ -261,12 +263,40 @@ export function ledgerSuite(under: StoreUnderTest): void {
       await assert.rejects(rawSql(gw, 'DELETE FROM settlement_items'), /append-only/);
     });
 
-    it('verification names an entry that does not balance and a payment without its entry', async () => {
+    it('keeps one payment entry per transaction: a second payment of a paid transaction posts nothing', async () => {
+      const m = await merchant();
+      const ref = await qris(m.caller, '5000.00');
+      await pay(ref);
+      const paid = (await gw.store.findTransaction(ref)) as TransactionRecord;
+      // As if the guarded change were reached again from 01 by a bug: the transaction already names its entry.
+      const again = gw.store
+        .changeStatus({
+          referenceNo: ref,
+          expectedSeq: paid.seq,
+          status: '00',
+          statusDesc: 'Success',
+          reason: 'twice',
+          at: Date.now(),
+          ledger: paymentEntry(paid, acquirerId, Date.now()),
+        })
+        .catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+      const outcome = await again;
+      assert.ok(outcome === undefined || outcome instanceof Error, 'refused: not changed, or an error');
+      assert.equal((await gw.store.findTransaction(ref))?.seq, paid.seq, 'the transaction is unchanged');
+      assert.equal((await entriesOf(`referenceNo=${ref}`)).length, 1);
+      assert.deepEqual((await verify()).problems, []);
+    });
+
+    it('verification names an entry without its provider, one with a fee above its amount, and entries without their cause', async () => {
       await rawSql(
         gw,
-        `INSERT INTO ledger_entries (at, kind, cause, merchant_id, provider_id, reference_no, amount_sen, fee_sen, lines)
-         VALUES (1, 'payment', 'payment:FORGED', 'nobody', 'p', 'FORGED', 100, 0,
-           '[{"account":"provider:p","debit":100,"credit":0},{"account":"merchant:nobody:pending","debit":0,"credit":90}]')`,
+        `INSERT INTO ledger_entries (at, kind, cause, merchant_id, provider_id, reference_no, amount_sen, fee_sen)
+         VALUES (1, 'payment', 'payment:FORGED', 'nobody', NULL, 'FORGED', 100, 0)`,
+      );
+      await rawSql(
+        gw,
+        `INSERT INTO ledger_entries (at, kind, cause, merchant_id, provider_id, reference_no, amount_sen, fee_sen)
+         VALUES (1, 'payment', 'payment:FORGED2', 'nobody', 'p', 'FORGED2', 100, 101)`,
       );
       const v = await verify();
       assert.equal(v.ok, false);

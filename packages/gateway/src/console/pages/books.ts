@@ -46,7 +46,7 @@ function verification(v: Verification): Html {
   const where = (p: Verification['problems'][number]) =>
     p.referenceNo
       ? html`<a href="/console/transactions/${encodeURIComponent(p.referenceNo)}">${p.referenceNo}</a>`
-      : (p.account ?? p.entryId ?? p.merchantId ?? '');
+      : (p.entryId ?? p.merchantId ?? '');
   return html`<section class="card" aria-labelledby="h-outcome"><h3 id="h-outcome">Outcome</h3>
 <p id="verify-outcome">${v.ok ? badge('ok', 'balanced') : badge('problem', `${v.problems.length} problem${v.problems.length === 1 ? '' : 's'}`)} <span class="muted">${v.entries} entr${v.entries === 1 ? 'y' : 'ies'} checked</span></p></section>
 ${

@@ -187,7 +187,6 @@ const PROBLEM_ITEM = {
     entryId: { type: 'string' },
     referenceNo: { type: 'string' },
     merchantId: { type: 'string' },
-    account: { type: 'string' },
   },
 } satisfies JsonSchema;
 
@@ -277,7 +276,7 @@ export function bookPaths(): Record<string, PathItem> {
         tags: [TAG.books],
         summary: 'Check every invariant of the books',
         description:
-          'Every entry balances and has the lines its kind posts; every paid transaction has exactly one payment entry with its amount and fee; no entry lacks its cause; every account’s balance equals the sum of its lines; each merchant’s pending + settling + paidOut equals its payments less fees and refunds. Always 200: `ok` says whether a problem was found.',
+          'Every entry balances (no negative line) and names its provider; every paid transaction has exactly one payment entry with its amount and fee; no entry lacks its cause; each merchant’s balance equals the sum of its accounts’ lines, and its pending + settling + paidOut equals its payments less fees and refunds. Always 200: `ok` says whether a problem was found.',
         responses: {
           ...ok(
             'The verification.',

@@ -3,7 +3,6 @@ import type {
   LedgerEntry,
   LedgerFilter,
   LedgerKind,
-  LedgerLine,
   LedgerTotals,
   NewLedgerEntry,
   PaidTransaction,
@@ -20,15 +19,6 @@ import type { Page, PageRequest } from '../store.ts';
 /** Sen as both engines return it (SQLite a number, PostgreSQL's BIGINT and SUM a string). */
 export const sen = (v: unknown): bigint => (v === null || v === undefined ? 0n : BigInt(String(v)));
 
-/** Lines as stored: sen as JSON numbers (an entry never nears 2^53 sen). */
-const linesToText = (lines: LedgerLine[]) =>
-  JSON.stringify(lines.map((l) => ({ account: l.account, debit: Number(l.debitSen), credit: Number(l.creditSen) })));
-
-function linesFromText(text: string): LedgerLine[] {
-  const parsed = JSON.parse(text) as Array<{ account: string; debit: number; credit: number }>;
-  return parsed.map((l) => ({ account: l.account, debitSen: BigInt(l.debit), creditSen: BigInt(l.credit) }));
-}
-
 /** The columns of a new entry, in the order LEDGER_INSERT names them. */
 export const LEDGER_COLUMNS = [
   'at',
@@ -41,7 +31,6 @@ export const LEDGER_COLUMNS = [
   'settlement_id',
   'amount_sen',
   'fee_sen',
-  'lines',
 ] as const;
 
 /** Each column's value; PostgreSQL's type for a SELECT of parameters. */
@@ -57,7 +46,6 @@ export function ledgerCells(e: NewLedgerEntry): Array<[string, unknown, 'text' |
     ['settlement_id', e.settlementId, 'text'],
     ['amount_sen', e.amountSen.toString(), 'bigint'],
     ['fee_sen', e.feeSen.toString(), 'bigint'],
-    ['lines', linesToText(e.lines), 'text'],
   ];
 }
 
@@ -79,7 +67,6 @@ export function ledgerEntryFromRow(r: Row): LedgerEntry {
     settlementId: strOrNull(r.settlement_id),
     amountSen: sen(r.amount_sen),
     feeSen: sen(r.fee_sen),
-    lines: linesFromText(String(r.lines)),
   };
 }
 
@@ -88,16 +75,27 @@ export async function postLedgerEntry(sql: Sql, entry: NewLedgerEntry): Promise<
   return ledgerEntryFromRow(r as Row);
 }
 
-/** A transaction's payment entry, if it has one. */
+/** A transaction's payment entry, if it has one (the transaction names it). */
 export async function findPaymentEntry(sql: Sql, referenceNo: string): Promise<LedgerEntry | undefined> {
   const r = await firstRow(
-    sql.all('SELECT * FROM ledger_entries WHERE reference_no = ? AND cause = ?', [
-      referenceNo,
-      `payment:${referenceNo}`,
-    ]),
+    sql.all(
+      'SELECT e.* FROM transactions t JOIN ledger_entries e ON e.id = t.payment_entry_id WHERE t.reference_no = ?',
+      [referenceNo],
+    ),
   );
   return r ? ledgerEntryFromRow(r) : undefined;
 }
+
+/** The ids of a transaction's entries: its payment entry (named by the transaction), its refunds'. */
+const ENTRIES_OF_TRANSACTION = `id IN (SELECT payment_entry_id FROM transactions WHERE reference_no = ?
+  UNION ALL SELECT id FROM ledger_entries WHERE kind = 'refund' AND reference_no = ?)`;
+
+/**
+ * What a payment's commit adds after its entry: the transaction names the entry, once. The guarded
+ * status change reaches 00 once; a transaction that already names one refuses another.
+ */
+export const LINK_PAYMENT_ENTRY =
+  'UPDATE transactions SET payment_entry_id = ? WHERE reference_no = ? AND payment_entry_id IS NULL';
 
 /** Newest first (by id), filtered. */
 export async function listLedgerEntries(sql: Sql, filter: LedgerFilter, page: PageRequest): Promise<Page<LedgerEntry>> {
@@ -108,7 +106,10 @@ export async function listLedgerEntries(sql: Sql, filter: LedgerFilter, page: Pa
     values.push(value);
   };
   if (filter.merchantId !== undefined) add('merchant_id = ?', filter.merchantId);
-  if (filter.referenceNo !== undefined) add('reference_no = ?', filter.referenceNo);
+  if (filter.referenceNo !== undefined) {
+    where.push(ENTRIES_OF_TRANSACTION);
+    values.push(filter.referenceNo, filter.referenceNo);
+  }
   if (filter.kind !== undefined) add('kind = ?', filter.kind);
   if (filter.providerId !== undefined) add('provider_id = ?', filter.providerId);
   if (filter.since !== undefined) add('at >= ?', filter.since);

@@ -382,9 +382,14 @@ export class PostgresStore extends SqlStore implements Store {
       })
       .join(', ');
     const at = $(change.at, 'bigint');
+    // A payment's entry is named by its transaction, once: its id is drawn first and set by the
+    // guarded update itself (only while the transaction names none).
+    const isPayment = change.ledger?.kind === 'payment';
     const ctes = [
-      `u AS (UPDATE transactions SET ${sets} WHERE reference_no = ${$(change.referenceNo, 'text')}
-         AND seq = ${$(change.expectedSeq, 'integer')} RETURNING *)`,
+      ...(isPayment ? [`e AS (SELECT nextval(pg_get_serial_sequence('ledger_entries', 'id')) AS id)`] : []),
+      `u AS (UPDATE transactions SET ${sets}${isPayment ? ', payment_entry_id = (SELECT id FROM e)' : ''}
+         WHERE reference_no = ${$(change.referenceNo, 'text')} AND seq = ${$(change.expectedSeq, 'integer')}
+         ${isPayment ? 'AND payment_entry_id IS NULL' : ''} RETURNING *)`,
       `h AS (INSERT INTO status_history (reference_no, seq, status, status_desc, reason, changed_at)
          SELECT reference_no, seq, status, status_desc, ${$(change.reason, 'text')}, ${at} FROM u)`,
     ];
@@ -418,7 +423,12 @@ export class PostgresStore extends SqlStore implements Store {
     }
     if (change.vaPayment)
       ctes.push(`v AS (${insertCells('va_payments', vaPaymentCells(change.vaPayment), values, 'u')})`);
-    if (change.ledger) ctes.push(`l AS (${insertCells('ledger_entries', ledgerCells(change.ledger), values, 'u')})`);
+    if (change.ledger) {
+      const cells = ledgerCells(change.ledger);
+      ctes.push(
+        `l AS (${insertCells('ledger_entries', cells, values, isPayment ? 'u, e' : 'u', isPayment ? [['id', 'e.id']] : [])})`,
+      );
+    }
     const rows = await this.rows(
       this.pool,
       `WITH ${ctes.join(',\n')}

@@ -87,14 +87,24 @@ export function insertSql(table: string, row: Row): { text: string; values: unkn
 /** A row to insert: each column with its value and PostgreSQL type (a SELECT of parameters needs the casts). */
 export type Cells = Array<[column: string, value: unknown, type: 'text' | 'integer' | 'bigint']>;
 
-/** `INSERT INTO table (…) SELECT $n::type, …`, from `source` when given; its parameters go on `values`. */
-export function insertCells(table: string, cells: Cells, values: unknown[], source?: string): string {
+/**
+ * `INSERT INTO table (…) SELECT $n::type, …`, from `source` when given; its parameters go on
+ * `values`. `computed` columns take an SQL expression of the source instead of a parameter.
+ */
+export function insertCells(
+  table: string,
+  cells: Cells,
+  values: unknown[],
+  source?: string,
+  computed: Array<[column: string, expression: string]> = [],
+): string {
   const params = cells.map(([, value, type]) => {
     values.push(value);
     return `$${values.length}::${type}`;
   });
-  return `INSERT INTO ${table} (${cells.map(([column]) => column).join(', ')})
-    SELECT ${params.join(', ')}${source ? ` FROM ${source}` : ''}`;
+  const columns = [...computed.map(([column]) => column), ...cells.map(([column]) => column)];
+  return `INSERT INTO ${table} (${columns.join(', ')})
+    SELECT ${[...computed.map(([, expression]) => expression), ...params].join(', ')}${source ? ` FROM ${source}` : ''}`;
 }
 
 export const refundCells = (r: RefundRecord): Cells => [

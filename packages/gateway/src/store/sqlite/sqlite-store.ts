@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
-import { LEDGER_INSERT, ledgerValues } from '../parts/ledger.ts';
+import { LEDGER_INSERT, LINK_PAYMENT_ENTRY, ledgerValues } from '../parts/ledger.ts';
 import { createRecordCache } from '../record-cache.ts';
 import {
   customerNoFor,
@@ -20,38 +20,25 @@ import {
 } from '../rows.ts';
 import type { Sql } from '../sql.ts';
 import { SqlStore } from '../sql-store.ts';
-import {
-  type AttemptRecord,
-  type IdempotencyRecord,
-  type InboundCall,
-  type MerchantRecord,
-  type MovedNotification,
-  type NewNotification,
-  type NotificationRecord,
-  type ProviderRecord,
-  type StatusChange,
-  type StatusChanged,
-  type Store,
-  type TransactionRecord,
-  type TransactionUpdate,
-  UniqueViolation,
+import type {
+  AttemptRecord,
+  IdempotencyRecord,
+  InboundCall,
+  MerchantRecord,
+  MovedNotification,
+  NewLedgerEntry,
+  NewNotification,
+  NotificationRecord,
+  ProviderRecord,
+  StatusChange,
+  StatusChanged,
+  Store,
+  TransactionRecord,
+  TransactionUpdate,
 } from '../store.ts';
+import { isUniqueError, uniqueViolation } from './sqlite-errors.ts';
 
 type Db = Database.Database;
-
-function isUniqueError(e: unknown): e is Error & { code: string; message: string } {
-  return (
-    e instanceof Error &&
-    ((e as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' ||
-      (e as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
-  );
-}
-
-/** Turns `UNIQUE constraint failed: merchants.partner_id` into `merchants.partner_id`. */
-export function uniqueViolation(e: Error): UniqueViolation {
-  const m = /constraint failed: (.+)$/.exec(e.message);
-  return new UniqueViolation(m?.[1] ?? 'unknown', e);
-}
 
 export interface SqliteStoreOptions {
   /** File path, or `:memory:`. */
@@ -468,8 +455,17 @@ export class SqliteStore extends SqlStore implements Store {
     if (change.refund) this.s('insertRefund').run(change.refund);
     if (change.idempotency) this.s('insertIdempotency').run({ ...change.idempotency, createdAt: change.at });
     if (change.vaPayment) this.s('insertVaPayment').run(change.vaPayment);
-    if (change.ledger) this.prepared(LEDGER_INSERT).run(...ledgerValues(change.ledger));
+    if (change.ledger) this.postEntry(change.ledger);
     return { txn, claimed: n?.state === 'delivering' ? n : undefined };
+  }
+
+  /** An entry, inside the write that causes it; a payment's is named by its transaction, once. */
+  private postEntry(entry: NewLedgerEntry): void {
+    const id = this.prepared(LEDGER_INSERT).run(...ledgerValues(entry)).lastInsertRowid;
+    if (entry.kind !== 'payment') return;
+    if (this.prepared(LINK_PAYMENT_ENTRY).run(id, entry.referenceNo).changes !== 1) {
+      throw new Error(`transaction ${entry.referenceNo} already has its payment entry`);
+    }
   }
 
   private addNotification(txn: TransactionRecord, n: NewNotification, at: number): NotificationRecord {
@@ -489,7 +485,7 @@ export class SqliteStore extends SqlStore implements Store {
       if (!r) return undefined;
       if (update.refund) this.s('insertRefund').run(update.refund);
       if (update.idempotency) this.s('insertIdempotency').run({ ...update.idempotency, createdAt: update.at });
-      if (update.ledger) this.prepared(LEDGER_INSERT).run(...ledgerValues(update.ledger));
+      if (update.ledger) this.postEntry(update.ledger);
       return transactionFromRow(r);
     });
   }

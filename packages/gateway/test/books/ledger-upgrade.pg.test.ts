@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { ledgerUpgradeSuite } from './ledger-upgrade-suite.ts';
+
+ledgerUpgradeSuite(POSTGRES);

@@ -144,7 +144,7 @@ function fillBacklog(file: string, merchant: Merchant, count: number): Fill {
           details: { ...created.details, payer: PAYER },
           updatedAt: at,
         };
-        const body = notificationBody(paid, at, merchant.callbackJson);
+        const body = notificationBody(paid, at, merchant);
         bodyBytes += body.length;
         insertTxn.run(transactionToRow(paid));
         insertHistory.run(paid.referenceNo, 1, '01', TRANSACTION_STATUS['01'], null, at);

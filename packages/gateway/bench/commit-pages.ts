@@ -38,6 +38,8 @@ const MERCHANT: MerchantRecord = {
   tokenSignature: 'any',
   callbackSignature: 'hmac-sha512',
   callbackJson: 'standard',
+  callbackVaBody: 'standard',
+  callbackAck: 'strict',
   callbackTokenUrl: null,
   callbackBaseUrl: null,
   qrisCallbackUrl: null,

@@ -232,9 +232,10 @@ export function buildApp(deps: AppDeps): Gateway {
   app.get('/.well-known/snapgate/callback-public-key.pem', { config: { api: 'admin' } }, async (_request, reply) =>
     reply.type('application/x-pem-file').send(deps.keys.callbackPublicKeyPem),
   );
-  accessTokenB2bRoute(app, { tokens });
-  paymentRoutes(app, { store, tokens, clock, qris, va });
-  providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode });
+  const mounts = config.snapMounts;
+  accessTokenB2bRoute(app, { tokens, mounts });
+  paymentRoutes(app, { store, tokens, clock, qris, va, mounts });
+  providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode, mounts });
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   openapiRoutes(app, { config });
   consoleRoutes(app, { ...operators, config, clock, qris, payer, authFailures });

@@ -5,6 +5,13 @@ import {
   parseSettlementSchedule,
   type SettlementSchedule,
 } from './settlement-schedule.ts';
+import {
+  DEFAULT_SNAP_PREFIXES,
+  DEFAULT_SNAP_PROFILES,
+  parseSnapPrefixes,
+  parseSnapProfiles,
+  type SnapMounts,
+} from './snap-mounts.ts';
 
 // The only reader of process.env. Every problem is reported at once.
 export type Mode = 'sandbox' | 'production';
@@ -53,6 +60,8 @@ export interface Config {
   retentionDays: number | undefined;
   /** SNAPGATE_SETTLEMENT_SCHEDULE: when settlements are made (Jakarta time). */
   settlementSchedule: SettlementSchedule;
+  /** SNAPGATE_SNAP_PREFIXES and SNAPGATE_SNAP_PROFILES: where the SNAP API is served besides /api/snap/v1.0. */
+  snapMounts: SnapMounts;
 }
 
 export interface ServerLimits {
@@ -94,6 +103,18 @@ export function parseRetrySchedule(value: string): number[] | undefined {
 
 const int = (min: number, max: number) =>
   z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
+
+/** A transform by a parser that throws its reason (reported as the variable's problem). */
+const parsedBy =
+  <T>(parse: (text: string) => T) =>
+  (v: string, ctx: z.RefinementCtx): T => {
+    try {
+      return parse(v);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  };
 
 const MASTER_KEY_HINT = 'base64 of 32 random bytes (openssl rand -base64 32)';
 
@@ -185,14 +206,9 @@ const schema = z.object({
   SNAPGATE_SETTLEMENT_SCHEDULE: z
     .string()
     .default(DEFAULT_SETTLEMENT_SCHEDULE)
-    .transform((v, ctx) => {
-      try {
-        return parseSettlementSchedule(v);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message });
-        return z.NEVER;
-      }
-    }),
+    .transform(parsedBy(parseSettlementSchedule)),
+  SNAPGATE_SNAP_PREFIXES: z.string().default(DEFAULT_SNAP_PREFIXES).transform(parsedBy(parseSnapPrefixes)),
+  SNAPGATE_SNAP_PROFILES: z.string().default(DEFAULT_SNAP_PROFILES).transform(parsedBy(parseSnapProfiles)),
   SNAPGATE_RETRY_SCHEDULE: z
     .string()
     .default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h')
@@ -266,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     authFailureLimit: c.SNAPGATE_AUTH_FAILURE_LIMIT,
     retentionDays: c.SNAPGATE_RETENTION_DAYS,
     settlementSchedule: c.SNAPGATE_SETTLEMENT_SCHEDULE,
+    snapMounts: { prefixes: c.SNAPGATE_SNAP_PREFIXES, profiles: c.SNAPGATE_SNAP_PROFILES },
   };
 }
 

@@ -435,7 +435,7 @@ export async function certifyMerchant(
           paidAt: clock.now(),
         },
         clock.now(),
-        format,
+        merchant,
       );
       const forgedTitle = (how: string) => `a forged notification that a failed QRIS was paid: ${how}`;
       const fid = () => newNotificationId(clock.now());

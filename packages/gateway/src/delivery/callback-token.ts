@@ -75,9 +75,15 @@ export function createCallbackTokens(deps: {
       responseBody: r.responseBody,
       durationMs: r.durationMs,
     };
-    let answer: { responseCode?: unknown; accessToken?: unknown; expiresIn?: unknown } = {};
+    type Answer = { responseCode?: unknown; accessToken?: unknown; expiresIn?: unknown; body?: unknown };
+    let answer: Answer = {};
     try {
-      answer = JSON.parse(r.responseBody ?? '');
+      const parsed: unknown = JSON.parse(r.responseBody ?? '');
+      if (typeof parsed === 'object' && parsed !== null) answer = parsed as Answer;
+      // DOKU's library builds its answer as { header, body }: a merchant may send it whole.
+      if (!('accessToken' in answer) && typeof answer.body === 'object' && answer.body !== null) {
+        answer = answer.body as Answer;
+      }
     } catch {
       // not JSON: refused below
     }

@@ -10,7 +10,7 @@ import { callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from './callbac
 import { CallbackTokenFailed, createCallbackTokens, type TokenRequestRecord } from './callback-token.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.ts';
-import type { Sender } from './send.ts';
+import { ackRuleOf, type Sender } from './send.ts';
 
 export interface DispatcherOptions {
   store: Store;
@@ -141,7 +141,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       accessToken,
       requestId: n.requestId,
     });
-    const r = await sender.post(url, headers, n.body);
+    const r = await sender.post(url, headers, n.body, ackRuleOf(merchant.callbackAck));
     if (accessToken && r.status === 401) tokens.drop(merchant.id, accessToken);
     // The attempt log shows the token request this attempt made, never a token.
     const logged = loggedCallbackHeaders(headers);

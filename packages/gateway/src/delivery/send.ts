@@ -21,22 +21,43 @@ export interface SendResult {
 }
 
 export interface Sender {
-  post(url: URL, headers: Record<string, string>, body: string): Promise<SendResult>;
+  /** `ack`: what acknowledges (default: the merchant's `strict` rule, isAcknowledgement). */
+  post(url: URL, headers: Record<string, string>, body: string, ack?: AckRule): Promise<SendResult>;
   close(): Promise<void>;
+}
+
+/** Whether an answer (HTTP status, body) acknowledges a callback. */
+export type AckRule = (status: number, body: string) => boolean;
+
+/** The `responseCode` of a JSON object body, if it has one. */
+function responseCodeOf(body: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null
+      ? (parsed as { responseCode?: unknown }).responseCode
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** docs/protocol.md#callbacks: only HTTP 200 whose JSON body has responseCode "2002600" acknowledges. */
 export function isAcknowledgement(status: number, body: string): boolean {
-  if (status !== 200) return false;
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return (
-      typeof parsed === 'object' && parsed !== null && (parsed as { responseCode?: unknown }).responseCode === '2002600'
-    );
-  } catch {
-    return false;
-  }
+  return status === 200 && responseCodeOf(body) === '2002600';
 }
+
+/**
+ * `callbackAck: any-200`: HTTP 200 with any 200xxxx code, a string or a number (DOKU's library
+ * answers 2002700). Acknowledgements are not authenticated in any mode, so this weakens nothing.
+ */
+export function isAnySuccessCode(status: number, body: string): boolean {
+  const code = responseCodeOf(body);
+  return status === 200 && (typeof code === 'string' || typeof code === 'number') && /^200\d{4}$/.test(String(code));
+}
+
+/** The rule of a merchant's `callbackAck`. */
+export const ackRuleOf = (callbackAck: 'strict' | 'any-200'): AckRule =>
+  callbackAck === 'any-200' ? isAnySuccessCode : isAcknowledgement;
 
 /**
  * Every address a callback host resolves to is checked when the connection is made, not only when
@@ -95,7 +116,7 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
   };
 
   return {
-    async post(url, headers, body) {
+    async post(url, headers, body, ack = isAcknowledgement) {
       const started = performance.now();
       const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({
         ...r,
@@ -142,7 +163,7 @@ export function createSender(options: { timeoutMs: number; production: boolean; 
         if (overLimit) res.body.destroy();
         const text = Buffer.concat(chunks).toString('utf8');
         const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
-        const acknowledged = !overLimit && isAcknowledgement(res.statusCode, text);
+        const acknowledged = !overLimit && ack(res.statusCode, text);
         return done({
           outcome: acknowledged ? 'acknowledged' : 'rejected',
           status: res.statusCode,

@@ -36,7 +36,11 @@ const MANDATORY = [
   HEADER.externalId,
   HEADER.channelId,
 ] as const;
-const EXTERNAL_ID = /^\d{1,36}$/;
+/**
+ * SNAP says numeric, up to 36; real clients send UUIDs, and DOKU's a UUID and the time in ms (50).
+ * It is an idempotency key, never signed alone: letters, digits and dashes up to 64 are taken.
+ */
+const EXTERNAL_ID = /^[A-Za-z0-9-]{1,64}$/;
 const WEBHOOK_MANDATORY = [HEADER.contentType, HEADER.timestamp, HEADER.signature, HEADER.externalId] as const;
 
 /**

@@ -56,6 +56,20 @@ export const merchantSettings = z.object({
         '`php`: callback bodies as PHP’s `json_encode` writes them; `php-laravel`: the same with every empty string written as `null`, as Laravel’s ConvertEmptyStringsToNull leaves a body it re-encodes (default `standard`).',
       ),
     ),
+  callbackVaBody: z
+    .enum(['standard', 'snap-payment'])
+    .meta(
+      about(
+        'VA callbacks: `standard` (default) is snapgate’s notification, as QRIS; `snap-payment` is SNAP’s VA payment shape (`partnerServiceId`, `customerNo`, `virtualAccountNo`, `trxId`, `paymentRequestId`, `paidAmount`, …), as DOKU’s library and other bank-style receivers read it.',
+      ),
+    ),
+  callbackAck: z
+    .enum(['strict', 'any-200'])
+    .meta(
+      about(
+        'What acknowledges a callback: `strict` (default) HTTP 200 with `responseCode` `"2002600"`; `any-200` HTTP 200 with any `200xxxx` code, a string or a number (DOKU’s library answers `2002700`).',
+      ),
+    ),
   callbackTokenUrl: url
     .nullable()
     .meta(

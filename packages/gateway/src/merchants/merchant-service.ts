@@ -136,6 +136,8 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
         tokenSignature: input.tokenSignature ?? 'any',
         callbackSignature: input.callbackSignature ?? 'hmac-sha512',
         callbackJson: input.callbackJson ?? 'standard',
+        callbackVaBody: input.callbackVaBody ?? 'standard',
+        callbackAck: input.callbackAck ?? 'strict',
         callbackTokenUrl: input.callbackTokenUrl ?? null,
         callbackBaseUrl: input.callbackBaseUrl ?? null,
         qrisCallbackUrl: input.qrisCallbackUrl ?? null,

@@ -1,5 +1,6 @@
 import { formatJakartaTimestamp, phpJsonEncode } from '@snapgate/snap';
-import type { CallbackJson, Payer, TransactionRecord } from '../store/store.ts';
+import type { CallbackJson, MerchantRecord, Payer, TransactionRecord, VaTransaction } from '../store/store.ts';
+import { vaIdentity } from './va-identity.ts';
 
 export type { Payer };
 
@@ -26,28 +27,60 @@ export function serializeCallback(value: unknown, format: CallbackJson = 'standa
   return JSON.stringify(value);
 }
 
+/** How a merchant's callbacks are written: its serialisation, and its VA callbacks' shape. */
+export type CallbackStyle = Partial<Pick<MerchantRecord, 'callbackJson' | 'callbackVaBody'>>;
+
 /**
  * The notification body of docs/protocol.md#callbacks, serialised once and compactly, in the
- * document's field order. These bytes are stored, signed and sent on every attempt.
+ * document's field order. These bytes are stored, signed and sent on every attempt. A VA
+ * notification to a merchant with `callbackVaBody: snap-payment` is in SNAP's VA payment shape.
  */
-export function notificationBody(txn: TransactionRecord, atMs: number, format: CallbackJson = 'standard'): string {
+export function notificationBody(txn: TransactionRecord, atMs: number, style: CallbackStyle = {}): string {
   const payer = payerOf(txn);
   const value = txn.kind === 'va' ? (txn.paidAmount ?? txn.amount ?? '0.00') : (txn.amount ?? '0.00');
+  const additionalInfo = {
+    payerIssuer: payer.payerIssuer,
+    payerName: payer.payerName,
+    payerRefId: payer.payerRefId,
+    billNumber: txn.billNumber,
+    transactionDate: formatJakartaTimestamp(atMs),
+    feeAmount: { value: txn.feeAmount, currency: txn.currency },
+  };
+  if (txn.kind === 'va' && style.callbackVaBody === 'snap-payment') {
+    return serializeCallback(vaPaymentShape(txn, value, additionalInfo), style.callbackJson);
+  }
   return serializeCallback(
     {
       originalReferenceNo: txn.referenceNo,
       originalPartnerReferenceNo: txn.partnerReferenceNo,
       latestTransactionStatus: txn.status,
       amount: { value, currency: txn.currency },
-      additionalInfo: {
-        payerIssuer: payer.payerIssuer,
-        payerName: payer.payerName,
-        payerRefId: payer.payerRefId,
-        billNumber: txn.billNumber,
-        transactionDate: formatJakartaTimestamp(atMs),
-        feeAmount: { value: txn.feeAmount, currency: txn.currency },
-      },
+      additionalInfo,
     },
-    format,
+    style.callbackJson,
   );
+}
+
+/**
+ * SNAP's VA payment request (what a bank's payment flag carries), as bank-style receivers read a
+ * VA notification (docs/callbacks.md#va-payment-shape). The status and snapgate's references go in
+ * `additionalInfo`, since the shape has no status: a receiver that reads only the payment fields
+ * must check `additionalInfo.latestTransactionStatus` is `00` before it ships.
+ */
+function vaPaymentShape(txn: VaTransaction, paid: string, extra: Record<string, unknown>): Record<string, unknown> {
+  const d = txn.details;
+  return {
+    ...vaIdentity(txn),
+    paymentRequestId: d.paymentRequestId ?? txn.referenceNo,
+    paidAmount: { value: txn.paidAmount ?? '0.00', currency: txn.currency },
+    totalAmount: { value: paid, currency: txn.currency },
+    trxDateTime: txn.paidAt === null ? '' : formatJakartaTimestamp(txn.paidAt),
+    referenceNo: txn.referenceNo,
+    additionalInfo: {
+      latestTransactionStatus: txn.status,
+      transactionStatusDesc: txn.statusDesc ?? '',
+      channel: d.bankCode,
+      ...extra,
+    },
+  };
 }

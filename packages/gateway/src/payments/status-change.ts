@@ -171,11 +171,11 @@ export function createStatusChanger(deps: {
           ? paymentEntry(next, request.providerId as string, nowMs)
           : request.refund && (await refundPosting(store, request.refund, nowMs));
         const notify = request.notify !== false && isNotified(txn, request.to);
-        // The merchant's serialisation, read through the store's exact merchant cache.
-        const format = notify ? (await store.findMerchantById(txn.merchantId))?.callbackJson : undefined;
+        // The merchant's callback style (serialisation, VA shape), read through the store's exact merchant cache.
+        const style = notify ? await store.findMerchantById(txn.merchantId) : undefined;
         const notification = notify
           ? {
-              body: notificationBody(next, nowMs, format),
+              body: notificationBody(next, nowMs, style),
               nextAttemptAt: nowMs + firstAttemptDelayMs,
               requestId: request.requestId ?? null,
             }

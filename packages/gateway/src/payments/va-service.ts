@@ -1,4 +1,4 @@
-import { formatJakartaTimestamp, snapError, successCode, TRANSACTION_STATUS } from '@snapgate/snap';
+import { formatJakartaTimestamp, isJsonObject, snapError, successCode, TRANSACTION_STATUS } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
 import {
   type IdempotencyRecord,
@@ -16,6 +16,7 @@ import { newBillNumber, newReferenceNo } from './ids.ts';
 import { VA_CREATE, VA_LOOKUP, VA_UPDATE } from './snap-fields.ts';
 import type { MerchantRequest } from './snap-request.ts';
 import { IllegalStatusChange, type StatusChanger } from './status-change.ts';
+import { vaIdentity } from './va-identity.ts';
 
 const DEFAULT_EXPIRY_MS = 24 * 3600_000;
 /** The bank code used when a request names none. */
@@ -38,17 +39,15 @@ function respond(serviceCode: string, message: string, fields: Record<string, un
   };
 }
 
+/** A VA status's `paymentFlagReason`: the flag in words (SNAP has it; DOKU's library reads it). */
+const PAID_REASON = { english: 'Success', indonesia: 'Sukses' };
+const UNPAID_REASON = { english: 'Not Paid', indonesia: 'Belum Dibayar' };
+
 /** `virtualAccountData` as create and inquiry answer it. */
 function vaData(txn: TransactionRecord): Record<string, unknown> {
   const d = detailsOf(txn);
   return {
-    partnerServiceId: d.partnerServiceId,
-    customerNo: d.customerNo,
-    virtualAccountNo: txn.virtualAccountNo,
-    virtualAccountName: d.virtualAccountName,
-    virtualAccountEmail: d.virtualAccountEmail,
-    virtualAccountPhone: d.virtualAccountPhone,
-    trxId: txn.partnerReferenceNo,
+    ...vaIdentity(asVa(txn)),
     totalAmount:
       txn.amount === null
         ? (d.totalAmount ?? { value: '0.00', currency: txn.currency })
@@ -178,6 +177,7 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
           virtualAccountNo: txn.virtualAccountNo,
           trxId: txn.partnerReferenceNo,
           paymentFlagStatus: paid ? '00' : '01',
+          paymentFlagReason: paid ? PAID_REASON : UNPAID_REASON,
           paidAmount: { value: txn.paidAmount ?? '0.00', currency: txn.currency },
           totalAmount: vaData(txn).totalAmount,
           transactionDate: txn.paidAt === null ? '' : formatJakartaTimestamp(txn.paidAt),
@@ -235,6 +235,8 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
           customerNo: d.customerNo,
           virtualAccountNo: txn.virtualAccountNo,
           trxId: txn.partnerReferenceNo,
+          // Echoed, as SNAP answers it (DOKU's library reads it).
+          additionalInfo: isJsonObject(ctx.body.additionalInfo) ? ctx.body.additionalInfo : {},
         },
       });
       try {

@@ -221,7 +221,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
               patch: () => ({
                 paidAmount: paidAmount.value,
                 paidAt: ctx.now,
-                details: { ...current.details, payer, bankReferenceNo: bankReference ?? null },
+                details: { ...current.details, payer, bankReferenceNo: bankReference ?? null, paymentRequestId },
               }),
               idempotency: recordFor(response),
               vaPayment: {

@@ -1,7 +1,9 @@
 import { num, numOrNull, type Row, strOrNull } from './rows.ts';
 import type {
+  CallbackAck,
   CallbackJson,
   CallbackSignature,
+  CallbackVaBody,
   MerchantFees,
   MerchantRecord,
   MerchantStatus,
@@ -38,6 +40,8 @@ export function merchantFromRow(r: Row): MerchantRecord {
     callbackTokenUrl: strOrNull(r.callback_token_url),
     callbackJson:
       Number(r.callback_json_nulls ?? 0) === 1 ? 'php-laravel' : ((r.callback_json ?? 'standard') as CallbackJson),
+    callbackVaBody: (r.callback_va_body ?? 'standard') as CallbackVaBody,
+    callbackAck: (r.callback_ack ?? 'strict') as CallbackAck,
     callbackBaseUrl: strOrNull(r.callback_base_url),
     qrisCallbackUrl: strOrNull(r.qris_callback_url),
     vaCallbackUrl: strOrNull(r.va_callback_url),
@@ -61,6 +65,8 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   publicKeyPem: 'public_key_pem',
   tokenSignature: 'token_signature',
   callbackTokenUrl: 'callback_token_url',
+  callbackVaBody: 'callback_va_body',
+  callbackAck: 'callback_ack',
   callbackBaseUrl: 'callback_base_url',
   qrisCallbackUrl: 'qris_callback_url',
   vaCallbackUrl: 'va_callback_url',
@@ -146,6 +152,8 @@ export function merchantToRow(m: MerchantRecord): Row {
     ...callbackSignatureColumns(m.callbackSignature),
     callback_token_url: m.callbackTokenUrl,
     ...callbackJsonColumns(m.callbackJson),
+    callback_va_body: m.callbackVaBody,
+    callback_ack: m.callbackAck,
     callback_base_url: m.callbackBaseUrl,
     qris_callback_url: m.qrisCallbackUrl,
     va_callback_url: m.vaCallbackUrl,

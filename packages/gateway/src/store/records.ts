@@ -12,6 +12,10 @@ export type CallbackSignature = 'hmac-sha512' | 'rsa-sha256' | 'snap-b2b';
 /** How a notification body is serialised: compact JSON, or the bytes PHP's json_encode writes. */
 /** How callback bodies are serialised: `php` as json_encode, `php-laravel` also with empty strings as null. */
 export type CallbackJson = 'standard' | 'php' | 'php-laravel';
+/** A VA callback's body: snapgate's notification, or SNAP's VA payment shape (docs/callbacks.md). */
+export type CallbackVaBody = 'standard' | 'snap-payment';
+/** What acknowledges a callback: `2002600` only, or any `200xxxx` code, as a string or a number. */
+export type CallbackAck = 'strict' | 'any-200';
 export type MerchantStatus = 'active' | 'disabled';
 /** The QRIS merchant criteria (micro, small, medium, large), written into its QRIS. */
 export type QrisCriteria = 'UMI' | 'UKE' | 'UME' | 'UBE';
@@ -49,6 +53,8 @@ export interface MerchantRecord {
   tokenSignature: TokenSignature;
   callbackSignature: CallbackSignature;
   callbackJson: CallbackJson;
+  callbackVaBody: CallbackVaBody;
+  callbackAck: CallbackAck;
   /** `snap-b2b`: where the gateway takes its token; default `<callbackBaseUrl>/api/snap/v1.0/access-token/b2b`. */
   callbackTokenUrl: string | null;
   callbackBaseUrl: string | null;
@@ -77,6 +83,8 @@ export type MerchantPatch = Partial<
     | 'tokenSignature'
     | 'callbackSignature'
     | 'callbackJson'
+    | 'callbackVaBody'
+    | 'callbackAck'
     | 'callbackTokenUrl'
     | 'callbackBaseUrl'
     | 'qrisCallbackUrl'
@@ -304,6 +312,8 @@ export interface VaDetails {
   /** Set once paid by a bank's payment flag. */
   payer?: Payer;
   bankReferenceNo?: string | null;
+  /** The bank's paymentRequestId of the payment flag that paid it. */
+  paymentRequestId?: string;
   /** The fee settings at creation (none on transactions from before fees existed: no fee). */
   fee?: FeeSnapshot;
 }

@@ -156,7 +156,9 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
 
       const body = parseJsonBody(rawBody);
       if (!isJsonObject(body)) throw snapError('BAD_REQUEST', SVC);
-      createFieldReader(body, SVC).str('grantType', ACCESS_TOKEN.grantType);
+      // OAuth's spelling, `grant_type` (Midtrans' SnapBi sends it), is read as grantType when that is absent.
+      const grant = 'grantType' in body || !('grant_type' in body) ? body : { grantType: body.grant_type };
+      createFieldReader(grant, SVC).str('grantType', ACCESS_TOKEN.grantType);
 
       const merchant = await store.findMerchantByClientKey(clientKey);
       const provider = merchant ? undefined : await store.findProviderByClientKey(clientKey);

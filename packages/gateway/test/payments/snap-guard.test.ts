@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { formatJakartaTimestamp } from '@snapgate/snap';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
@@ -109,14 +109,20 @@ describe('the SNAP guard (check order, docs/protocol.md#payment-calls)', () => {
       snap('4004701', 'Invalid Field Format {X-TIMESTAMP}'),
     ],
     [
-      'X-EXTERNAL-ID not numeric',
-      () => ({ externalId: 'abc123' }),
+      'X-EXTERNAL-ID with a space',
+      () => ({ externalId: 'abc 123' }),
       400,
       snap('4004701', 'Invalid Field Format {X-EXTERNAL-ID}'),
     ],
     [
-      'X-EXTERNAL-ID of 37 digits',
-      () => ({ externalId: '1'.repeat(37) }),
+      'X-EXTERNAL-ID with an underscore',
+      () => ({ externalId: 'abc_123' }),
+      400,
+      snap('4004701', 'Invalid Field Format {X-EXTERNAL-ID}'),
+    ],
+    [
+      'X-EXTERNAL-ID of 65 characters',
+      () => ({ externalId: 'a'.repeat(65) }),
       400,
       snap('4004701', 'Invalid Field Format {X-EXTERNAL-ID}'),
     ],
@@ -234,6 +240,16 @@ describe('X-EXTERNAL-ID idempotency', () => {
         .length,
       1,
     );
+  });
+
+  it('takes the ids real clients send: a UUID, and DOKU’s UUID with milliseconds (50 characters), 64 at most', async () => {
+    for (const externalId of [randomUUID(), `${randomUUID()}-${Date.now()}`, `A-${'9'.repeat(62)}`]) {
+      const body = order(ref());
+      const first = await snapCall(gw.url, c, GENERATE, body, { externalId });
+      assert.equal(first.status, 200, `${externalId}: ${first.text}`);
+      const again = await snapCall(gw.url, c, GENERATE, body, { externalId });
+      assert.equal(again.text, first.text, 'replayed under the same key');
+    }
   });
 
   it('answers 409 4094700 for a repeat with another body', async () => {

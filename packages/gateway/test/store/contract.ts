@@ -38,6 +38,8 @@ export function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
     tokenSignature: 'any',
     callbackSignature: 'hmac-sha512',
     callbackJson: 'standard',
+    callbackVaBody: 'standard',
+    callbackAck: 'strict',
     callbackTokenUrl: null,
     callbackBaseUrl: 'http://127.0.0.1:1',
     qrisProvider: null,

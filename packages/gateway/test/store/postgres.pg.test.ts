@@ -39,6 +39,8 @@ describe('PostgreSQL merchant cache across instances', () => {
         tokenSignature: 'any' as const,
         callbackSignature: 'hmac-sha512' as const,
         callbackJson: 'standard' as const,
+        callbackVaBody: 'standard' as const,
+        callbackAck: 'strict' as const,
         callbackTokenUrl: null,
         callbackBaseUrl: null,
         qrisCallbackUrl: null,

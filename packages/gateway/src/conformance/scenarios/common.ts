@@ -110,9 +110,9 @@ export function authNegatives(op: string, body: (ctx: ConformanceContext) => unk
     },
     {
       id: `${op}-malformed-external-id`,
-      title: 'a non-numeric X-EXTERNAL-ID is an invalid field format (400xx01)',
+      title: 'an X-EXTERNAL-ID with a space and a slash is an invalid field format (400xx01)',
       kind: 'negative',
-      request: (ctx) => ({ body: body(ctx), externalId: 'not-a-number' }),
+      request: (ctx) => ({ body: body(ctx), externalId: '12 34/56' }),
       expect: MALFORMED,
     },
     {

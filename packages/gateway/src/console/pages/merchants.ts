@@ -73,6 +73,8 @@ ${
       'vaCallbackUrl',
       'callbackSignature',
       'callbackJson',
+      'callbackVaBody',
+      'callbackAck',
     ]) {
       const v = blank(fields[f]);
       if (v !== undefined) input[f] = v;
@@ -127,7 +129,7 @@ ${secretField('client-secret', 'Client secret', clientSecret)}
     for (const f of ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl']) {
       if (f in fields) patch[f] = blank(fields[f]) ?? null;
     }
-    for (const f of ['callbackSignature', 'callbackJson', 'tokenSignature']) {
+    for (const f of ['callbackSignature', 'callbackJson', 'callbackVaBody', 'callbackAck', 'tokenSignature']) {
       const v = blank(fields[f]);
       if (v !== undefined) patch[f] = v;
     }
@@ -251,7 +253,7 @@ ${
 <button type="submit">Save</button></form></section>`
     : html`<section class="card"><h2>Callbacks and signatures</h2><dl class="kv">
 <dt>Callback base URL</dt><dd>${m.callbackBaseUrl ?? '—'}</dd><dt>QRIS callback URL</dt><dd>${m.qrisCallbackUrl ?? '—'}</dd>
-<dt>VA callback URL</dt><dd>${m.vaCallbackUrl ?? '—'}</dd><dt>Callback signature</dt><dd>${m.callbackSignature}</dd><dt>Callback JSON</dt><dd>${m.callbackJson}</dd></dl></section>`
+<dt>VA callback URL</dt><dd>${m.vaCallbackUrl ?? '—'}</dd><dt>Callback signature</dt><dd>${m.callbackSignature}</dd><dt>Callback JSON</dt><dd>${m.callbackJson}</dd><dt>VA callback body</dt><dd>${m.callbackVaBody}</dd><dt>Acknowledged by</dt><dd>${m.callbackAck}</dd></dl></section>`
 }
 ${
   o.canRecover
@@ -278,6 +280,8 @@ function merchantFields(
         vaCallbackUrl: string | null;
         callbackSignature: string;
         callbackJson: string;
+        callbackVaBody: string;
+        callbackAck: string;
       }
     | undefined,
 ): Html {
@@ -288,5 +292,7 @@ function merchantFields(
 <label>QRIS callback URL<input name="qrisCallbackUrl" type="url" value="${m?.qrisCallbackUrl ?? ''}"></label>
 <label>VA callback URL<input name="vaCallbackUrl" type="url" value="${m?.vaCallbackUrl ?? ''}"></label>
 <label>Callback signature<select name="callbackSignature">${opt('hmac-sha512', m?.callbackSignature, 'HMAC-SHA512 (merchant secret)')}${opt('rsa-sha256', m?.callbackSignature, 'RSA-SHA256 (gateway key)')}${opt('snap-b2b', m?.callbackSignature, 'SNAP B2B token')}</select></label>
-<label>Callback JSON<select name="callbackJson">${opt('standard', m?.callbackJson)}${opt('php', m?.callbackJson, 'php (json_encode bytes)')}${opt('php-laravel', m?.callbackJson, 'php-laravel (json_encode, empty strings as null)')}</select></label>`;
+<label>Callback JSON<select name="callbackJson">${opt('standard', m?.callbackJson)}${opt('php', m?.callbackJson, 'php (json_encode bytes)')}${opt('php-laravel', m?.callbackJson, 'php-laravel (json_encode, empty strings as null)')}</select></label>
+<label>VA callback body<select name="callbackVaBody">${opt('standard', m?.callbackVaBody, 'standard (as QRIS)')}${opt('snap-payment', m?.callbackVaBody, 'snap-payment (SNAP VA payment shape)')}</select></label>
+<label>Acknowledged by<select name="callbackAck">${opt('strict', m?.callbackAck, 'strict (2002600)')}${opt('any-200', m?.callbackAck, 'any-200 (any 200xxxx code)')}</select></label>`;
 }

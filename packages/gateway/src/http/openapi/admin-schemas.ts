@@ -166,6 +166,8 @@ export const MERCHANT_EXAMPLE = {
   tokenSignature: 'any',
   callbackSignature: 'hmac-sha512',
   callbackJson: 'standard',
+  callbackVaBody: 'standard',
+  callbackAck: 'strict',
   callbackTokenUrl: null,
   callbackBaseUrl: 'https://merchant.example',
   qrisCallbackUrl: null,

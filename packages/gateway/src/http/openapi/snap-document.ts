@@ -1,5 +1,6 @@
 import { B2B_TOKEN_PATH } from '@snapgate/snap';
 import { QRIS_CALLBACK_PATH, VA_CALLBACK_PATH } from '../../delivery/callback-signing.ts';
+import { CANONICAL_MOUNTS, CANONICAL_SNAP_PREFIX, profileRoutes, type SnapMounts } from '../../snap-mounts.ts';
 import { accessTokenPaths } from '../routes/access-token-b2b.ts';
 import { paymentPaths } from '../routes/payments.ts';
 import { providerApiPaths } from '../routes/provider-api.ts';
@@ -92,7 +93,21 @@ function webhook(kind: 'qris' | 'va'): PathItem {
 }
 
 /** The SNAP API document: merchants', providers', the public resources, and the callbacks merchants receive. */
-export function buildSnapDocument(options: { publicUrl: string }): OpenApiDocument {
+/** Where else the API is served (SNAPGATE_SNAP_PREFIXES, SNAPGATE_SNAP_PROFILES), in words. */
+function mountsText(mounts: SnapMounts): string {
+  const prefixes = mounts.prefixes.map((p) => `\`${p}/\``).join(', ');
+  const routes = mounts.profiles.flatMap((p) =>
+    profileRoutes(p).map((r) => `\`${r.method} ${r.url}\` (${p}: ${r.operation})`),
+  );
+  return [
+    `Every path below is also served with \`${CANONICAL_SNAP_PREFIX}/\` replaced by ${prefixes || 'nothing else (SNAPGATE_SNAP_PREFIXES is none)'}, so a client written for another SNAP server works with its base URL pointed here. The signature is always checked over the path the client requested.`,
+    routes.length
+      ? `Compatibility profiles add these routes to the same operations: ${routes.join('; ')}.`
+      : 'No compatibility profile is on (SNAPGATE_SNAP_PROFILES).',
+  ].join(' ');
+}
+
+export function buildSnapDocument(options: { publicUrl: string; mounts?: SnapMounts }): OpenApiDocument {
   return {
     openapi: '3.1.1',
     info: {
@@ -105,6 +120,7 @@ export function buildSnapDocument(options: { publicUrl: string }): OpenApiDocume
         '`X-EXTERNAL-ID` is the idempotency key, per client and Jakarta day: a repeat with the same body answers the first success again; a different body under it is refused 409 xx00. Refusals are not kept, so a corrected request may reuse it.',
         'Body fields: a missing mandatory field is 400 xx02 `{field}`, a field of the wrong type, length or format 400 xx01 `{field}`. An empty string counts as absent. Unknown fields are ignored. Text holding a control character (other than tab, line feed, carriage return) or an unpaired surrogate, in any field, is 400 xx01 `{field}`. `responseCode` is the HTTP status, the service code and the case code.',
         'A request over 64 KiB, or malformed HTTP, is 400 xx00. An unknown path is 404 `4040000`.',
+        mountsText(options.mounts ?? CANONICAL_MOUNTS),
       ].join('\n\n'),
     },
     jsonSchemaDialect: OAS_DIALECT,

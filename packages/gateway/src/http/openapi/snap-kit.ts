@@ -200,10 +200,11 @@ export const SNAP_PARAMETERS: Record<string, Parameter> = {
     type: 'string',
     minLength: 1,
   }),
-  XExternalId: header('X-EXTERNAL-ID', 'Idempotency key: 1 to 36 digits, unique per client and Jakarta day.', {
-    type: 'string',
-    pattern: '^\\d{1,36}$',
-  }),
+  XExternalId: header(
+    'X-EXTERNAL-ID',
+    'Idempotency key, unique per client and Jakarta day: SNAP’s 1 to 36 digits, or up to 64 letters, digits and dashes (a UUID, DOKU’s UUID and milliseconds).',
+    { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$' },
+  ),
   ChannelId: header('CHANNEL-ID', 'The channel, 1 to 5 characters (e.g. `95221`).', {
     type: 'string',
     minLength: 1,

@@ -318,6 +318,13 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
       ...VA_NUMBERS,
       trxId: { type: 'string' },
       paymentFlagStatus: { type: 'string', enum: ['00', '01'], description: '00 paid, 01 not paid.' },
+      paymentFlagReason: closed(
+        {
+          english: { type: 'string', enum: ['Success', 'Not Paid'] },
+          indonesia: { type: 'string', enum: ['Sukses', 'Belum Dibayar'] },
+        },
+        { description: 'The flag in words: Success / Sukses when paid, else Not Paid / Belum Dibayar.' },
+      ),
       paidAmount: ref('Amount'),
       totalAmount: ref('Amount'),
       transactionDate: { anyOf: [ref('SnapTimestamp'), { const: '' }], description: 'When paid; empty before.' },
@@ -334,7 +341,14 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
   DeleteVaResponse: closed({
     responseCode: constant('2003100'),
     responseMessage: constant('Successful'),
-    virtualAccountData: closed({ ...VA_NUMBERS, trxId: { type: 'string' } }),
+    virtualAccountData: closed({
+      ...VA_NUMBERS,
+      trxId: { type: 'string' },
+      additionalInfo: {
+        type: 'object',
+        description: 'The request’s `additionalInfo`, as sent (an empty object without one).',
+      },
+    }),
   }),
 
   BankVaInquiryRequest: requestBody(BANK_VA_INQUIRY, {

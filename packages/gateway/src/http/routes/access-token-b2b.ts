@@ -1,19 +1,23 @@
 import { B2B_TOKEN_PATH, SERVICE, successCode } from '@snapgate/snap';
 import type { FastifyInstance } from 'fastify';
+import { mountsOf, type SnapMounts } from '../../snap-mounts.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
 import { json, type PathItem, paramRef, ref } from '../openapi/kit.ts';
 import { errorResponses, TAG } from '../openapi/snap-kit.ts';
 import { headerValue, rawBodyOf } from '../raw-body.ts';
 
-export function accessTokenB2bRoute(app: FastifyInstance, deps: { tokens: TokenService }) {
-  app.post(
-    B2B_TOKEN_PATH,
-    { config: { api: 'snap', serviceCode: SERVICE.token, operation: 'access-token-b2b' } },
-    async (request, reply) => {
-      const r = await deps.tokens.issueB2bToken((name) => headerValue(request, name), rawBodyOf(request));
-      return reply.headers(r.headers).type('application/json').send(r.body);
-    },
-  );
+export function accessTokenB2bRoute(app: FastifyInstance, deps: { tokens: TokenService; mounts: SnapMounts }) {
+  // B2B_TOKEN_PATH under each prefix, and a profile's own token path.
+  for (const { url } of mountsOf(deps.mounts, { name: 'access-token-b2b', method: 'POST', path: 'access-token/b2b' })) {
+    app.post(
+      url,
+      { config: { api: 'snap', serviceCode: SERVICE.token, operation: 'access-token-b2b' } },
+      async (request, reply) => {
+        const r = await deps.tokens.issueB2bToken((name) => headerValue(request, name), rawBodyOf(request));
+        return reply.headers(r.headers).type('application/json').send(r.body);
+      },
+    );
+  }
 }
 
 /** The OpenAPI path item of this route (http/openapi/snap-document.ts assembles it). */

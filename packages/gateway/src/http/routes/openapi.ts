@@ -17,7 +17,7 @@ const DOCS_PATH = '/docs';
 export function openapiRoutes(app: FastifyInstance, deps: { config: Config }) {
   const { mode, publicUrl } = deps.config;
   const config = { api: 'admin' as const };
-  const snap = buildSnapDocument({ publicUrl });
+  const snap = buildSnapDocument({ publicUrl, mounts: deps.config.snapMounts });
   const admin = buildAdminDocument({
     publicUrl,
     sandbox: mode === 'sandbox',

@@ -5,6 +5,7 @@ import { type SnapResponse, withIdempotency } from '../../payments/idempotency.t
 import type { QrisService } from '../../payments/qris-service.ts';
 import type { MerchantRequest } from '../../payments/snap-request.ts';
 import type { VaService } from '../../payments/va-service.ts';
+import { CANONICAL_SNAP_PREFIX as BASE, mountsOf, type SnapMounts } from '../../snap-mounts.ts';
 import type { Store } from '../../store/store.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
 import type { PathItem } from '../openapi/kit.ts';
@@ -23,8 +24,6 @@ import {
 } from '../openapi/snap-kit.ts';
 import { merchantRequestOf, snapGuard } from '../snap-auth.ts';
 
-const BASE = '/api/snap/v1.0';
-
 type Operation = {
   method: 'POST' | 'PUT' | 'DELETE';
   path: string;
@@ -36,7 +35,7 @@ type Operation = {
 
 export function paymentRoutes(
   app: FastifyInstance,
-  deps: { store: Store; tokens: TokenService; clock: Clock; qris: QrisService; va: VaService },
+  deps: { store: Store; tokens: TokenService; clock: Clock; qris: QrisService; va: VaService; mounts: SnapMounts },
 ) {
   const { store, qris, va } = deps;
   const guard = snapGuard({ tokens: deps.tokens, clock: deps.clock });
@@ -116,17 +115,19 @@ export function paymentRoutes(
   ];
 
   for (const op of operations) {
-    app.route({
-      method: op.method,
-      url: `${BASE}/${op.path}`,
-      config: { api: 'snap', serviceCode: op.serviceCode, operation: op.name },
-      preHandler: guard,
-      handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const ctx = merchantRequestOf(request);
-        const r = await withIdempotency(store, ctx, (recordFor) => op.run(ctx, recordFor), { writes: op.writes });
-        return reply.code(r.httpStatus).type('application/json').send(r.body);
-      },
-    });
+    for (const { method, url } of mountsOf(deps.mounts, op)) {
+      app.route({
+        method,
+        url,
+        config: { api: 'snap', serviceCode: op.serviceCode, operation: op.name },
+        preHandler: guard,
+        handler: async (request: FastifyRequest, reply: FastifyReply) => {
+          const ctx = merchantRequestOf(request);
+          const r = await withIdempotency(store, ctx, (recordFor) => op.run(ctx, recordFor), { writes: op.writes });
+          return reply.code(r.httpStatus).type('application/json').send(r.body);
+        },
+      });
+    }
   }
 }
 
@@ -301,6 +302,7 @@ function vaOperations(): SnapOperation[] {
           ...VA_NUMBERS_EXAMPLE,
           trxId: 'INV-2026-0001',
           paymentFlagStatus: '00',
+          paymentFlagReason: { english: 'Success', indonesia: 'Sukses' },
           paidAmount: { value: '150000.00', currency: 'IDR' },
           totalAmount: { value: '150000.00', currency: 'IDR' },
           transactionDate: NOW,
@@ -344,7 +346,7 @@ function vaOperations(): SnapOperation[] {
       request: 'VaLookupRequest',
       requestExample: lookup,
       response: 'DeleteVaResponse',
-      responseExample: { virtualAccountData: { ...VA_NUMBERS_EXAMPLE, trxId: 'INV-2026-0001' } },
+      responseExample: { virtualAccountData: { ...VA_NUMBERS_EXAMPLE, trxId: 'INV-2026-0001', additionalInfo: {} } },
       cases: [...MERCHANT, 'INVALID_BILL', 'NOT_ALLOWED'],
     },
   ];

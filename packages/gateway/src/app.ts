@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
+import { rootCertificates } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createLedgerService } from './books/ledger-service.ts';
 import { createReconciliationService } from './books/reconciliation-service.ts';
@@ -7,6 +9,7 @@ import { createSettlementScheduler, type SettlementScheduler } from './books/set
 import { createSettlementService } from './books/settlement-service.ts';
 import { createReportedPaymentApplier } from './providers/reported-payment.ts';
 import './http/fastify-types.ts';
+import { type AddressGuard, createAddressGuard, type OutboundPolicy } from './address-guard.ts';
 import { type BootstrapResult, bootstrap } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -171,7 +174,8 @@ export function buildApp(deps: AppDeps): Gateway {
     mode: config.mode,
   });
   const deliveryMetrics = createDeliveryMetrics(metrics.registry);
-  const sender = createSender({ timeoutMs: config.callbackTimeoutMs, production: config.mode === 'production' });
+  const outbound = outboundPolicyOf(config);
+  const sender = createSender({ timeoutMs: config.callbackTimeoutMs, outbound });
   const dispatcher = createDispatcher({
     store,
     clock,
@@ -193,7 +197,7 @@ export function buildApp(deps: AppDeps): Gateway {
     onNotified: () => dispatcher.wake(),
     claimer: dispatcher,
   });
-  const snapClient = createSnapClient({ clock, timeoutMs: config.upstreamTimeoutMs });
+  const snapClient = createSnapClient({ clock, timeoutMs: config.upstreamTimeoutMs, outbound });
   const upstream = createUpstreamAcquirer({
     store,
     changer,
@@ -201,12 +205,12 @@ export function buildApp(deps: AppDeps): Gateway {
     timeoutMs: config.upstreamTimeoutMs,
     logger,
   });
-  const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream });
+  const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream, mode: config.mode });
   const va = createVaService({ store, changer, mode: config.mode });
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
-  const operators = createOperatorServices({ config, store, clock, dispatcher, inbound });
+  const operators = createOperatorServices({ config, store, clock, dispatcher, inbound, guard: outbound.guard });
   const settlementScheduler = createSettlementScheduler({
     settlements: operators.settlements,
     clock,
@@ -254,6 +258,7 @@ export function buildApp(deps: AppDeps): Gateway {
       adminKeyRoutes(admin, { store, sealer: deps.sealer });
       adminAccessRoutes(admin, { adminKeys, audit });
       adminCertificationRoutes(admin, {
+        outbound,
         store,
         clock,
         mode: config.mode,
@@ -287,6 +292,26 @@ export function buildApp(deps: AppDeps): Gateway {
   };
 }
 
+/**
+ * The guard and trusted CAs of every outbound call the gateway makes on its own (callbacks, their
+ * token requests, acquirers): SNAPGATE_MODE, SNAPGATE_STAGING_ALLOW and SNAPGATE_CA_FILE.
+ */
+function outboundPolicyOf(config: Config): OutboundPolicy {
+  const guard = createAddressGuard(config.mode === 'production', config.stagingAllow);
+  if (!config.caFile) return { guard };
+  let pem: string;
+  try {
+    pem = readFileSync(config.caFile, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read SNAPGATE_CA_FILE ${config.caFile}: ${(e as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new Error(`SNAPGATE_CA_FILE ${config.caFile} holds no PEM certificate`);
+  }
+  // undici's `ca` replaces Node's trust store: keep Node's roots and add the operator's.
+  return { guard, ca: [...rootCertificates, pem] };
+}
+
 /** The operator services: one per concern, called alike by the admin API, the console and the portal. */
 function createOperatorServices(deps: {
   config: Config;
@@ -294,12 +319,13 @@ function createOperatorServices(deps: {
   clock: Clock;
   dispatcher: Dispatcher;
   inbound: InboundService;
+  guard: AddressGuard;
 }) {
-  const { config, store, clock, dispatcher } = deps;
+  const { config, store, clock, dispatcher, guard } = deps;
   const adminKeys = createAdminKeyService({ store, clock });
   return {
-    merchants: createMerchantService({ store, clock, mode: config.mode }),
-    providers: createProviderService({ store, clock, mode: config.mode }),
+    merchants: createMerchantService({ store, clock, mode: config.mode, guard }),
+    providers: createProviderService({ store, clock, mode: config.mode, guard }),
     transactions: createTransactionReads({ store }),
     notifications: createNotificationOperations({ store, clock, dispatcher }),
     adminKeys,

@@ -12,6 +12,8 @@ export interface BootstrapResult {
   callbackPrivateKey: KeyObject;
   callbackPublicKeyPem: string;
   adminTokenSha256: string;
+  /** SNAPGATE_ADMIN_TOKEN is set, but the bootstrap key it names was revoked: it opens nothing. */
+  bootstrapRevoked?: boolean;
   /** Set only when this start generated the admin token: shown once. */
   generatedAdminToken?: string;
   /** Set only when this start created the sandbox merchant: shown once. */
@@ -42,6 +44,9 @@ export async function bootstrap(store: Store, config: Config, clock: Clock): Pro
   }
   // The bootstrap token is the first admin key: it stays an admin key until revoked.
   await store.upsertBootstrapAdminKey('bootstrap', result.adminTokenSha256, clock.now());
+  // A revoked bootstrap key stays revoked, whatever token it is given again: say so at start.
+  const bootstrapKey = (await store.listAdminKeys()).find((k) => k.name === 'bootstrap');
+  if (config.adminToken && bootstrapKey?.revokedAt) result.bootstrapRevoked = true;
   if (config.mode === 'sandbox') await ensureSandboxProviders(store, clock.now());
   if (config.mode === 'sandbox' && (await store.countMerchants()) === 0) {
     const merchants = createMerchantService({ store, clock, mode: config.mode });

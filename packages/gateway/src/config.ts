@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseStagingAllow, type StagingAllow } from './address-guard.ts';
 import {
   DEFAULT_SETTLEMENT_SCHEDULE,
   parseSettlementSchedule,
@@ -62,6 +63,12 @@ export interface Config {
   settlementSchedule: SettlementSchedule;
   /** SNAPGATE_SNAP_PREFIXES and SNAPGATE_SNAP_PROFILES: where the SNAP API is served besides /api/snap/v1.0. */
   snapMounts: SnapMounts;
+  /** SNAPGATE_STAGING_ALLOW: private hosts and networks production mode may dial (a staging rehearsal). */
+  stagingAllow: StagingAllow;
+  /** SNAPGATE_CA_FILE: extra trusted CAs (PEM) for every outbound call. */
+  caFile: string | undefined;
+  /** SNAPGATE_METRICS_HOST: where the metrics port listens (default SNAPGATE_HOST). */
+  metricsHost: string;
 }
 
 export interface ServerLimits {
@@ -207,6 +214,9 @@ const schema = z.object({
     .string()
     .default(DEFAULT_SETTLEMENT_SCHEDULE)
     .transform(parsedBy(parseSettlementSchedule)),
+  SNAPGATE_STAGING_ALLOW: z.string().default('').transform(parsedBy(parseStagingAllow)),
+  SNAPGATE_CA_FILE: z.string().min(1).optional(),
+  SNAPGATE_METRICS_HOST: z.string().min(1).optional(),
   SNAPGATE_SNAP_PREFIXES: z.string().default(DEFAULT_SNAP_PREFIXES).transform(parsedBy(parseSnapPrefixes)),
   SNAPGATE_SNAP_PROFILES: z.string().default(DEFAULT_SNAP_PROFILES).transform(parsedBy(parseSnapProfiles)),
   SNAPGATE_RETRY_SCHEDULE: z
@@ -283,6 +293,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retentionDays: c.SNAPGATE_RETENTION_DAYS,
     settlementSchedule: c.SNAPGATE_SETTLEMENT_SCHEDULE,
     snapMounts: { prefixes: c.SNAPGATE_SNAP_PREFIXES, profiles: c.SNAPGATE_SNAP_PROFILES },
+    stagingAllow: c.SNAPGATE_STAGING_ALLOW,
+    caFile: c.SNAPGATE_CA_FILE ? resolve(c.SNAPGATE_CA_FILE) : undefined,
+    metricsHost: c.SNAPGATE_METRICS_HOST ?? c.SNAPGATE_HOST,
   };
 }
 

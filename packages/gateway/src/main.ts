@@ -48,6 +48,21 @@ function startupMessage(e: unknown, config: Config): string {
   return `start-up failed: ${reasonOf(e)} (SNAPGATE_LOG_LEVEL=debug shows where)`;
 }
 
+/** What an operator must not miss at start: a staging allowance, and production on plain HTTP. */
+function warnAboutExposure(config: Config, logger: Logger): void {
+  if (config.stagingAllow.text.length > 0) {
+    logger.warn(
+      { stagingAllow: config.stagingAllow.text, mode: config.mode },
+      `STAGING REHEARSAL: outbound calls may reach ${config.stagingAllow.text.join(', ')} (SNAPGATE_STAGING_ALLOW); unset it before real payments`,
+    );
+  }
+  if (config.mode === 'production' && !config.tls && config.trustProxy === false) {
+    logger.warn(
+      'production mode on plain HTTP without a trusted proxy: serve TLS (SNAPGATE_TLS_CERT_FILE and SNAPGATE_TLS_KEY_FILE) or put a TLS proxy in front and name it in SNAPGATE_TRUST_PROXY',
+    );
+  }
+}
+
 async function start(config: Config, logger: Logger): Promise<void> {
   const store = await openStore(config);
   const { gateway, boot, masterKey } = await assembleGateway({ config, store, clock: systemClock, logger });
@@ -67,7 +82,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
   const metricsServer =
     config.metricsPort === undefined
       ? undefined
-      : await startMetricsServer(gateway.metrics.registry, config.host, config.metricsPort);
+      : await startMetricsServer(gateway.metrics.registry, config.metricsHost, config.metricsPort);
   logger.info(
     {
       port,
@@ -76,9 +91,16 @@ async function start(config: Config, logger: Logger): Promise<void> {
       store: store.kind,
       tls: config.tls !== undefined,
       metricsPort: config.metricsPort,
+      ...(config.metricsPort === undefined ? {} : { metricsHost: config.metricsHost }),
     },
     'snapgate listening',
   );
+  warnAboutExposure(config, logger);
+  if (boot.bootstrapRevoked) {
+    logger.warn(
+      'SNAPGATE_ADMIN_TOKEN is set, but the bootstrap admin key was revoked: that token opens nothing. Use another admin key (snapgate admin-key create), and unset SNAPGATE_ADMIN_TOKEN',
+    );
+  }
   // A renewed certificate is taken on SIGHUP, without a restart.
   process.on('SIGHUP', () => {
     try {

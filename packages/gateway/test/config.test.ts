@@ -35,6 +35,13 @@ describe('configuration', () => {
     assert.equal(c.authFailureLimit, 20);
   });
 
+  it('listens for metrics on SNAPGATE_METRICS_HOST, by default SNAPGATE_HOST', () => {
+    assert.equal(loadConfig({ SNAPGATE_HOST: '0.0.0.0' }).metricsHost, '0.0.0.0');
+    assert.equal(loadConfig({ SNAPGATE_HOST: '0.0.0.0', SNAPGATE_METRICS_HOST: '127.0.0.1' }).metricsHost, '127.0.0.1');
+    assert.deepEqual(loadConfig({}).stagingAllow.text, []);
+    assert.equal(loadConfig({}).caFile, undefined);
+  });
+
   it('turns the rate limit off with "off"', () => {
     assert.equal(loadConfig({ SNAPGATE_RATE_LIMIT: 'off' }).rateLimitPerMin, undefined);
   });

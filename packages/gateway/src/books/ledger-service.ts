@@ -168,6 +168,15 @@ async function verifyLedger(store: BooksStore): Promise<Verification> {
       });
     } else {
       const e = entries[0] as LedgerEntry;
+      if (t.paymentEntryId !== e.id) {
+        // A refund finds its provider through this link: without it, a refund would post nothing.
+        problems.push({
+          ...base,
+          type: 'payment_mismatch',
+          entryId: e.id,
+          message: `${t.referenceNo}: names ${t.paymentEntryId === null ? 'no payment entry' : `entry ${t.paymentEntryId}`} as its payment, not entry ${e.id}`,
+        });
+      }
       if (e.amountSen !== amountSen || e.feeSen !== feeSen) {
         problems.push({
           ...base,

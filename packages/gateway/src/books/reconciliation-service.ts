@@ -156,7 +156,8 @@ export function createReconciliationService(deps: {
       const outcome = await deps.applyReportedPayment(
         p,
         txn,
-        { ...reported, source: `reconciliation-${id.slice(4, 24)}-${line}` },
+        // A colon no provider's X-EXTERNAL-ID may hold: never a provider's own idempotency key.
+        { ...reported, source: `reconciliation:${id.slice(4, 24)}-${line}` },
         { now, requestId },
       );
       if (!outcome.applied) {

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.ts';
 import { type ConformanceReport, type RecordedRequest, type ScenarioResult, summarise } from '../conformance/report.ts';
 import { callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from '../delivery/callback-signing.ts';
 import { CallbackTokenFailed, createCallbackTokens } from '../delivery/callback-token.ts';
-import { createSender, type Sender, type SendResult } from '../delivery/send.ts';
+import { ackRuleOf, createSender, type OutboundPolicy, type Sender, type SendResult } from '../delivery/send.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
 import { withIdempotency } from '../payments/idempotency.ts';
 import { newNotificationId } from '../payments/ids.ts';
@@ -41,6 +41,8 @@ export interface CertificationDeps {
   va?: VaService;
   /** Default: a sender of its own with the callback timeout, closed after the run. */
   sender?: Sender;
+  /** The gateway's outbound policy (extra trusted CAs); default: Node's CAs, the sandbox guard. */
+  outbound?: OutboundPolicy;
 }
 
 export interface CertificationInput {
@@ -165,7 +167,12 @@ async function createTransactions(
       merchant,
       body,
       serviceCode,
-      idempotencyKey: { merchantId: merchant.id, day: jakartaDay(now), externalId: randomBytes(8).toString('hex') },
+      // A colon no client's X-EXTERNAL-ID may hold: never a merchant's own key.
+      idempotencyKey: {
+        merchantId: merchant.id,
+        day: jakartaDay(now),
+        externalId: `cert:${randomBytes(8).toString('hex')}`,
+      },
       requestHash: randomUUID(),
       now,
       requestId,
@@ -240,7 +247,7 @@ export async function certifyMerchant(
   const startedAt = clock.now();
   const started = performance.now();
   const timeoutMs = deps.callbackTimeoutMs;
-  const sender = deps.sender ?? createSender({ timeoutMs, production: false });
+  const sender = deps.sender ?? createSender({ timeoutMs, outbound: deps.outbound });
   const tokens =
     merchant.callbackSignature === 'snap-b2b'
       ? createCallbackTokens({ sender, clock, gatewayPrivateKey: deps.gatewayPrivateKey })
@@ -269,7 +276,8 @@ export async function certifyMerchant(
       headers: recordedHeaders,
       body,
     };
-    return { request, result: await sender.post(url, headers, body) };
+    // Acknowledged as the gateway would count it: the merchant's own rule (callbackAck).
+    return { request, result: await sender.post(url, headers, body, ackRuleOf(merchant.callbackAck)) };
   };
 
   const record = (
@@ -294,7 +302,7 @@ export async function certifyMerchant(
       passed = acknowledged;
       reason = passed
         ? 'passed'
-        : `${failure} (it answered HTTP ${result.status}${codeOf(result.responseBody)}; only HTTP 200 with responseCode 2002600 acknowledges)`;
+        : `${failure} (it answered HTTP ${result.status}${codeOf(result.responseBody)}; only HTTP 200 with responseCode ${merchant.callbackAck === 'any-200' ? 'a 200xxxx code' : '2002600'} acknowledges)`;
     } else {
       passed = !acknowledged;
       reason = passed ? 'passed' : failure;

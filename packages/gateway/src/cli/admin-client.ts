@@ -1,3 +1,5 @@
+import { rootCertificates } from 'node:tls';
+import { Agent } from 'undici';
 // The CLI's only way into a running gateway: its admin API.
 export class AdminApiError extends Error {
   readonly status: number;
@@ -22,11 +24,17 @@ export interface AdminClient {
   send<T = unknown>(method: string, path: string, text: string, contentType: string): Promise<T>;
 }
 
-export function createAdminClient(baseUrl: string, adminToken: string | undefined): AdminClient {
+/**
+ * The CLI's client of a gateway's admin API. `caPem`: more CAs to trust (`--ca-file`, for a gateway
+ * with a private or self-signed certificate), besides Node's own.
+ */
+export function createAdminClient(baseUrl: string, adminToken: string | undefined, caPem?: string): AdminClient {
+  const dispatcher = caPem === undefined ? undefined : new Agent({ connect: { ca: [...rootCertificates, caPem] } });
   async function exchange(method: string, path: string, body: string | undefined, contentType: string) {
     let res: Response;
     try {
       res = await fetch(`${baseUrl}/admin/v1${path}`, {
+        ...(dispatcher ? ({ dispatcher } as object) : {}),
         method,
         headers: {
           ...(adminToken ? { authorization: `Bearer ${adminToken}` } : {}),

@@ -3,6 +3,7 @@
 // one module per area under commands/, the shared parts in command-kit.ts.
 import type { CommandSpec } from './command-kit.ts';
 import { adminCommands } from './commands/admin.ts';
+import { backupCommands } from './commands/backup.ts';
 import { bookCommands } from './commands/books.ts';
 import { merchantCommands } from './commands/merchant.ts';
 import { notificationCommands } from './commands/notification.ts';
@@ -15,6 +16,7 @@ export { type CommandSpec, type Ctx, type FlagSpec, GROUPS, UsageError, type Val
 
 export const COMMANDS: CommandSpec[] = [
   ...processCommands,
+  ...backupCommands,
   ...merchantCommands,
   ...providerCommands,
   ...transactionCommands,

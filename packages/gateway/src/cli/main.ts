@@ -82,6 +82,10 @@ function buildProgram(io: Required<MainIo>): Built {
     .showHelpAfterError('(snapgate --help lists the commands)')
     .option('--url <url>', 'the gateway base URL (default: SNAPGATE_URL, or http://127.0.0.1:8080)')
     .option('--admin-token <token>', 'an admin key or the bootstrap token (default: SNAPGATE_ADMIN_TOKEN)')
+    .option(
+      '--ca-file <file>',
+      'a PEM CA to trust besides the system ones, for a gateway with a private certificate (default: SNAPGATE_CA_FILE)',
+    )
     .option('--json', 'print JSON instead of text');
 
   const groups = new Map<string, Command>();
@@ -134,12 +138,30 @@ async function execute(spec: CommandSpec, cmd: Command, usageLine: string, io: R
     const v = opts[o.attributeName()];
     if (v !== undefined) values[(o.long ?? '').replace(/^--/, '')] = v as string | boolean;
   }
-  const globals = cmd.optsWithGlobals() as { url?: string; adminToken?: string; json?: boolean };
+  const globals = cmd.optsWithGlobals() as { url?: string; adminToken?: string; json?: boolean; caFile?: string };
   const cfg = loadCliConfig(io.env);
   const url = typeof globals.url === 'string' ? globals.url.replace(/\/+$/, '') : cfg.url;
-  const admin = createAdminClient(url, typeof globals.adminToken === 'string' ? globals.adminToken : cfg.adminToken);
   const o: Output = { json: globals.json === true, out, err };
   const name = `snapgate ${spec.path}`;
+  const caFile = typeof globals.caFile === 'string' ? globals.caFile : io.env.SNAPGATE_CA_FILE || undefined;
+  let caPem: string | undefined;
+  if (caFile !== undefined) {
+    try {
+      caPem = readFileSync(caFile, 'utf8');
+    } catch (e) {
+      err(`${name}: cannot read the CA file ${caFile} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      return 2;
+    }
+    if (!caPem.includes('-----BEGIN CERTIFICATE-----')) {
+      err(`${name}: the CA file ${caFile} holds no PEM certificate`);
+      return 2;
+    }
+  }
+  const admin = createAdminClient(
+    url,
+    typeof globals.adminToken === 'string' ? globals.adminToken : cfg.adminToken,
+    caPem,
+  );
   try {
     await spec.run({ values, positionals: [...cmd.args], admin, url, o });
     return 0;

@@ -1,4 +1,5 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import type { AddressGuard } from '../address-guard.ts';
 import type { Clock } from '../clock.ts';
 import type { Mode } from '../config.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
@@ -38,7 +39,14 @@ export type MerchantView = Omit<
 
 export function merchantView(m: MerchantRecord): MerchantView {
   // Secrets never leave; tokensNotBefore is the gateway's own bookkeeping.
-  const { clientSecret: _s, previousSecret: _p, tokensNotBefore: _t, portalNotBefore: _pn, ...rest } = m;
+  const {
+    clientSecret: _s,
+    previousSecret: _p,
+    tokensNotBefore: _t,
+    portalNotBefore: _pn,
+    nmidGenerated: _n,
+    ...rest
+  } = m;
   return {
     ...rest,
     previousValidUntil: m.previousValidUntil === null ? null : new Date(m.previousValidUntil).toISOString(),
@@ -70,7 +78,7 @@ async function checkSettings(
     'callbackBaseUrl' | 'qrisCallbackUrl' | 'vaCallbackUrl' | 'callbackTokenUrl' | 'publicKeyPem' | 'tokenSignature'
   >,
   existingPem: string | null,
-  mode: Mode,
+  mode: Mode | AddressGuard,
 ): Promise<string[]> {
   const problems: string[] = [];
   for (const field of ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl'] as const) {
@@ -98,9 +106,11 @@ export interface MerchantServiceDeps {
   store: Store;
   clock: Clock;
   mode: Mode;
+  /** The address guard of callback URLs; default: the mode's, without staging allowance. */
+  guard?: AddressGuard;
 }
 
-export function createMerchantService({ store, clock, mode }: MerchantServiceDeps) {
+export function createMerchantService({ store, clock, mode, guard }: MerchantServiceDeps) {
   async function qrisProviderProblems(id: string | null | undefined): Promise<string[]> {
     if (id === undefined || id === null) return [];
     const p = await store.findProviderById(id);
@@ -111,7 +121,7 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
   return {
     async create(input: NewMerchantInput): Promise<{ merchant: MerchantRecord; clientSecret: string }> {
       const problems = [
-        ...(await checkSettings(input, null, mode)),
+        ...(await checkSettings(input, null, guard ?? mode)),
         ...(await qrisProviderProblems(input.qrisProvider)),
       ];
       if (input.callbackSignature === 'snap-b2b' && !input.callbackTokenUrl && !input.callbackBaseUrl) {
@@ -145,6 +155,7 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
         merchantName: input.merchantName ?? qrisText(input.name, 25, 'MERCHANT'),
         merchantCity: input.merchantCity ?? 'JAKARTA',
         nmid: input.nmid ?? newNmid(),
+        nmidGenerated: input.nmid === undefined,
         mcc: input.mcc ?? '5999',
         qrisProvider: input.qrisProvider ?? null,
         qrisCriteria: input.qrisCriteria ?? 'UMI',
@@ -223,7 +234,7 @@ export function createMerchantService({ store, clock, mode }: MerchantServiceDep
           tokenSignature: patch.tokenSignature ?? existing.tokenSignature,
         },
         patch.publicKeyPem === null ? null : existing.publicKeyPem,
-        mode,
+        guard ?? mode,
       );
       problems.push(...(await qrisProviderProblems(patch.qrisProvider)));
       if (problems.length > 0) throw invalid('invalid merchant settings', problems);

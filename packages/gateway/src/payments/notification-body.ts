@@ -33,7 +33,7 @@ export type CallbackStyle = Partial<Pick<MerchantRecord, 'callbackJson' | 'callb
 /**
  * The notification body of docs/protocol.md#callbacks, serialised once and compactly, in the
  * document's field order. These bytes are stored, signed and sent on every attempt. A VA
- * notification to a merchant with `callbackVaBody: snap-payment` is in SNAP's VA payment shape.
+ * payment (status 00) to a merchant with `callbackVaBody: snap-payment` is in SNAP's VA payment shape.
  */
 export function notificationBody(txn: TransactionRecord, atMs: number, style: CallbackStyle = {}): string {
   const payer = payerOf(txn);
@@ -46,7 +46,9 @@ export function notificationBody(txn: TransactionRecord, atMs: number, style: Ca
     transactionDate: formatJakartaTimestamp(atMs),
     feeAmount: { value: txn.feeAmount, currency: txn.currency },
   };
-  if (txn.kind === 'va' && style.callbackVaBody === 'snap-payment') {
+  // A payment shape carries no status: only a payment goes in it; every other change (expired,
+  // deleted, refunded) keeps the standard body, so no bank-style receiver mistakes it for one.
+  if (txn.kind === 'va' && style.callbackVaBody === 'snap-payment' && txn.status === '00') {
     return serializeCallback(vaPaymentShape(txn, value, additionalInfo), style.callbackJson);
   }
   return serializeCallback(
@@ -63,9 +65,7 @@ export function notificationBody(txn: TransactionRecord, atMs: number, style: Ca
 
 /**
  * SNAP's VA payment request (what a bank's payment flag carries), as bank-style receivers read a
- * VA notification (docs/callbacks.md#va-payment-shape). The status and snapgate's references go in
- * `additionalInfo`, since the shape has no status: a receiver that reads only the payment fields
- * must check `additionalInfo.latestTransactionStatus` is `00` before it ships.
+ * VA payment (docs/callbacks.md#va-payment-shape); snapgate's status and references in `additionalInfo`.
  */
 function vaPaymentShape(txn: VaTransaction, paid: string, extra: Record<string, unknown>): Record<string, unknown> {
   const d = txn.details;

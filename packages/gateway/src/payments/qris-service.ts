@@ -7,6 +7,7 @@ import {
   toMinorUnits,
 } from '@snapgate/snap';
 import { refundPosting } from '../books/postings.ts';
+import type { Mode } from '../config.ts';
 import {
   type IdempotencyRecord,
   type ProviderRecord,
@@ -42,9 +43,12 @@ export interface QrisServiceDeps {
   publicUrl: () => string;
   /** Forwards the QRIS of merchants whose acquirer issues them. */
   upstream: UpstreamAcquirer;
+  /** Production issues no QRIS with a made-up NMID (default: sandbox). */
+  mode?: Mode;
 }
 
-export function createQrisService({ store, changer, publicUrl, upstream }: QrisServiceDeps) {
+export function createQrisService(deps: QrisServiceDeps) {
+  const { store, changer, publicUrl, upstream } = deps;
   /** The acquirer that issues this merchant's QRIS, when one is set with outbound settings. */
   async function issuingAcquirer(ctx: MerchantRequest): Promise<ProviderRecord | undefined> {
     const id = ctx.merchant.qrisProvider;
@@ -160,6 +164,14 @@ export function createQrisService({ store, changer, publicUrl, upstream }: QrisS
       const expiresAt = validityMs ?? ctx.now + DEFAULT_VALIDITY_MS;
       const m = ctx.merchant;
       const acquirer = await issuingAcquirer(ctx);
+      // docs/protocol.md#qris-in-production: a QRIS with an NMID the gateway made up is no real
+      // payer's to pay; production issues one only with the operator's NMID or an acquirer.
+      if (deps.mode === 'production' && !acquirer && m.nmidGenerated) {
+        throw snapError('NOT_ALLOWED', svc, {
+          reason: 'Merchant Has No NMID Or Acquirer',
+          detail: { merchantId: m.id, qrisProvider: m.qrisProvider },
+        });
+      }
 
       for (let attempt = 0; ; attempt++) {
         const referenceNo = newReferenceNo(ctx.now);

@@ -138,6 +138,11 @@ export const VA_LOOKUP = {
   trxId: text({ max: 64 }, { description: 'When given, must be the VA’s.' }),
 } satisfies SnapFields;
 
+export const VA_DELETE = {
+  ...VA_LOOKUP,
+  additionalInfo: passthrough(`Echoed in the answer. ${KEPT_AS_GIVEN}`),
+} satisfies SnapFields;
+
 export const VA_UPDATE = {
   ...VA_LOOKUP,
   virtualAccountName: text({ max: 255 }),

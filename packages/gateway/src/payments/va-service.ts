@@ -1,4 +1,4 @@
-import { formatJakartaTimestamp, isJsonObject, snapError, successCode, TRANSACTION_STATUS } from '@snapgate/snap';
+import { formatJakartaTimestamp, snapError, successCode, TRANSACTION_STATUS } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
 import {
   type IdempotencyRecord,
@@ -235,8 +235,8 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
           customerNo: d.customerNo,
           virtualAccountNo: txn.virtualAccountNo,
           trxId: txn.partnerReferenceNo,
-          // Echoed, as SNAP answers it (DOKU's library reads it).
-          additionalInfo: isJsonObject(ctx.body.additionalInfo) ? ctx.body.additionalInfo : {},
+          // Echoed, as SNAP answers it (DOKU's library reads it), within create's bound on it.
+          additionalInfo: createFieldReader(ctx.body, svc).passthrough('additionalInfo') ?? {},
         },
       });
       try {

@@ -1,8 +1,10 @@
 import { createPrivateKey, randomUUID } from 'node:crypto';
 import { B2B_TOKEN_PATH } from '@snapgate/snap';
+import { type AddressGuard, createAddressGuard } from '../address-guard.ts';
 import type { Clock } from '../clock.ts';
 import type { Mode } from '../config.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
+import { callbackUrlProblemResolved } from '../merchants/callback-url.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
 import { isUsableRsaPublicKey } from '../merchants/public-key.ts';
 import type {
@@ -51,7 +53,7 @@ function outboundOf(input: OutboundInput): ProviderOutbound {
   };
 }
 
-function checkSettings(
+async function checkSettings(
   s: {
     kind: ProviderKind;
     publicKeyPem?: string | null | undefined;
@@ -59,7 +61,8 @@ function checkSettings(
     acquiresGatewayQris?: boolean | undefined;
   },
   mode: Mode,
-): string[] {
+  guard: AddressGuard = createAddressGuard(mode === 'production'),
+): Promise<string[]> {
   const problems: string[] = [];
   if (s.acquiresGatewayQris && s.kind !== 'acquirer') {
     problems.push('acquiresGatewayQris: only an acquirer acquires QRIS');
@@ -77,6 +80,10 @@ function checkSettings(
     }
     if (url && url.protocol !== 'https:' && (mode === 'production' || url.protocol !== 'http:')) {
       problems.push(`outbound.baseUrl: must be https${mode === 'production' ? ' in production mode' : ' or http'}`);
+    } else if (url) {
+      // The one address guard of every outbound URL, as for callbacks (and again at every connection).
+      const p = await callbackUrlProblemResolved(s.outbound.baseUrl, guard);
+      if (p) problems.push(`outbound.baseUrl: ${p}`);
     }
     // Paths belong in tokenPath and pathPrefix: the base URL is the acquirer's origin.
     if (
@@ -110,9 +117,11 @@ export interface ProviderServiceDeps {
   store: Store;
   clock: Clock;
   mode: Mode;
+  /** The address guard of outbound URLs; default: the mode's, without staging allowance. */
+  guard?: AddressGuard;
 }
 
-export function createProviderService({ store, clock, mode }: ProviderServiceDeps) {
+export function createProviderService({ store, clock, mode, guard }: ProviderServiceDeps) {
   /** Two active banks with one bankCode would make a VA's owner ambiguous. */
   async function checkBankCodeFree(kind: ProviderKind, bankCode: string, self?: string): Promise<void> {
     if (kind !== 'bank') return;
@@ -128,7 +137,7 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
       options: { isSandbox?: boolean } = {},
     ): Promise<{ provider: ProviderRecord; clientSecret: string }> {
       const outbound = input.outbound ? outboundOf(input.outbound) : null;
-      const problems = checkSettings(
+      const problems = await checkSettings(
         {
           kind: input.kind,
           publicKeyPem: input.publicKeyPem,
@@ -136,6 +145,7 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
           acquiresGatewayQris: input.acquiresGatewayQris,
         },
         mode,
+        guard,
       );
       if (problems.length > 0) throw invalid('invalid provider', problems);
       await checkBankCodeFree(input.kind, input.bankCode);
@@ -197,7 +207,7 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
     ): Promise<ProviderRecord> {
       const existing = await service.get(id);
       const outbound = patch.outbound === undefined ? undefined : patch.outbound && outboundOf(patch.outbound);
-      const problems = checkSettings(
+      const problems = await checkSettings(
         {
           kind: existing.kind,
           publicKeyPem: patch.publicKeyPem,
@@ -205,6 +215,7 @@ export function createProviderService({ store, clock, mode }: ProviderServiceDep
           acquiresGatewayQris: patch.acquiresGatewayQris,
         },
         mode,
+        guard,
       );
       if (problems.length > 0) throw invalid('invalid provider settings', problems);
       if ((patch.bankCode ?? patch.status) !== undefined && (patch.status ?? existing.status) === 'active') {

@@ -10,6 +10,7 @@ import {
   tokenStringToSign,
 } from '@snapgate/snap';
 import { Agent } from 'undici';
+import { connectOptions, type OutboundPolicy } from '../address-guard.ts';
 import type { Clock } from '../clock.ts';
 import { startDeadline } from '../deadline.ts';
 import { createTokenCache, type TakenToken } from '../tokens/token-cache.ts';
@@ -146,9 +147,13 @@ function parseExpiresInSec(value: unknown): number | undefined {
  * The gateway's one outbound SNAP client: to an upstream acquirer, and from the sandbox bank
  * and the CLI to a gateway. One undici Agent keeps connections alive per origin.
  */
-export function createSnapClient(deps: { clock: Clock; timeoutMs: number }): SnapClient {
+export function createSnapClient(deps: { clock: Clock; timeoutMs: number; outbound?: OutboundPolicy }): SnapClient {
   const { clock } = deps;
-  const agent = new Agent({ connectTimeout: deps.timeoutMs });
+  // The gateway's own client dials acquirers through the one address guard; the CLI's names its target.
+  const agent = new Agent({
+    connectTimeout: deps.timeoutMs,
+    ...(deps.outbound ? { connect: connectOptions(deps.outbound) } : {}),
+  });
   const tokens = createTokenCache<TakenToken>({ clock });
 
   async function send(

@@ -128,4 +128,6 @@ export interface PaidTransaction {
   paidAt: number | null;
   /** The acquirer's reference (QRIS) or the bank's paymentRequestId (VA), when known. */
   providerReference: string | null;
+  /** The payment entry the transaction names (null: none, as before the books). */
+  paymentEntryId: string | null;
 }

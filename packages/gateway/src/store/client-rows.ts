@@ -48,6 +48,7 @@ export function merchantFromRow(r: Row): MerchantRecord {
     merchantName: String(r.merchant_name),
     merchantCity: String(r.merchant_city),
     nmid: String(r.nmid),
+    nmidGenerated: Number(r.nmid_generated ?? 0) === 1,
     mcc: String(r.mcc),
     qrisProvider: strOrNull(r.qris_provider),
     qrisCriteria: (r.qris_criteria ?? 'UMI') as QrisCriteria,
@@ -131,6 +132,8 @@ function merchantPatchColumns(patch: Record<string, unknown>): Array<[string, un
       out.push(...(Object.entries(callbackJsonColumns(value as CallbackJson)) as Array<[string, unknown]>));
       continue;
     }
+    // An NMID given is the operator's, never one the gateway made up.
+    if (field === 'nmid') out.push(['nmid_generated', 0]);
     const column = MERCHANT_COLUMNS[field];
     if (column) out.push([column, field === 'fees' && value !== null ? JSON.stringify(value) : value]);
   }
@@ -160,6 +163,7 @@ export function merchantToRow(m: MerchantRecord): Row {
     merchant_name: m.merchantName,
     merchant_city: m.merchantCity,
     nmid: m.nmid,
+    nmid_generated: m.nmidGenerated ? 1 : 0,
     mcc: m.mcc,
     qris_provider: m.qrisProvider,
     qris_criteria: m.qrisCriteria,

@@ -63,6 +63,8 @@ export interface MerchantRecord {
   merchantName: string;
   merchantCity: string;
   nmid: string;
+  /** The gateway made `nmid` up (none was given): no real payer can pay its own QRIS. */
+  nmidGenerated?: boolean;
   mcc: string;
   /** The acquirer (a provider id) that issues this merchant's QRIS; null: snapgate issues them itself. */
   qrisProvider: string | null;

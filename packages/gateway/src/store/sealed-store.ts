@@ -179,9 +179,18 @@ export async function upgradeStoredSecrets(
   return { rewritten, unopened };
 }
 
-/** Re-seals every stored secret under the current master key, in the current form (`keys rotate`). */
-export function resealStoredSecrets(store: Store, sealer: Sealer): Promise<number> {
-  return store.resealSecrets((stored, place) => sealer.reseal(stored, placeOfSecret(place)), SECRET_SETTINGS);
+/**
+ * Re-seals every stored secret under the current master key, in the current form (`keys rotate`).
+ * Counts secret values, as `keys status` does (a row may hold two), not the rows rewritten.
+ */
+export async function resealStoredSecrets(store: Store, sealer: Sealer): Promise<number> {
+  let values = 0;
+  await store.resealSecrets((stored, place) => {
+    const next = sealer.reseal(stored, placeOfSecret(place));
+    if (next !== undefined) values++;
+    return next;
+  }, SECRET_SETTINGS);
+  return values;
 }
 
 /**

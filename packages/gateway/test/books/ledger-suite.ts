@@ -298,10 +298,20 @@ export function ledgerSuite(under: StoreUnderTest): void {
         `INSERT INTO ledger_entries (at, kind, cause, merchant_id, provider_id, reference_no, amount_sen, fee_sen)
          VALUES (1, 'payment', 'payment:FORGED2', 'nobody', 'p', 'FORGED2', 100, 101)`,
       );
+      // A paid transaction that no longer names its entry (a refund of it would post nothing).
+      const m = await merchant();
+      const ref = await qris(m.caller, '3000.00');
+      await pay(ref);
+      await rawSql(gw, `UPDATE transactions SET payment_entry_id = NULL WHERE reference_no = '${ref}'`);
       const v = await verify();
       assert.equal(v.ok, false);
       const types = new Set(v.problems.map((p) => p.type));
-      for (const t of ['unbalanced', 'wrong_lines', 'no_cause', 'merchant_balance']) assert.ok(types.has(t), t);
+      for (const t of ['unbalanced', 'wrong_lines', 'no_cause', 'merchant_balance', 'payment_mismatch']) {
+        assert.ok(types.has(t), t);
+      }
+      assert.ok(
+        v.problems.some((p) => p.type === 'payment_mismatch' && p.message.startsWith(`${ref}: names no payment entry`)),
+      );
     });
   });
 }

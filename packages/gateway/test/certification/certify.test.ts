@@ -252,6 +252,25 @@ describe('webhook certification: receivers that fail it', () => {
     }
   });
 
+  it('counts acknowledgements by the merchant’s callbackAck: a naive any-200 receiver answering 2002700 still fails every must-refuse scenario', async () => {
+    const naive = await startFixedReceiver(200, { responseCode: 2002700, responseMessage: 'success' });
+    try {
+      const m = await gw.createMerchant({
+        name: 'Naive DOKU-style',
+        callbackBaseUrl: naive.url,
+        callbackSignature: 'rsa-sha256',
+        callbackAck: 'any-200',
+      });
+      const report = await certifyMerchant(await depsOf(gw), { merchantId: m.id, create: true });
+      const results = byId(report);
+      for (const id of MUST_ACK) assert.equal(results.get(id)?.passed, true, id);
+      for (const id of MUST_REFUSE) assert.equal(results.get(id)?.passed, false, id);
+      assert.equal(report.ok, false);
+    } finally {
+      await naive.close();
+    }
+  });
+
   it('a strict receiver that refuses a repeated X-EXTERNAL-ID fails exactly the duplicate scenario', async () => {
     const { verifyCallback, ACKNOWLEDGEMENT } = await import('@snapgate/merchant-sdk');
     let secret = '';

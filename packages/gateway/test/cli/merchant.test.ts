@@ -96,6 +96,41 @@ describe('snapgate merchant …', () => {
     assert.equal((await run(gw, 'merchant', 'portal-link')).code, 2);
   });
 
+  it('clears a setting with "none" (--qris-provider none, --callback-base-url none)', async () => {
+    const acquirer = await gw.store.getSetting('sandbox_acquirer_provider_id');
+    const created = await run(
+      gw,
+      '--json',
+      'merchant',
+      'create',
+      '--name',
+      'Clearable',
+      '--callback-base-url',
+      'https://shop.example',
+    );
+    const id = JSON.parse(created.out).id as string;
+    assert.doesNotMatch(created.err, /no callback URL/);
+    const bare = await run(gw, 'merchant', 'create', '--name', 'No callbacks');
+    assert.equal(bare.code, 0);
+    assert.match(bare.err, /Note: no callback URL\. Its callbacks wait, and are retried, until one is set/);
+    assert.equal((await run(gw, 'merchant', 'update', id, '--qris-provider', acquirer as string)).code, 0);
+    const cleared = await run(
+      gw,
+      '--json',
+      'merchant',
+      'update',
+      id,
+      '--qris-provider',
+      'none',
+      '--callback-base-url',
+      'none',
+    );
+    assert.equal(cleared.code, 0, cleared.err);
+    const m = JSON.parse(cleared.out);
+    assert.equal(m.qrisProvider, null);
+    assert.equal(m.callbackBaseUrl, null);
+  });
+
   it('exits 1 when the gateway refuses, with the problem on stderr', async () => {
     const r = await run(gw, 'merchant', 'show', 'no-such-merchant');
     assert.equal(r.code, 1);

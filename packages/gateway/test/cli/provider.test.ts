@@ -123,7 +123,11 @@ describe('snapgate simulate --provider-key: any provider against any gateway', (
     const acquirer = (
       await gw.admin('POST', '/providers', { name: 'A', kind: 'acquirer', bankCode: '936', acquiresGatewayQris: true })
     ).body;
-    const c = await authenticate(gw.url, await gw.createMerchant({ callbackBaseUrl: 'https://merchant.example' }));
+    // In production a gateway-issued QRIS needs the operator's NMID for the merchant.
+    const c = await authenticate(
+      gw.url,
+      await gw.createMerchant({ callbackBaseUrl: 'https://merchant.example', nmid: 'ID1020021181745' }),
+    );
     const va = (
       await snapCall(gw.url, c, '/api/snap/v1.0/transfer-va/create-va', {
         virtualAccountName: 'Budi',
@@ -162,7 +166,8 @@ describe('snapgate simulate --provider-key: any provider against any gateway', (
     // Without its RSA key, a keyed bank cannot take a token in production.
     const noKey = await runCli(gw, 'simulate', 'va', va.virtualAccountNo, ...asBank);
     assert.equal(noKey.code, 1);
-    assert.match(noKey.err, /4017100|Invalid Signature|token/i);
+    assert.match(noKey.err, /token refused by the gateway at http:\/\/127\.0\.0\.1:\d+: HTTP 401/);
+    assert.match(noKey.err, /signs its token request with its private key: --provider-private-key/);
 
     const q = (
       await snapCall(gw.url, c, '/api/snap/v1.0/qr/qr-mpm-generate', {

@@ -118,6 +118,15 @@ describe('admin API: transactions', () => {
     const prod = await startGateway({ env: { SNAPGATE_MODE: 'production' } });
     try {
       assert.equal((await prod.admin('POST', '/sandbox/qris/x/pay', {})).status, 404);
+      // The CLI says why, and how to pay there instead.
+      for (const args of [
+        ['simulate', 'qris', '261126000000000001'],
+        ['simulate', 'va', '999000000000001'],
+      ]) {
+        const r = await runCli(prod, ...args);
+        assert.equal(r.code, 1, args.join(' '));
+        assert.match(r.err, /production mode: there is no sandbox\. Pay as the provider instead: --provider-key/);
+      }
     } finally {
       await prod.close();
     }

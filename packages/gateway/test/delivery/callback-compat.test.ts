@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { callbackHmacStringToSign, verifyHmacSha512 } from '@snapgate/snap';
+import { notificationBody } from '../../src/payments/notification-body.ts';
+import type { TransactionRecord } from '../../src/store/store.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
@@ -97,6 +99,20 @@ describe('callbacks merchant code of other gateways accepts (callbackVaBody, cal
     });
     assert.equal(verifyHmacSha512(m.clientSecret as string, data, got.headers['x-signature'] as string), true);
     await waitFor('acknowledged', async () => (await notificationOf(referenceNo)).state === 'delivered');
+  });
+
+  it('puts only a payment in the payment shape: an expired or deleted VA keeps the standard body', async () => {
+    answers.only = [200, '{"responseCode":"2002600"}'];
+    const { referenceNo } = await paidVa('only', { callbackVaBody: 'snap-payment' });
+    const paid = (await gw.store.findTransaction(referenceNo)) as TransactionRecord;
+    const style = { callbackVaBody: 'snap-payment' as const };
+    assert.ok('virtualAccountNo' in JSON.parse(notificationBody(paid, Date.now(), style)));
+    for (const status of ['05', '06', '04'] as const) {
+      const body = JSON.parse(notificationBody({ ...paid, status }, Date.now(), style));
+      assert.equal(body.originalReferenceNo, referenceNo, status);
+      assert.equal(body.latestTransactionStatus, status);
+      assert.equal('virtualAccountNo' in body, false, status);
+    }
   });
 
   it('keeps QRIS callbacks, and VA callbacks of other merchants, in the standard shape', async () => {

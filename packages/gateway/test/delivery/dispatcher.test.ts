@@ -355,7 +355,8 @@ describe('production mode', () => {
   it('refuses at send time a callback host that resolves to a loopback address (DNS rebinding)', async () => {
     const { receiver, gw } = await setup({ SNAPGATE_MODE: 'production' });
     try {
-      const m = await gw.createMerchant({ callbackBaseUrl: 'https://merchant.example' });
+      // The operator's NMID: production issues no QRIS with one the gateway made up.
+      const m = await gw.createMerchant({ callbackBaseUrl: 'https://merchant.example', nmid: 'ID1020021181745' });
       // As if the name now resolved to loopback: write the URL past the admin API's checks.
       await gw.store.updateMerchant(m.id, { callbackBaseUrl: `https://localhost:${receiver.port}` }, Date.now());
       const c = await authenticate(gw.url, m);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { createAddressGuard } from '../../src/address-guard.ts';
 import { createSender } from '../../src/delivery/send.ts';
 import { waitFor } from '../helpers/receiver.ts';
 import { watchTimers } from '../helpers/timers.ts';
@@ -14,7 +15,7 @@ async function listen(server: Server): Promise<URL> {
 }
 
 describe('reading a merchant’s answer', () => {
-  const sender = createSender({ timeoutMs: 10_000, production: false });
+  const sender = createSender({ timeoutMs: 10_000, outbound: { guard: createAddressGuard(false) } });
   const servers: Server[] = [];
   after(async () => {
     await sender.close();
@@ -87,7 +88,7 @@ describe('reading a merchant’s answer', () => {
   it('leaves no timeout timer running once the answer is read', async () => {
     const timeoutMs = 37_123;
     const timers = watchTimers(timeoutMs);
-    const own = createSender({ timeoutMs, production: false });
+    const own = createSender({ timeoutMs, outbound: { guard: createAddressGuard(false) } });
     try {
       const ok = createServer((_req, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });

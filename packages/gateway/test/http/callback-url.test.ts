@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
+import { createAddressGuard } from '../../src/address-guard.ts';
 import { createSender } from '../../src/delivery/send.ts';
 import {
   callbackUrlProblem,
@@ -109,7 +110,7 @@ describe('callback URLs resolved when they are saved (production)', () => {
 
 describe('the sender in production mode', () => {
   it('refuses an http URL saved in sandbox mode, before any connection', async () => {
-    const sender = createSender({ timeoutMs: 1_000, production: true });
+    const sender = createSender({ timeoutMs: 1_000, outbound: { guard: createAddressGuard(true) } });
     try {
       const r = await sender.post(new URL('http://8.8.8.8/webhook/payment-qr-notification'), {}, '{}');
       assert.equal(r.outcome, 'error');
@@ -161,7 +162,7 @@ describe('link-local and cloud metadata addresses: refused in every mode', () =>
   });
 
   it('the sandbox sender dials none of them, whatever was saved', async () => {
-    const sender = createSender({ timeoutMs: 1_000, production: false });
+    const sender = createSender({ timeoutMs: 1_000, outbound: { guard: createAddressGuard(false) } });
     try {
       for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]:8080/cb']) {
         const r = await sender.post(new URL(url), {}, '{}');

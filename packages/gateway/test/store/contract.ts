@@ -50,6 +50,7 @@ export function merchant(over: Partial<MerchantRecord> = {}): MerchantRecord {
     merchantName: 'Contract',
     merchantCity: 'JAKARTA',
     nmid: 'ID1234567890123',
+    nmidGenerated: false,
     mcc: '5999',
     status: 'active',
     createdAt: T0,

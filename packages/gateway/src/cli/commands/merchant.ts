@@ -36,9 +36,12 @@ const merchantFlags = (creating: boolean): FlagSpec[] => {
   const d = (text: string) => (creating ? ` (default: ${text})` : '');
   return [
     flag('--name <name>', `the merchant's name, 1 to 100 characters${creating ? ' (required)' : ''}`),
-    flag('--callback-base-url <url>', 'the base of both callback URLs'),
-    flag('--qris-callback-url <url>', 'the QRIS callback URL, overriding the base'),
-    flag('--va-callback-url <url>', 'the VA callback URL, overriding the base'),
+    flag('--callback-base-url <url>', `the base of both callback URLs${creating ? '' : '; "none" to clear'}`),
+    flag(
+      '--qris-callback-url <url>',
+      `the QRIS callback URL, overriding the base${creating ? '' : '; "none" to clear'}`,
+    ),
+    flag('--va-callback-url <url>', `the VA callback URL, overriding the base${creating ? '' : '; "none" to clear'}`),
     flag('--partner-id <id>', `its X-PARTNER-ID, unique${d('the client key')}`),
     flag('--public-key-file <file>', 'a PEM RSA public key (2048 bits or more) for SHA256withRSA token signatures'),
     flag('--token-signature <mode>', `any, hmac-sha256 or rsa-sha256${d('any')}`),
@@ -54,7 +57,10 @@ const merchantFlags = (creating: boolean): FlagSpec[] => {
     flag('--merchant-city <city>', `QRIS tag 60, printable ASCII, at most 15${d('JAKARTA')}`),
     flag('--nmid <nmid>', `QRIS national merchant ID: ID and 10 to 13 digits${d('a random one')}`),
     flag('--mcc <mcc>', `merchant category code, 4 digits${d('5999')}`),
-    flag('--qris-provider <providerId>', "the acquirer provider that issues this merchant's QRIS"),
+    flag(
+      '--qris-provider <providerId>',
+      `the acquirer provider that issues this merchant's QRIS${creating ? '' : '; "none" to clear'}`,
+    ),
     flag('--qris-criteria <criteria>', `QRIS merchant criteria: UMI, UKE, UME or UBE${d('UMI')}`),
     flag(
       '--fees <json>',
@@ -67,9 +73,13 @@ const merchantFlags = (creating: boolean): FlagSpec[] => {
   ];
 };
 
+/** The settings a merchant may be without: `none` clears them (`--qris-provider none`). */
+const CLEARABLE = ['qrisProvider', 'callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl'];
+
 function merchantBody(values: Values): Record<string, unknown> {
   const body = bodyOf(values, merchantFields);
   if (body.retrySchedule === 'default') body.retrySchedule = null;
+  for (const field of CLEARABLE) if (body[field] === 'none') body[field] = null;
   const pem = readFlagFile(values, 'public-key-file');
   if (pem !== undefined) body.publicKeyPem = pem;
   if (typeof values.fees === 'string') {
@@ -92,8 +102,15 @@ export const merchantCommands: CommandSpec[] = [
     async run(ctx) {
       const body = merchantBody(ctx.values);
       if (!body.name) throw new UsageError('--name is required');
-      printRecord(ctx.o, await ctx.admin.call('POST', '/merchants', body));
+      const created = await ctx.admin.call<Record<string, unknown>>('POST', '/merchants', body);
+      printRecord(ctx.o, created);
       if (!ctx.o.json) ctx.o.err('The client secret is shown once: store it now.');
+      // Accepted, but its callbacks would wait and be retried until a URL is set: say so now.
+      if (!created.callbackBaseUrl && !created.qrisCallbackUrl && !created.vaCallbackUrl) {
+        ctx.o.err(
+          'Note: no callback URL. Its callbacks wait, and are retried, until one is set: snapgate merchant update <id> --callback-base-url <url>',
+        );
+      }
     },
   },
   ...clientCommands({

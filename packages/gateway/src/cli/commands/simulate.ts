@@ -10,6 +10,7 @@ import {
   type SnapClient,
   type SnapTarget,
 } from '../../providers/snap-client.ts';
+import { AdminApiError } from '../admin-client.ts';
 import {
   bodyOf,
   type CommandSpec,
@@ -70,7 +71,8 @@ function providerTarget(ctx: Ctx): SnapTarget | undefined {
   // The transactional signature is always HMAC-SHA512 with the secret; a key alone signs only the token.
   if (typeof secret !== 'string') throw new UsageError('--provider-secret is required to sign the calls');
   return {
-    id: 'cli',
+    // Named in a refusal: "token refused by the gateway at https://…".
+    id: `the gateway at ${ctx.url}`,
     baseUrl: ctx.url,
     clientKey,
     clientSecret: secret,
@@ -78,6 +80,24 @@ function providerTarget(ctx: Ctx): SnapTarget | undefined {
     partnerId: clientKey,
     channelId: '95221',
   };
+}
+
+/**
+ * A sandbox payment through the admin API. A gateway in production mode has no sandbox routes (404
+ * `no route …`): that is said plainly, with the way to pay there (as the provider itself).
+ */
+async function sandboxCall(ctx: Ctx, path: string, body: Record<string, unknown>) {
+  try {
+    return await ctx.admin.call<Record<string, unknown>>('POST', path, body);
+  } catch (e) {
+    const detail = e instanceof AdminApiError ? (e.body as { detail?: unknown } | undefined)?.detail : undefined;
+    if (e instanceof AdminApiError && e.status === 404 && typeof detail === 'string' && detail.startsWith('no route')) {
+      throw new Error(
+        'the gateway runs in production mode: there is no sandbox. Pay as the provider instead: --provider-key with --provider-secret or --provider-private-key',
+      );
+    }
+    throw e;
+  }
 }
 
 /** Runs the provider's calls with a one-off SNAP client and prints every answer; fails unless all are 2xx. */
@@ -89,7 +109,14 @@ async function asProvider(ctx: Ctx, work: (client: SnapClient) => Promise<SnapAn
     const last = answers.at(-1);
     if (last?.httpStatus !== 200) throw new Error(`refused: ${last?.raw ?? 'no answer'}`);
   } catch (e) {
-    if (e instanceof SnapCallFailed || e instanceof SnapCallTimeout) throw new Error(e.message);
+    // A provider registered with an RSA public key signs its token request with its private key only.
+    const hint =
+      e instanceof SnapCallFailed &&
+      e.message.startsWith('token refused') &&
+      readFlagFile(ctx.values, 'provider-private-key') === undefined
+        ? ' (a provider registered with a public key signs its token request with its private key: --provider-private-key)'
+        : '';
+    if (e instanceof SnapCallFailed || e instanceof SnapCallTimeout) throw new Error(`${e.message}${hint}`);
     throw e;
   } finally {
     await client.close();
@@ -137,7 +164,7 @@ export const simulateCommands: CommandSpec[] = [
       } else {
         path = `/sandbox/qris/${enc(onePositional(ctx, 'referenceNo'))}/pay`;
       }
-      const t = await ctx.admin.call<Record<string, unknown>>('POST', path, body);
+      const t = await sandboxCall(ctx, path, body);
       printRecord(ctx.o, ctx.o.json ? t : pickFields(t));
     },
   },
@@ -163,7 +190,7 @@ export const simulateCommands: CommandSpec[] = [
         });
         return;
       }
-      const t = await ctx.admin.call<Record<string, unknown>>('POST', `/sandbox/va/${enc(vaNo)}/pay`, body);
+      const t = await sandboxCall(ctx, `/sandbox/va/${enc(vaNo)}/pay`, body);
       printRecord(ctx.o, ctx.o.json ? t : pickFields(t));
     },
   },

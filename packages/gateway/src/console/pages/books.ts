@@ -36,7 +36,7 @@ ${balanceTable(rows)}`,
       'books',
       html`<h1>Books</h1>${booksTabs('verify')}
 <h2>Verify ledger</h2>
-<p class="muted">Every entry balances and has the lines its kind posts; every paid transaction has exactly one payment entry with its amount and fee; no entry lacks its cause; every account's balance is the sum of its lines; each merchant's pending + settling + paid out is its payments less fees and refunds. Checked over the whole journal each time this page is opened.</p>
+<p class="muted">Every entry balances and names its provider; every paid transaction has exactly one payment entry, names it, and matches its amount and fee; no entry lacks its cause; each merchant's balance is the sum of its accounts' lines, and its pending + settling + paid out is its payments less fees and refunds. Checked over the whole journal each time this page is opened.</p>
 ${verification(v)}`,
     );
   });

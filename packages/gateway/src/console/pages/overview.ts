@@ -5,6 +5,12 @@ import { type Html, html } from '../html.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { badge, empty } from '../views.ts';
 
+/** SNAPGATE_STAGING_ALLOW, said where an operator looks first: production mode dials these private hosts. */
+function stagingNotice(allowed: string[]): Html | string {
+  if (allowed.length === 0) return '';
+  return html`<p class="flash error" id="staging-allow" role="status">Staging rehearsal: the gateway also dials ${allowed.join(', ')} (SNAPGATE_STAGING_ALLOW). Remove it before real payments.</p>`;
+}
+
 /** `/console/overview`: today's transactions, callbacks, the backlog and the last hour's deliveries. */
 export function overviewPages(op: FastifyInstance, pages: OperatorPages): void {
   const { clock, overview } = pages.deps;
@@ -22,7 +28,7 @@ export function overviewPages(op: FastifyInstance, pages: OperatorPages): void {
       reply,
       'Overview',
       'overview',
-      html`<h1>Overview</h1>
+      html`<h1>Overview</h1>${stagingNotice(pages.deps.config.stagingAllow.text)}
 <div class="grid">
 <section class="card" aria-labelledby="h-today"><h2 id="h-today">Transactions today</h2>
 <p class="stat">${total}</p><p class="muted">since ${jakartaTime(dayStart)}</p>

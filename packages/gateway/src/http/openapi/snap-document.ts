@@ -100,7 +100,7 @@ function mountsText(mounts: SnapMounts): string {
     profileRoutes(p).map((r) => `\`${r.method} ${r.url}\` (${p}: ${r.operation})`),
   );
   return [
-    `Every path below is also served with \`${CANONICAL_SNAP_PREFIX}/\` replaced by ${prefixes || 'nothing else (SNAPGATE_SNAP_PREFIXES is none)'}, so a client written for another SNAP server works with its base URL pointed here. The signature is always checked over the path the client requested.`,
+    `Every SNAP call below (the token, payment and provider calls) is also served with \`${CANONICAL_SNAP_PREFIX}/\` replaced by ${prefixes || 'nothing else (SNAPGATE_SNAP_PREFIXES is none)'}, so a client written for another SNAP server works with its base URL pointed here. The signature is always checked over the path the client requested.`,
     routes.length
       ? `Compatibility profiles add these routes to the same operations: ${routes.join('; ')}.`
       : 'No compatibility profile is on (SNAPGATE_SNAP_PROFILES).',

@@ -11,6 +11,7 @@ import {
   type SnapField,
   type SnapFields,
   VA_CREATE,
+  VA_DELETE,
   VA_LOOKUP,
   VA_UPDATE,
 } from '../../payments/snap-fields.ts';
@@ -306,6 +307,7 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     virtualAccountData: ref('VirtualAccountData'),
   }),
   VaLookupRequest: requestBody(VA_LOOKUP),
+  VaDeleteRequest: requestBody(VA_DELETE),
   InquiryVaResponse: closed({
     responseCode: constant('2003000'),
     responseMessage: constant('Successful'),

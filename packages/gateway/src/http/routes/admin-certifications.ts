@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { CertificationRefused, certifyMerchant, reportOf } from '../../certification/certify.ts';
 import type { Clock } from '../../clock.ts';
+import type { OutboundPolicy } from '../../delivery/send.ts';
 import type { QrisService } from '../../payments/qris-service.ts';
 import type { StatusChanger } from '../../payments/status-change.ts';
 import type { VaService } from '../../payments/va-service.ts';
@@ -34,6 +35,7 @@ export const certifyBody = z.strictObject({
 });
 
 export interface AdminCertificationDeps {
+  outbound?: OutboundPolicy;
   store: Store;
   clock: Clock;
   mode: 'sandbox' | 'production';

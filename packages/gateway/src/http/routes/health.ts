@@ -22,14 +22,21 @@ export function metricsAccessOf(config: Pick<Config, 'mode' | 'metricsPort'>): M
 /** Liveness, readiness and the Prometheus metrics, the latter as metricsAccessOf says. */
 export function healthRoutes(
   app: FastifyInstance,
-  deps: { store: Store; metrics: Metrics; config: Pick<Config, 'mode' | 'metricsPort'>; adminAuth: AdminAuth },
+  deps: {
+    store: Store;
+    metrics: Metrics;
+    config: Pick<Config, 'mode' | 'metricsPort' | 'stagingAllow'>;
+    adminAuth: AdminAuth;
+  },
 ) {
   const config = { api: 'admin' as const };
   app.get('/healthz', { config }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config }, async (_request, reply) => {
     try {
       await deps.store.ping();
-      return { status: 'ready', store: deps.store.kind };
+      // A staging rehearsal's allowance is said wherever an operator looks (SNAPGATE_STAGING_ALLOW).
+      const staging = deps.config.stagingAllow.text;
+      return { status: 'ready', store: deps.store.kind, ...(staging.length ? { stagingAllow: staging } : {}) };
     } catch {
       return reply.code(503).send({ status: 'unavailable', store: deps.store.kind });
     }

@@ -343,7 +343,7 @@ function vaOperations(): SnapOperation[] {
       serviceCode: SERVICE.vaDelete,
       security: merchantSecurity,
       parameters: SIGNED_HEADERS,
-      request: 'VaLookupRequest',
+      request: 'VaDeleteRequest',
       requestExample: lookup,
       response: 'DeleteVaResponse',
       responseExample: { virtualAccountData: { ...VA_NUMBERS_EXAMPLE, trxId: 'INV-2026-0001', additionalInfo: {} } },

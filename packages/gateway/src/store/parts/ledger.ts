@@ -173,10 +173,11 @@ function paidTransactionFromRow(r: Row): PaidTransaction {
     feeAmount: String(r.fee_amount),
     paidAt: numOrNull(r.paid_at),
     providerReference,
+    paymentEntryId: r.payment_entry_id === null || r.payment_entry_id === undefined ? null : String(r.payment_entry_id),
   };
 }
 
-const PAID_COLUMNS = `t.reference_no, t.partner_reference_no, t.merchant_id, t.kind, t.status, t.amount, t.paid_amount, t.fee_amount,
+const PAID_COLUMNS = `t.reference_no, t.partner_reference_no, t.merchant_id, t.kind, t.status, t.amount, t.paid_amount, t.fee_amount, t.payment_entry_id,
   t.paid_at, t.details, (SELECT min(v.payment_request_id) FROM va_payments v WHERE v.reference_no = t.reference_no) AS payment_request_id`;
 
 /** Transactions by referenceNo, as reconciliation reads them. */

@@ -2,7 +2,6 @@
 // URL (callbacks, their token URLs, acquirers); SNAPGATE_STAGING_ALLOW lets a staging host through,
 // SNAPGATE_CA_FILE makes its private certificate trusted. A real https receiver on 127.0.0.1.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -15,32 +14,11 @@ import { runCliWithEnv } from '../helpers/cli.ts';
 import { ADMIN_TOKEN, startGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
+import { makeSelfSignedCert } from '../helpers/tls.ts';
 
 /** A certificate for 127.0.0.1 signed by itself: the staging receiver's private CA. */
 function makeCert(dir: string): { cert: string; key: string; certFile: string } {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=staging.receiver',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
+  makeSelfSignedCert(dir, 'staging.receiver', 'IP:127.0.0.1,DNS:localhost');
   return {
     cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
     key: readFileSync(join(dir, 'key.pem'), 'utf8'),

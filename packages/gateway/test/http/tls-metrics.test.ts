@@ -1,7 +1,6 @@
 // TLS served directly (1.2 minimum, 1.3 offered, the certificate reloaded on SIGHUP), /metrics kept
 // off the public port or behind a key, and whose X-Forwarded-For is believed.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -11,32 +10,11 @@ import { connect } from 'node:tls';
 import { ADMIN_TOKEN, startGateway } from '../helpers/gateway.ts';
 import { type GatewayProcess, spawnGateway } from '../helpers/process.ts';
 import { closedPort } from '../helpers/receiver.ts';
+import { makeSelfSignedCert } from '../helpers/tls.ts';
 
 const MASTER = Buffer.alloc(32, 3).toString('base64');
 
-function makeCert(dir: string, name: string): void {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${name}`,
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-}
+const makeCert = (dir: string, name: string) => makeSelfSignedCert(dir, name);
 
 /** A TLS handshake with the gateway: the protocol and the certificate's subject, or the error. */
 function handshake(port: number, o: { minVersion?: 'TLSv1.1'; maxVersion?: 'TLSv1.1' | 'TLSv1.2' } = {}) {

@@ -1,3 +1,5 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { assembleGateway, listenOn } from './app.ts';
 import { systemClock } from './clock.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
@@ -146,6 +148,17 @@ async function start(config: Config, logger: Logger): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/** Whether this module is the script Node was asked to run (through a symlink too: paths compared resolved). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return realpathSync(fileURLToPath(import.meta.url)) === realpathSync(script);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
   await serve();
 }

@@ -1,5 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
+import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 
 // One guard for every address the gateway dials on its own (callbacks, callback token URLs,
@@ -168,6 +170,22 @@ export interface OutboundPolicy {
   guard: AddressGuard;
   /** Trusted CAs besides Node's own, PEM; undefined: Node's own only. */
   ca?: string[] | undefined;
+}
+
+/**
+ * The CAs an outbound connection trusts with an operator's PEM file (SNAPGATE_CA_FILE, the CLI's
+ * `--ca-file`): Node's own and the file's, since undici's `ca` replaces Node's. Throws, naming the
+ * file as `name`, when it cannot be read or holds no certificate.
+ */
+export function trustedCasWith(file: string, name: string): string[] {
+  let pem: string;
+  try {
+    pem = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read ${name} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`${name} ${file} holds no PEM certificate`);
+  return [...rootCertificates, pem];
 }
 
 /** The `connect` options of a guarded undici dispatcher. */

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { rootCertificates } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { createLedgerService } from './books/ledger-service.ts';
 import { createReconciliationService } from './books/reconciliation-service.ts';
@@ -9,7 +7,7 @@ import { createSettlementScheduler, type SettlementScheduler } from './books/set
 import { createSettlementService } from './books/settlement-service.ts';
 import { createReportedPaymentApplier } from './providers/reported-payment.ts';
 import './http/fastify-types.ts';
-import { type AddressGuard, createAddressGuard, type OutboundPolicy } from './address-guard.ts';
+import { type AddressGuard, createAddressGuard, type OutboundPolicy, trustedCasWith } from './address-guard.ts';
 import { type BootstrapResult, bootstrap } from './bootstrap.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -298,18 +296,7 @@ export function buildApp(deps: AppDeps): Gateway {
  */
 function outboundPolicyOf(config: Config): OutboundPolicy {
   const guard = createAddressGuard(config.mode === 'production', config.stagingAllow);
-  if (!config.caFile) return { guard };
-  let pem: string;
-  try {
-    pem = readFileSync(config.caFile, 'utf8');
-  } catch (e) {
-    throw new Error(`cannot read SNAPGATE_CA_FILE ${config.caFile}: ${(e as Error).message}`);
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new Error(`SNAPGATE_CA_FILE ${config.caFile} holds no PEM certificate`);
-  }
-  // undici's `ca` replaces Node's trust store: keep Node's roots and add the operator's.
-  return { guard, ca: [...rootCertificates, pem] };
+  return config.caFile ? { guard, ca: trustedCasWith(config.caFile, 'SNAPGATE_CA_FILE') } : { guard };
 }
 
 /** The operator services: one per concern, called alike by the admin API, the console and the portal. */

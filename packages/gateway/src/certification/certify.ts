@@ -4,11 +4,12 @@
 
 import { generateKeyPairSync, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
 import { jakartaDay, phpJsonEncode, SERVICE, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
+import type { OutboundPolicy } from '../address-guard.ts';
 import type { Clock } from '../clock.ts';
 import { type ConformanceReport, type RecordedRequest, type ScenarioResult, summarise } from '../conformance/report.ts';
 import { callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from '../delivery/callback-signing.ts';
 import { CallbackTokenFailed, createCallbackTokens } from '../delivery/callback-token.ts';
-import { ackRuleOf, createSender, type OutboundPolicy, type Sender, type SendResult } from '../delivery/send.ts';
+import { ackRuleOf, createSender, type Sender, type SendResult } from '../delivery/send.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
 import { withIdempotency } from '../payments/idempotency.ts';
 import { newNotificationId } from '../payments/ids.ts';

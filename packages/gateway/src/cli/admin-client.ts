@@ -1,4 +1,3 @@
-import { rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
 // The CLI's only way into a running gateway: its admin API.
 export class AdminApiError extends Error {
@@ -25,11 +24,11 @@ export interface AdminClient {
 }
 
 /**
- * The CLI's client of a gateway's admin API. `caPem`: more CAs to trust (`--ca-file`, for a gateway
- * with a private or self-signed certificate), besides Node's own.
+ * The CLI's client of a gateway's admin API. `ca`: the CAs to trust instead of Node's alone
+ * (`--ca-file`, for a gateway with a private or self-signed certificate).
  */
-export function createAdminClient(baseUrl: string, adminToken: string | undefined, caPem?: string): AdminClient {
-  const dispatcher = caPem === undefined ? undefined : new Agent({ connect: { ca: [...rootCertificates, caPem] } });
+export function createAdminClient(baseUrl: string, adminToken: string | undefined, ca?: string[]): AdminClient {
+  const dispatcher = ca === undefined ? undefined : new Agent({ connect: { ca } });
   async function exchange(method: string, path: string, body: string | undefined, contentType: string) {
     let res: Response;
     try {

@@ -3,6 +3,7 @@
 // writes only through `out` and `err`.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import { trustedCasWith } from '../address-guard.ts';
 import { loadCliConfig } from '../config.ts';
 import { AdminApiError, createAdminClient } from './admin-client.ts';
 import { COMMANDS, type CommandSpec, GROUPS, UsageError, type Values } from './commands.ts';
@@ -144,23 +145,17 @@ async function execute(spec: CommandSpec, cmd: Command, usageLine: string, io: R
   const o: Output = { json: globals.json === true, out, err };
   const name = `snapgate ${spec.path}`;
   const caFile = typeof globals.caFile === 'string' ? globals.caFile : io.env.SNAPGATE_CA_FILE || undefined;
-  let caPem: string | undefined;
-  if (caFile !== undefined) {
-    try {
-      caPem = readFileSync(caFile, 'utf8');
-    } catch (e) {
-      err(`${name}: cannot read the CA file ${caFile} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-      return 2;
-    }
-    if (!caPem.includes('-----BEGIN CERTIFICATE-----')) {
-      err(`${name}: the CA file ${caFile} holds no PEM certificate`);
-      return 2;
-    }
+  let ca: string[] | undefined;
+  try {
+    ca = caFile === undefined ? undefined : trustedCasWith(caFile, 'the CA file');
+  } catch (e) {
+    err(`${name}: ${(e as Error).message}`);
+    return 2;
   }
   const admin = createAdminClient(
     url,
     typeof globals.adminToken === 'string' ? globals.adminToken : cfg.adminToken,
-    caPem,
+    ca,
   );
   try {
     await spec.run({ values, positionals: [...cmd.args], admin, url, o });

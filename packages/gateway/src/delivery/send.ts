@@ -3,8 +3,6 @@ import { Pool } from 'undici';
 import { connectOptions, createAddressGuard, type OutboundPolicy } from '../address-guard.ts';
 import { startDeadline } from '../deadline.ts';
 
-export type { OutboundPolicy };
-
 import { storableText } from '../text.ts';
 
 export const RESPONSE_BODY_LIMIT = 4096;

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { type AddressGuard, createAddressGuard, normalHost } from '../address-guard.ts';
+import { type AddressGuard, createAddressGuard, isLinkLocalOrMetadata, normalHost } from '../address-guard.ts';
 import type { Mode } from '../config.ts';
 
 export { isForbiddenAddress, isLinkLocalOrMetadata } from '../address-guard.ts';
@@ -58,7 +58,7 @@ export async function callbackUrlProblemResolved(
   }
   const bad = addresses.find((a) => !guard.allowsAddress(host, a.address));
   if (!bad) return undefined;
-  return guard.production && !guard.hostProblem(bad.address)?.startsWith('a link-local')
-    ? `must not resolve to a loopback, private or reserved address in production mode (${host} is ${bad.address})`
-    : `must not resolve to a link-local or cloud metadata address (${host} is ${bad.address})`;
+  return isLinkLocalOrMetadata(bad.address)
+    ? `must not resolve to a link-local or cloud metadata address (${host} is ${bad.address})`
+    : `must not resolve to a loopback, private or reserved address in production mode (${host} is ${bad.address})`;
 }

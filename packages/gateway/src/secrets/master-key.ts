@@ -12,6 +12,9 @@ export interface MasterKeyResult {
   generated?: boolean;
 }
 
+/** Where a sandbox gateway without SNAPGATE_MASTER_KEY keeps its key: `master.key` beside the database. */
+export const masterKeyFileOf = (sqlitePath: string) => join(dirname(sqlitePath), 'master.key');
+
 /**
  * The sealer from SNAPGATE_MASTER_KEY (and SNAPGATE_MASTER_KEY_PREVIOUS). Production mode cannot
  * start without one (loadConfig refuses). In sandbox mode, without one, a key is generated once
@@ -22,7 +25,7 @@ export function loadMasterKey(
   config: Pick<Config, 'masterKey' | 'previousMasterKeys' | 'sqlitePath'>,
 ): MasterKeyResult {
   if (config.masterKey) return { sealer: createSealer(config.masterKey, config.previousMasterKeys) };
-  const keyFile = join(dirname(config.sqlitePath), 'master.key');
+  const keyFile = masterKeyFileOf(config.sqlitePath);
   mkdirSync(dirname(keyFile), { recursive: true, mode: 0o700 });
   // Written whole, then linked into place: an instance starting at the same moment either finds
   // the complete file or makes it, never reads half of one.

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { loadConfig } from '../../config.ts';
+import { masterKeyFileOf } from '../../secrets/master-key.ts';
 import { createSealer, RECORD_HEAD_CHARS } from '../../secrets/sealer.ts';
 import { type CommandSpec, flag, onePositional, UsageError } from '../command-kit.ts';
 import type { Output } from '../output.ts';
@@ -45,7 +46,7 @@ function setupOf(env: NodeJS.ProcessEnv): Setup {
     sqlitePath: c.sqlitePath,
     databaseUrl: c.databaseUrl,
     production: env.SNAPGATE_MODE === 'production',
-    keyFile: resolve(dirname(c.sqlitePath), 'master.key'),
+    keyFile: resolve(masterKeyFileOf(c.sqlitePath)),
     envKeys: c.masterKey ? [c.masterKey, ...c.previousMasterKeys] : [],
   };
 }
@@ -181,7 +182,7 @@ function targetOf(file: string, db: string): string {
   const target = join(folder, basename(abs));
   const targetStat = statOrUndefined(target);
   const dbReal = existsSync(db) ? realpathSync(db) : db;
-  const own = [...withSidecars(db), ...withSidecars(dbReal), join(dirname(db), 'master.key')];
+  const own = [...withSidecars(db), ...withSidecars(dbReal), masterKeyFileOf(db)];
   const same = own.some((f) => {
     if (f === abs || f === target) return true;
     const s = targetStat && statOrUndefined(f);

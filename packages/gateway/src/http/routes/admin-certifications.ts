@@ -1,9 +1,9 @@
 import type { KeyObject } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import type { OutboundPolicy } from '../../address-guard.ts';
 import { CertificationRefused, certifyMerchant, reportOf } from '../../certification/certify.ts';
 import type { Clock } from '../../clock.ts';
-import type { OutboundPolicy } from '../../delivery/send.ts';
 import type { QrisService } from '../../payments/qris-service.ts';
 import type { StatusChanger } from '../../payments/status-change.ts';
 import type { VaService } from '../../payments/va-service.ts';

@@ -57,6 +57,8 @@ export interface Config {
   authFailureLimit: number;
   /** SNAPGATE_DB_STATEMENT_TIMEOUT_MS: PostgreSQL's statement and lock timeout (0: none). */
   dbStatementTimeoutMs: number;
+  /** SNAPGATE_SQLITE_WRITER: where the embedded store commits its hot writes (a writer thread, or the main thread). */
+  sqliteWriter: 'thread' | 'inline';
   /** Delivered attempts' bodies and idempotency keys older than this are pruned; undefined: never. */
   retentionDays: number | undefined;
   /** SNAPGATE_SETTLEMENT_SCHEDULE: when settlements are made (Jakarta time). */
@@ -205,6 +207,7 @@ const schema = z.object({
   SNAPGATE_METRICS_PORT: int(1, 65535).optional(),
   SNAPGATE_DB_CONNECT_TIMEOUT_SEC: int(0, 3600).default(30),
   SNAPGATE_DB_STATEMENT_TIMEOUT_MS: int(0, 600_000).default(5_000),
+  SNAPGATE_SQLITE_WRITER: z.enum(['thread', 'inline']).default('thread'),
   SNAPGATE_AUTH_FAILURE_LIMIT: int(1, 10_000).default(20),
   SNAPGATE_RETENTION_DAYS: z
     .union([z.literal('off'), int(1, 36_500)])
@@ -289,6 +292,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: c.SNAPGATE_METRICS_PORT,
     dbConnectTimeoutSec: c.SNAPGATE_DB_CONNECT_TIMEOUT_SEC,
     dbStatementTimeoutMs: c.SNAPGATE_DB_STATEMENT_TIMEOUT_MS,
+    sqliteWriter: c.SNAPGATE_SQLITE_WRITER,
     authFailureLimit: c.SNAPGATE_AUTH_FAILURE_LIMIT,
     retentionDays: c.SNAPGATE_RETENTION_DAYS,
     settlementSchedule: c.SNAPGATE_SETTLEMENT_SCHEDULE,

@@ -28,6 +28,14 @@ describe('configuration', () => {
     assert.equal(loadConfig({ SNAPGATE_DB: '/var/lib/proc/snapgate.db' }).sqlitePath, '/var/lib/proc/snapgate.db');
   });
 
+  it('commits SQLite’s hot writes on a writer thread unless told inline, and refuses anything else', () => {
+    assert.equal(loadConfig({}).sqliteWriter, 'thread');
+    assert.equal(loadConfig({ SNAPGATE_SQLITE_WRITER: 'inline' }).sqliteWriter, 'inline');
+    for (const bad of ['threads', 'INLINE', 'main']) {
+      assert.throws(() => loadConfig({ SNAPGATE_SQLITE_WRITER: bad }), /SNAPGATE_SQLITE_WRITER/, bad);
+    }
+  });
+
   it('has the books’ and the hardening’s defaults', () => {
     const c = loadConfig({});
     assert.deepEqual(c.settlementSchedule, { kind: 'daily', minuteOfDay: 0 });

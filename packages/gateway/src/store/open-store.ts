@@ -31,7 +31,7 @@ function whereOf(url: string): string {
  */
 export async function openStore(
   config: Pick<Config, 'databaseUrl' | 'sqlitePath'> &
-    Partial<Pick<Config, 'dbConnectTimeoutSec' | 'dbStatementTimeoutMs'>>,
+    Partial<Pick<Config, 'dbConnectTimeoutSec' | 'dbStatementTimeoutMs' | 'sqliteWriter'>>,
 ): Promise<Store> {
   if (config.databaseUrl) {
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
@@ -64,7 +64,7 @@ export async function openStore(
     }
   }
   try {
-    return new SqliteStore({ file: config.sqlitePath });
+    return new SqliteStore({ file: config.sqlitePath, writer: config.sqliteWriter });
   } catch (e) {
     throw new StartupError(
       `cannot open the SQLite database ${config.sqlitePath} (${reasonOf(e)}): set SNAPGATE_DB to a file in a folder the gateway can write`,

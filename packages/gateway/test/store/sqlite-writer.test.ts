@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { type ThreadWriter, WriterLost } from '../../src/store/sqlite/sqlite-writer.ts';
+import { UniqueViolation } from '../../src/store/store.ts';
+import { merchant, txn } from './contract.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'snapgate-writer-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const file = () => join(dir, `db-${++files}.db`);
+/** How many times another connection committed since this connection last looked (SQLite's data_version). */
+const dataVersion = (store: SqliteStore) => store.db.pragma('data_version', { simple: true }) as number;
+
+describe('SQLite writer thread', () => {
+  it('commits the hot writes on its own connection, answering after the commit', async () => {
+    const store = new SqliteStore({ file: file() });
+    try {
+      assert.equal(store.writer.kind, 'thread');
+      const m = merchant();
+      await store.insertMerchant(m);
+      const before = dataVersion(store);
+      const t = txn(m.id);
+      await store.insertTransaction(t);
+      // data_version moves only for another connection's commit: the write was not made here.
+      assert.ok(dataVersion(store) > before);
+      assert.equal((await store.findTransaction(t.referenceNo))?.referenceNo, t.referenceNo);
+      // A refused write comes back as the store's own error, its class kept across the thread.
+      await assert.rejects(store.insertTransaction(t), UniqueViolation);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('stays on the calling thread for :memory: and when asked', async () => {
+    for (const store of [new SqliteStore({ file: ':memory:' }), new SqliteStore({ file: file(), writer: 'inline' })]) {
+      try {
+        assert.equal(store.writer.kind, 'inline');
+        const m = merchant();
+        await store.insertMerchant(m);
+        const before = dataVersion(store);
+        await store.insertTransaction(txn(m.id));
+        assert.equal(dataVersion(store), before);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
+  it("an operator's write on the main connection while the writer commits a burst: both complete, none refused", async () => {
+    const store = new SqliteStore({ file: file() });
+    try {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const burst = Array.from({ length: 2000 }, () => store.insertTransaction(txn(m.id)));
+      const renames = Array.from({ length: 50 }, (_, i) =>
+        store.updateMerchant(m.id, { name: `name ${i}` }, Date.now()),
+      );
+      await Promise.all([...burst, ...renames]);
+      assert.equal((await store.findMerchantById(m.id))?.name, 'name 49');
+      const n = store.db.prepare('SELECT count(*) AS n FROM transactions WHERE merchant_id = ?').get(m.id) as {
+        n: number;
+      };
+      assert.equal(n.n, 2000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a lost writer thread refuses every later write and tells its owner once', async () => {
+    const lost: WriterLost[] = [];
+    const store = new SqliteStore({ file: file(), onWriterLost: (e) => lost.push(e) });
+    try {
+      const m = merchant();
+      await store.insertMerchant(m);
+      await store.insertTransaction(txn(m.id));
+      await (store.writer as ThreadWriter).worker.terminate();
+      await assert.rejects(store.insertTransaction(txn(m.id)), WriterLost);
+      await assert.rejects(store.insertTransaction(txn(m.id)), WriterLost);
+      assert.equal(lost.length, 1);
+      assert.match(lost[0]?.message ?? '', /SQLite writer thread stopped/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('by default, a process that loses its writer thread ends with code 1 and says why', async () => {
+    const fixture = fileURLToPath(new URL('./fixtures/writer-lost.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, file()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => {
+      out += String(c);
+    });
+    child.stderr.on('data', (c) => {
+      err += String(c);
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.equal(out, 'written\n');
+    assert.equal(code, 1);
+    assert.match(
+      err,
+      /snapgate: the SQLite writer thread stopped \(exit code 1\); exiting so that a supervisor restarts the gateway/,
+    );
+  });
+});

@@ -72,7 +72,7 @@ export async function runDemo(io: DemoIo): Promise<number> {
       SNAPGATE_ADMIN_TOKEN: adminToken,
       SNAPGATE_LOG_LEVEL: 'silent',
     });
-    store = new SqliteStore({ file: config.sqlitePath });
+    store = new SqliteStore({ file: config.sqlitePath, writer: config.sqliteWriter });
     let boot: BootstrapResult;
     ({ gateway, boot } = await assembleGateway({
       config,

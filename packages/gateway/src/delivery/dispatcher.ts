@@ -282,12 +282,20 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       });
   }
 
-  async function pump(): Promise<number> {
+  /** The pump running now, for stop() to wait for (a claim may be on its way back from the store). */
+  let pumpRun: Promise<number> = Promise.resolve(0);
+
+  function pump(): Promise<number> {
     if (pumping) {
       pumpAgain = true;
-      return 0;
+      return Promise.resolve(0);
     }
     pumping = true;
+    pumpRun = pumpClaims();
+    return pumpRun;
+  }
+
+  async function pumpClaims(): Promise<number> {
     let claimedTotal = 0;
     try {
       do {
@@ -295,6 +303,9 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         while (!stopping && inFlight < maxInFlight) {
           const asked = Math.min(claimBatch, maxInFlight - inFlight);
           const claimed = await store.claimDueNotifications(workerId, clock.now(), leaseMs, asked);
+          // stop() began while the claim was being committed: nothing is sent after it; its
+          // releaseClaims (which waits for this pump) gives these back.
+          if (stopping) break;
           if (claimed.length === 0) {
             shortClaimAt = performance.now();
             break;
@@ -399,6 +410,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       if (!running) return;
       stopping = true;
       if (pollTimer) clearInterval(pollTimer);
+      await pumpRun;
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, boundMs);

@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import { reasonOf, StartupError } from '../startup-error.ts';
 import { SqliteStore } from './sqlite/sqlite-store.ts';
+import { exitForSupervisor } from './sqlite/sqlite-writer.ts';
 import type { Store } from './store.ts';
 
 // Errors that may pass: the server is starting, restarting, or not reachable yet.
@@ -63,9 +64,20 @@ export async function openStore(
       }
     }
   }
+  // Until the writer thread has opened the file, its failure is a start-up failure, said as one.
+  let isStarted = false;
+  let store: SqliteStore | undefined;
   try {
-    return new SqliteStore({ file: config.sqlitePath, writer: config.sqliteWriter });
+    store = new SqliteStore({
+      file: config.sqlitePath,
+      writer: config.sqliteWriter,
+      onWriterLost: (e) => isStarted && exitForSupervisor(e),
+    });
+    await store.writer.ready;
+    isStarted = true;
+    return store;
   } catch (e) {
+    await store?.close().catch(() => undefined);
     throw new StartupError(
       `cannot open the SQLite database ${config.sqlitePath} (${reasonOf(e)}): set SNAPGATE_DB to a file in a folder the gateway can write`,
       { cause: e },

@@ -535,3 +535,38 @@ describe('claim at birth', () => {
     }
   });
 });
+
+describe('stopping while a claim is on its way back from the store', () => {
+  it('sends nothing after stop, gives the claims back, and the next start delivers each notification once', async () => {
+    const receiver = await startReceiver();
+    const gw = await startGateway({ env: FAST });
+    try {
+      receiver.set(ack);
+      const m = await gw.createMerchant({ callbackBaseUrl: `${receiver.baseUrl}/shop` });
+      const c = await authenticate(gw.url, m);
+      const refs: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const q = await newQris(gw, c);
+        assert.equal((await pay(gw, q.referenceNo)).status, 200);
+        refs.push(q.referenceNo);
+      }
+      const { dispatcher } = gw.gateway;
+      // The claim starts at once and is answered after its commit; stop() comes meanwhile.
+      dispatcher.start();
+      await new Promise((resolve) => setImmediate(resolve));
+      await dispatcher.stop();
+      for (const r of refs) assert.deepEqual(await stateOf(gw, r), [['00', 'pending']], r);
+      dispatcher.start();
+      await dispatcher.drain();
+      for (const r of refs) {
+        assert.deepEqual(await stateOf(gw, r), [['00', 'delivered']], r);
+        const [n] = await gw.store.notificationsOf(r);
+        assert.equal((await gw.store.attemptsOf(n?.id ?? '')).length, 1, r);
+        assert.equal(receiver.received.filter((x) => x.body.includes(r)).length, 1, r);
+      }
+    } finally {
+      await gw.close();
+      await receiver.close();
+    }
+  });
+});

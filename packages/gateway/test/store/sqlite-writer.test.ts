@@ -37,6 +37,27 @@ describe('SQLite writer thread', () => {
     }
   });
 
+  it('a write holding what cannot cross to the thread is refused alone; the others of its turn commit', async () => {
+    const store = new SqliteStore({ file: file() });
+    try {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const good = txn(m.id);
+      const bad = txn(m.id);
+      const uncloneable = {
+        ...bad,
+        details: { ...bad.details, additionalInfo: { hook: () => undefined } },
+      } as typeof bad;
+      const [a, b] = await Promise.allSettled([store.insertTransaction(good), store.insertTransaction(uncloneable)]);
+      assert.equal(a.status, 'fulfilled');
+      assert.equal(b.status, 'rejected');
+      assert.ok(await store.findTransaction(good.referenceNo));
+      assert.equal(await store.findTransaction(bad.referenceNo), undefined);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('stays on the calling thread for :memory: and when asked', async () => {
     for (const store of [new SqliteStore({ file: ':memory:' }), new SqliteStore({ file: file(), writer: 'inline' })]) {
       try {
@@ -67,6 +88,34 @@ describe('SQLite writer thread', () => {
         n: number;
       };
       assert.equal(n.n, 2000);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('re-seals every secret while the writer commits a burst: no rotation is refused for the lock', async () => {
+    const store = new SqliteStore({ file: file() });
+    try {
+      const m = merchant();
+      await store.insertMerchant(m);
+      // Payments keep arriving from 50 clients while the operator re-seals every secret, again and again.
+      let isWriting = true;
+      const payments = Promise.all(
+        Array.from({ length: 50 }, async () => {
+          while (isWriting) await store.insertTransaction(txn(m.id));
+        }),
+      );
+      const changed: number[] = [];
+      try {
+        for (let i = 0; i < 200; i++) {
+          await new Promise((resolve) => setImmediate(resolve));
+          changed.push(await store.resealSecrets((stored) => `${stored}.`, new Set()));
+        }
+      } finally {
+        isWriting = false;
+        await payments;
+      }
+      assert.ok(changed.every((n) => n > 0));
     } finally {
       await store.close();
     }

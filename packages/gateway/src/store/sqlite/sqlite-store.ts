@@ -22,7 +22,7 @@ import type {
   TransactionUpdate,
 } from '../store.ts';
 import { isUniqueError, uniqueViolation } from './sqlite-errors.ts';
-import { InlineWriter, ThreadWriter, type Writer, type WriterLost } from './sqlite-writer.ts';
+import { exitForSupervisor, InlineWriter, ThreadWriter, type Writer, type WriterLost } from './sqlite-writer.ts';
 import {
   configureConnection,
   SqliteWrites,
@@ -46,12 +46,6 @@ export interface SqliteStoreOptions {
   onWriterLost?: (e: WriterLost) => void;
   /** Test hooks that throw inside a transaction, to prove it leaves nothing behind (inline writes). */
   faults?: WriteFaults;
-}
-
-/** A gateway without its writer answers nothing more: a supervisor (systemd, the container runtime) restarts it. */
-function endProcess(e: WriterLost): void {
-  process.stderr.write(`snapgate: ${e.message}; exiting so that a supervisor restarts the gateway\n`);
-  process.exit(1);
 }
 
 /**
@@ -100,7 +94,7 @@ export class SqliteStore extends SqlStore implements Store {
     const inline = options.writer === 'inline' || options.faults !== undefined || options.file === ':memory:';
     this.writer = inline
       ? new InlineWriter(new SqliteWrites(this.db, options.faults))
-      : new ThreadWriter(options.file, PAGE_CACHE_KIB, options.onWriterLost ?? endProcess);
+      : new ThreadWriter(options.file, PAGE_CACHE_KIB, options.onWriterLost ?? exitForSupervisor);
     // The rest of the store's statements run here; one that writes keeps the writer from starting a
     // commit meanwhile (Writer.mainWrite), reads go on beside its commits (WAL).
     this.sql = {
@@ -174,6 +168,7 @@ export class SqliteStore extends SqlStore implements Store {
 
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
+    if (this.writer.isLost) throw new Error('the SQLite writer thread is gone');
   }
 
   async close(): Promise<void> {
@@ -211,7 +206,8 @@ export class SqliteStore extends SqlStore implements Store {
     this.writer.mainWrite(() => {
       this.db.pragma('secure_delete = ON');
       try {
-        run();
+        // IMMEDIATE: a deferred transaction that reads first cannot wait for the writer thread's lock (SQLITE_BUSY at once).
+        run.immediate();
       } finally {
         this.db.pragma('secure_delete = OFF');
       }

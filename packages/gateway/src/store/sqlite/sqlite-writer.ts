@@ -11,11 +11,17 @@ export interface Writer {
   mainWrite<T>(work: () => T): T;
   /** Answers what was submitted, then stops. */
   close(): Promise<void>;
+  /** Resolves once the writes can run (the thread has opened the database); rejects with WriterLost if not. */
+  readonly ready: Promise<void>;
+  /** Gone: every write is refused. */
+  readonly isLost: boolean;
 }
 
 /** On the store's own connection, in the calling thread (an in-memory database, test fault hooks). */
 export class InlineWriter implements Writer {
   readonly kind = 'inline' as const;
+  readonly ready = Promise.resolve();
+  readonly isLost = false;
   constructor(private readonly writes: SqliteWrites) {}
 
   submit(requests: WriteRequest[]): Promise<WriteOutcome[]> {
@@ -31,6 +37,12 @@ export class InlineWriter implements Writer {
   }
 
   async close(): Promise<void> {}
+}
+
+/** A gateway without its writer answers nothing more: a supervisor (systemd, the container runtime) restarts it. */
+export function exitForSupervisor(e: WriterLost): void {
+  process.stderr.write(`snapgate: ${e.message}; exiting so that a supervisor restarts the gateway\n`);
+  process.exit(1);
 }
 
 /** Why the writer thread is gone, for whoever must end the process. */
@@ -64,6 +76,7 @@ export class ThreadWriter implements Writer {
   private readonly waiting = new Map<number, { resolve: (o: WriteOutcome[]) => void; reject: (e: unknown) => void }>();
   private nextId = 1;
   private mainWriters = 0;
+  private isReady = false;
   private lost: WriterLost | undefined;
   private closing: Promise<void> | undefined;
 
@@ -71,28 +84,61 @@ export class ThreadWriter implements Writer {
     const mainWriting = new SharedArrayBuffer(4);
     this.flag = new Int32Array(mainWriting);
     this.worker = startWorker({ file, pageCacheKib, mainWriting });
-    this.worker.on('message', (m: FromWriter) => this.received(m));
+    let readiness: { resolve: () => void; reject: (e: unknown) => void } | undefined;
+    this.ready = new Promise<void>((resolve, reject) => {
+      readiness = { resolve, reject };
+    });
+    // Nobody need wait for it: a failure is also told through onLost.
+    this.ready.catch(() => undefined);
+    this.worker.on('message', (m: FromWriter) => {
+      if (m.type === 'ready') {
+        this.isReady = true;
+        if (this.waiting.size === 0 && !this.closing) this.worker.unref();
+        readiness?.resolve();
+      } else this.received(m);
+    });
     const fail = (reason: string, cause?: unknown) => {
       if (this.lost) return;
       this.lost = new WriterLost(reason, cause);
+      if (!this.isReady) readiness?.reject(this.lost);
       for (const w of this.waiting.values()) w.reject(this.lost);
       this.waiting.clear();
       if (!this.closing) onLost(this.lost);
     };
     this.worker.on('error', (e) => fail(e instanceof Error ? e.message : String(e), e));
     this.worker.on('exit', (code) => fail(`exit code ${code}`));
-    // The thread keeps the process alive only while a commit is awaited (as a socket would).
-    this.worker.unref();
+    // The thread keeps the process alive while it starts and while a commit is awaited (as a socket would).
   }
 
   submit(requests: WriteRequest[]): Promise<WriteOutcome[]> {
     if (this.lost) return Promise.reject(this.lost);
+    const id = this.nextId++;
+    try {
+      this.post({ type: 'commit', id, requests });
+    } catch (e) {
+      // A value that cannot cross to the thread (a function, say): that write alone is refused.
+      if (requests.length === 1) return Promise.reject(e);
+      return Promise.all(
+        requests.map((r) =>
+          this.submit([r]).then(
+            ([o]) => o as WriteOutcome,
+            (error: unknown): WriteOutcome => ({ ok: false, error }),
+          ),
+        ),
+      );
+    }
     return new Promise((resolve, reject) => {
-      const id = this.nextId++;
       if (this.waiting.size === 0) this.worker.ref();
       this.waiting.set(id, { resolve, reject });
-      this.post({ type: 'commit', id, requests });
     });
+  }
+
+  /** Resolves once the thread has opened the database; rejects with WriterLost if it could not. */
+  readonly ready: Promise<void>;
+
+  /** Gone: every write is refused (the owner has been told). */
+  get isLost(): boolean {
+    return this.lost !== undefined;
   }
 
   mainWrite<T>(work: () => T): T {
@@ -135,7 +181,7 @@ export class ThreadWriter implements Writer {
     const w = this.waiting.get(m.id);
     if (!w) return;
     this.waiting.delete(m.id);
-    if (this.waiting.size === 0 && !this.closing) this.worker.unref();
+    if (this.waiting.size === 0 && !this.closing && this.isReady) this.worker.unref();
     if (m.type === 'failed') w.reject(deserializeError(m.error));
     else w.resolve(m.outcomes.map((o) => (o.ok ? o : { ok: false, error: deserializeError(o.error) })));
   }

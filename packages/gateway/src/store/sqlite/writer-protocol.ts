@@ -20,6 +20,7 @@ export interface SerializedError {
   message: string;
   code?: string;
   constraint?: string;
+  stack?: string;
 }
 
 export type WriterOutcome = { ok: true; value: unknown } | { ok: false; error: SerializedError };
@@ -34,7 +35,12 @@ export function serializeError(e: unknown): SerializedError {
   if (e instanceof UniqueViolation) return { name: e.name, message: e.message, constraint: e.constraint };
   const err = e instanceof Error ? e : new Error(String(e));
   const code = (err as { code?: unknown }).code;
-  return { name: err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}) };
+  return {
+    name: err.name,
+    message: err.message,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(err.stack ? { stack: err.stack } : {}),
+  };
 }
 
 /** The error as the store's callers know it: a UniqueViolation stays one; SQLite's code is kept. */
@@ -43,5 +49,8 @@ export function deserializeError(s: SerializedError): Error {
   const e = new Error(s.message) as Error & { code?: string };
   e.name = s.name;
   if (s.code !== undefined) e.code = s.code;
+  // Where it was thrown in the writer thread, then where the main thread received it.
+  if (s.stack)
+    e.stack = `${s.stack}\n    --- in the SQLite writer thread; received at:\n${(e.stack ?? '').split('\n').slice(1).join('\n')}`;
   return e;
 }

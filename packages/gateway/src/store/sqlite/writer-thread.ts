@@ -23,6 +23,9 @@ configureConnection(db, data.pageCacheKib);
 const writes = new SqliteWrites(db);
 const flag = new Int32Array(data.mainWriting);
 
+/** How often a batch refused for the lock (SQLITE_BUSY) is tried again before its callers are refused. */
+const BUSY_ATTEMPTS = 5;
+
 let queued: Array<Extract<ToWriter, { type: 'commit' }>> = [];
 let scheduled = false;
 
@@ -35,16 +38,22 @@ function commitQueued(): void {
   const batches = queued;
   queued = [];
   if (batches.length === 0) return;
-  // The main thread is writing (an operator's change, a settlement): it holds the lock for at most
-  // its own statement or transaction; starting a commit now would make it wait on SQLite's busy
-  // handler with its event loop blocked.
-  while (Atomics.load(flag, 0) === MAIN_WRITING) Atomics.wait(flag, 0, MAIN_WRITING, 50);
   let outcomes: WriteOutcome[];
-  try {
-    outcomes = writes.commit(batches.flatMap((b) => b.requests));
-  } catch (error) {
-    for (const b of batches) reply({ type: 'failed', id: b.id, error: serializeError(error) });
-    return;
+  for (let attempt = 1; ; attempt++) {
+    // The main thread is writing (an operator's change, a settlement): it holds the lock for at most
+    // its own statement or transaction; starting a commit now would make it wait on SQLite's busy
+    // handler with its event loop blocked.
+    while (Atomics.load(flag, 0) === MAIN_WRITING) Atomics.wait(flag, 0, MAIN_WRITING, 50);
+    try {
+      outcomes = writes.commit(batches.flatMap((b) => b.requests));
+      break;
+    } catch (error) {
+      // The main thread took the lock between the check above and BEGIN and kept it past the busy
+      // timeout: the batch was rolled back whole, nothing of it is written; it is tried again.
+      if ((error as { code?: string }).code === 'SQLITE_BUSY' && !db.inTransaction && attempt < BUSY_ATTEMPTS) continue;
+      for (const b of batches) reply({ type: 'failed', id: b.id, error: serializeError(error) });
+      return;
+    }
   }
   let at = 0;
   for (const b of batches) {

@@ -1,7 +1,7 @@
 // What the benchmarks in this folder (delivery.ts, upstream.ts, token.ts) share: the servers they
 // fork from their own file (`--serve <kind>`), percentiles, CPU time from /proc, and the text
 // table. What each one measures, and how it reports it, stays in its own file.
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, type SpawnOptions, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
@@ -9,12 +9,15 @@ import { Session as InspectorSession } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TRANSACTION_STATUS } from '@snapgate/snap';
 import Fastify from 'fastify';
 import { assembleGateway, listenOn } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
+import { newBillNumber } from '../src/payments/ids.ts';
 import { openStore } from '../src/store/open-store.ts';
+import type { QrisTransaction } from '../src/store/store.ts';
 import { adminApiOf, type GatewayProcess } from '../test/helpers/process.ts';
 
 /** Every server a benchmark starts listens on loopback only: the figures are the code's, not a network's. */
@@ -140,8 +143,10 @@ export async function serveBenchGateway(databaseUrl?: string): Promise<{
     SNAPGATE_MASTER_KEY: randomBytes(32).toString('base64'),
     SNAPGATE_RATE_LIMIT: 'off',
     SNAPGATE_LOG_LEVEL: 'warn',
+    // inline: the writes on the main thread, as before the writer thread (one sitting, both ways).
+    SNAPGATE_SQLITE_WRITER: process.env.SNAPGATE_SQLITE_WRITER,
   });
-  const store = await openStore({ sqlitePath: config.sqlitePath, databaseUrl });
+  const store = await openStore({ sqlitePath: config.sqlitePath, databaseUrl, sqliteWriter: config.sqliteWriter });
   const { gateway } = await assembleGateway({
     config,
     store,
@@ -175,6 +180,40 @@ export async function createWithAdmin(
 export const ACK_BODY = '{"responseCode":"2002600","responseMessage":"Success"}';
 /** The payer a benchmark's payments carry. */
 export const PAYER = { payerName: 'Budi Santoso', payerIssuer: '93600014', payerRefId: '112233445566' };
+
+/**
+ * A QRIS transaction as bench:delivery's payments leave it (status 00, paid by PAYER): what a
+ * notification body is written from, for a benchmark that writes bodies without a gateway.
+ */
+export function paidQrisTransaction(input: {
+  referenceNo: string;
+  partnerReferenceNo: string;
+  merchantId: string;
+  nowMs: number;
+}): QrisTransaction {
+  const { nowMs } = input;
+  return {
+    referenceNo: input.referenceNo,
+    merchantId: input.merchantId,
+    kind: 'qris',
+    partnerReferenceNo: input.partnerReferenceNo,
+    status: '00',
+    statusDesc: TRANSACTION_STATUS['00'],
+    seq: 2,
+    amount: '150000.00',
+    currency: 'IDR',
+    paidAmount: '150000.00',
+    refundedAmount: '0.00',
+    feeAmount: '0.00',
+    virtualAccountNo: null,
+    billNumber: newBillNumber(),
+    expiresAt: nowMs + 3_600_000,
+    paidAt: nowMs,
+    details: { qrContent: '00020101021226', terminalId: 'T001', storeId: 'S001', payer: PAYER },
+    createdAt: nowMs,
+    updatedAt: nowMs,
+  };
+}
 
 export interface AckReceiverStats {
   requests: number;
@@ -275,6 +314,71 @@ export async function stopGateway(g: GatewayProcess): Promise<void> {
   clearTimeout(t);
 }
 
+/** A port free on HOST just now, for a server that cannot be told to pick its own. */
+export async function freeLoopbackPort(): Promise<number> {
+  const probe = createServer();
+  const port = await listenOnLoopback(probe);
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/** A process spawnOwned started: stop() ends it (SIGTERM, SIGKILL after 10 s) and removes its `dir`. */
+export interface OwnedProcess {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const owned = new Set<{ stop: () => Promise<void>; kill: () => void }>();
+
+/**
+ * Spawns a process this benchmark must not leave behind (a server with its own data `dir`). It is
+ * stopped by stop(), by stopOwnedOnSignals() on SIGINT/SIGTERM, and at the latest killed (and its
+ * dir removed) when this process exits.
+ */
+export function spawnOwned(command: string, args: string[], options: SpawnOptions & { dir?: string }): OwnedProcess {
+  const { dir, ...spawnOptions } = options;
+  const child = spawn(command, args, spawnOptions);
+  const closed = new Promise<void>((resolve) => {
+    child.once('close', () => resolve());
+    child.once('error', () => resolve());
+  });
+  const isRunning = () => child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+  const removeDir = () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  };
+  const entry = {
+    async stop() {
+      if (isRunning()) {
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await closed;
+        clearTimeout(t);
+      }
+      removeDir();
+      owned.delete(entry);
+    },
+    kill() {
+      if (isRunning()) child.kill('SIGKILL');
+      removeDir();
+    },
+  };
+  owned.add(entry);
+  return { child, stop: entry.stop };
+}
+
+/** On SIGINT or SIGTERM: stops every spawnOwned process (removing its dir), then exits with 130. */
+export function stopOwnedOnSignals(name: string): void {
+  process.once('exit', () => {
+    for (const o of owned) o.kill();
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`${name}: ${signal}, stopping the processes it started…\n`);
+      void Promise.all([...owned].map((o) => o.stop().catch(() => undefined))).finally(() => process.exit(130));
+    });
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Figures.
 
@@ -290,6 +394,14 @@ export function percentiles(values: number[]): Percentiles {
   const sorted = Float64Array.from(values).sort();
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
   return { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  if (s.length === 0) return NaN;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
 /** getconf CLK_TCK; 100 on every Linux this runs on. */

@@ -5,6 +5,9 @@
 //   npm run bench:delivery                       # 10 s phases, embedded SQLite store
 //   npm run bench:delivery -- --duration 3       # quick check
 //   npm run bench:delivery -- --json             # also print the raw figures as JSON
+//   npm run bench:delivery -- --in-flight 64     # 64 status changes in flight together instead of 16
+//   npm run bench:delivery -- --backlog 30000    # the drain phase's backlog (default duration × 3,000)
+//   SNAPGATE_SQLITE_WRITER=inline npm run bench:delivery   # the writes on the main thread (the baseline)
 //   npm run bench:delivery -- --store postgres   # needs SNAPGATE_DATABASE_URL; runs in a fresh database,
 //                                                # then the scale-out: 1, then 2 gateway processes
 //   npm run bench:delivery -- --store postgres --scale-only --processes 3 --notifications 20000
@@ -22,7 +25,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import pg from 'pg';
@@ -38,6 +41,7 @@ import { notificationBody } from '../src/payments/notification-body.ts';
 import { openStore } from '../src/store/open-store.ts';
 import type { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
+import { ThreadWriter } from '../src/store/sqlite/sqlite-writer.ts';
 import type {
   MerchantRecord,
   NotificationRecord,
@@ -73,7 +77,7 @@ const BASELINE_CONNECTIONS = 64;
 const BASELINE_IN_FLIGHT = 512;
 const LATENCY_RATE_PER_SEC = 1000;
 /** Status changes made per event-loop turn in the throughput phase (like requests arriving together). */
-const PRODUCER_BATCH = 16;
+const DEFAULT_IN_FLIGHT_CHANGES = 16;
 /** Upper bound on status changes per second the throughput phase prepares transactions for. */
 const PRODUCER_MAX_RATE = 12000;
 const WARMUP_CHANGES = 1000;
@@ -277,25 +281,15 @@ function newQrisTransaction(b: Bench, merchant: MerchantRecord, i: number, nowMs
   };
 }
 
-/** Setup, not measured: SQLite inserts go in group commits of 2,000 (a nested transaction is a savepoint). */
+/** Setup, not measured: inserts of one turn go in one group commit (SQLite: 2,000 at a time). */
 async function insertTransactions(b: Bench, merchant: MerchantRecord, count: number): Promise<TransactionRecord[]> {
   const now = Date.now();
   const txns = Array.from({ length: count }, (_, i) => newQrisTransaction(b, merchant, i, now));
   const store = b.store;
-  for (let i = 0; i < txns.length; i += 2000) {
-    const chunk = txns.slice(i, i + 2000);
-    if (store instanceof SqliteStore) {
-      const pending: Promise<void>[] = [];
-      store.db.transaction(() => {
-        for (const t of chunk) pending.push(store.insertTransaction(t));
-      })();
-      await Promise.all(pending);
-    } else {
-      for (let j = 0; j < chunk.length; j += 32) {
-        await Promise.all(chunk.slice(j, j + 32).map((t) => store.insertTransaction(t)));
-      }
-    }
-    await nextTurn();
+  const chunkSize = store.kind === 'sqlite' ? 2000 : 32;
+  for (let i = 0; i < txns.length; i += chunkSize) {
+    await Promise.all(txns.slice(i, i + chunkSize).map((t) => store.insertTransaction(t)));
+    if (store.kind === 'sqlite') await nextTurn();
   }
   return txns;
 }
@@ -359,6 +353,9 @@ interface GatewayFigures {
   gatewayCpuUsPerCallback: number;
   receiverCpuUsPerCallback: number;
   eventLoopDelayP99Ms: number;
+  /** Share of the phase the main thread's event loop was busy, and the SQLite writer thread's (when there is one). */
+  mainBusy: number;
+  writerBusy: number | undefined;
   storeMs: Record<TimedVerb, VerbTime>;
 }
 
@@ -380,6 +377,10 @@ async function runPhase(b: Bench, run: PhaseRun): Promise<GatewayFigures> {
   b.probe.reset();
   const stopProfile = await profilePhase(`delivery-${b.store.kind}-${run.name}`);
   const cpuBefore = cpuNowUs();
+  const writer =
+    b.store instanceof SqliteStore && b.store.writer instanceof ThreadWriter ? b.store.writer.worker : undefined;
+  const mainBefore = performance.eventLoopUtilization();
+  const writerBefore = writer?.performance.eventLoopUtilization();
   loop.enable();
   const { changes, commitSec } = await run.produce();
   let dispatcherStartedAt: number | undefined;
@@ -390,6 +391,9 @@ async function runPhase(b: Bench, run: PhaseRun): Promise<GatewayFigures> {
   const isComplete = await waitForAcks(b, changes, run.boundMs);
   loop.disable();
   const cpuUs = cpuNowUs() - cpuBefore;
+  const mainBusy = performance.eventLoopUtilization(mainBefore).utilization;
+  const writerBusy =
+    writer && writerBefore ? writer.performance.eventLoopUtilization(writerBefore).utilization : undefined;
   await stopProfile();
   const storeMs = b.probe.verbs;
   const receiverAfter = await b.receiver.stats();
@@ -419,21 +423,23 @@ async function runPhase(b: Bench, run: PhaseRun): Promise<GatewayFigures> {
     gatewayCpuUsPerCallback: cpuUs / Math.max(1, delivered.length),
     receiverCpuUsPerCallback: (receiverAfter.cpuUs - receiverBefore.cpuUs) / Math.max(1, delivered.length),
     eventLoopDelayP99Ms: loop.percentile(99) / 1e6,
+    mainBusy,
+    writerBusy,
     storeMs,
   };
 }
 
 /**
- * As fast as one event loop allows: PRODUCER_BATCH concurrent changes per turn (like requests
+ * As fast as one event loop allows: `inFlight` (--in-flight) concurrent changes per turn (like requests
  * arriving together), then the dispatcher gets its turn.
  */
-function asFastAsPossible(b: Bench, txns: TransactionRecord[], durationSec: number) {
+function asFastAsPossible(b: Bench, txns: TransactionRecord[], durationSec: number, inFlight: number) {
   return async () => {
     const startedAt = performance.now();
     const deadline = startedAt + durationSec * 1000;
     let made = 0;
     while (made < txns.length && performance.now() < deadline) {
-      const batch = txns.slice(made, made + PRODUCER_BATCH);
+      const batch = txns.slice(made, made + inFlight);
       await Promise.all(batch.map((t) => pay(b, t)));
       made += batch.length;
       await nextTurn();
@@ -880,6 +886,10 @@ interface Options {
   notifications: number | undefined;
   /** PostgreSQL only: the baseline and the scale-out, without the in-process phases. */
   isScaleOnly: boolean;
+  /** Status changes made together, and awaited, per round of the throughput phase (like requests arriving together). */
+  inFlight: number;
+  /** Changes committed before the dispatcher drains them alone; default durationSec × 3,000. */
+  backlog: number | undefined;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -890,6 +900,8 @@ function parseArgs(argv: string[]): Options {
     processes: 2,
     notifications: undefined,
     isScaleOnly: false,
+    inFlight: DEFAULT_IN_FLIGHT_CHANGES,
+    backlog: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -912,10 +924,20 @@ function parseArgs(argv: string[]): Options {
       if (!Number.isInteger(n) || n < 1000 || n > 500_000)
         throw new TypeError('--notifications takes a whole number, 1,000 to 500,000');
       options.notifications = n;
+    } else if (arg === '--in-flight') {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 1 || n > 1024)
+        throw new TypeError('--in-flight takes a whole number, 1 to 1,024');
+      options.inFlight = n;
+    } else if (arg === '--backlog') {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 1000 || n > 1_000_000)
+        throw new TypeError('--backlog takes a whole number, 1,000 to 1,000,000');
+      options.backlog = n;
     } else if (arg === '--scale-only') options.isScaleOnly = true;
     else
       throw new TypeError(
-        `unknown option ${arg}; use --duration N, --json, --store sqlite|postgres, --processes N, --notifications N and --scale-only`,
+        `unknown option ${arg}; use --duration N, --in-flight N, --backlog N, --json, --store sqlite|postgres, --processes N, --notifications N and --scale-only`,
       );
   }
   if (options.store !== 'postgres' && (options.isScaleOnly || options.notifications !== undefined))
@@ -997,6 +1019,8 @@ async function main(): Promise<void> {
       SNAPGATE_RETRY_SCHEDULE: '0s,1s,5s',
       SNAPGATE_DB: join(dir, 'snapgate.db'),
       SNAPGATE_DATABASE_URL: pgUrl,
+      // inline: the writes on the main thread, as before the writer thread (one sitting, both ways).
+      SNAPGATE_SQLITE_WRITER: process.env.SNAPGATE_SQLITE_WRITER,
     });
     let store: Store;
     try {
@@ -1063,7 +1087,7 @@ async function main(): Promise<void> {
       const tpMerchant = await createMerchant(b, 'bench throughput');
       const tpTxns = await insertTransactions(b, tpMerchant, d * PRODUCER_MAX_RATE);
       const backlogMerchant = await createMerchant(b, 'bench backlog');
-      const backlogTxns = await insertTransactions(b, backlogMerchant, d * BACKLOG_PER_SEC);
+      const backlogTxns = await insertTransactions(b, backlogMerchant, options.backlog ?? d * BACKLOG_PER_SEC);
       const latMerchant = await createMerchant(b, 'bench latency');
       const latTxns = await insertTransactions(b, latMerchant, d * LATENCY_RATE_PER_SEC);
 
@@ -1074,7 +1098,7 @@ async function main(): Promise<void> {
       await runPhase(b, {
         name: 'warm-up',
         merchant: warmMerchant,
-        produce: asFastAsPossible(b, warmTxns, d),
+        produce: asFastAsPossible(b, warmTxns, d, options.inFlight),
         boundMs,
       });
 
@@ -1084,7 +1108,7 @@ async function main(): Promise<void> {
         await runPhase(b, {
           name: 'snapgate, changes + delivery together',
           merchant: tpMerchant,
-          produce: asFastAsPossible(b, tpTxns, d),
+          produce: asFastAsPossible(b, tpTxns, d, options.inFlight),
           boundMs,
         }),
       );
@@ -1093,7 +1117,7 @@ async function main(): Promise<void> {
         await runPhase(b, {
           name: 'snapgate, committed backlog, then delivery',
           merchant: backlogMerchant,
-          produce: asFastAsPossible(b, backlogTxns, d * 10),
+          produce: asFastAsPossible(b, backlogTxns, d * 10, options.inFlight),
           startDispatcherAfter: true,
           boundMs,
         }),
@@ -1142,7 +1166,9 @@ async function main(): Promise<void> {
         },
       ];
       const storeDescription =
-        store.kind === 'sqlite' ? 'embedded SQLite (better-sqlite3, WAL, synchronous=FULL)' : 'PostgreSQL (pg pool)';
+        store instanceof SqliteStore
+          ? `embedded SQLite (better-sqlite3, WAL, synchronous=FULL; writes on ${store.writer.kind === 'thread' ? 'the writer thread' : 'the main thread (SNAPGATE_SQLITE_WRITER=inline)'})`
+          : 'PostgreSQL (pg pool)';
       const rowsOut = [
         [
           `raw undici Pool, ${BASELINE_CONNECTIONS} conns, ${BASELINE_IN_FLIGHT} in flight`,
@@ -1176,6 +1202,8 @@ async function main(): Promise<void> {
           cell(p.storeMs.claimDueNotifications),
           cell(p.storeMs.recordAttempts),
           fmt(p.eventLoopDelayP99Ms, 1),
+          `${fmt(p.mainBusy * 100)} %`,
+          p.writerBusy === undefined ? '—' : `${fmt(p.writerBusy * 100)} %`,
         ];
       });
       const out = [
@@ -1184,6 +1212,7 @@ async function main(): Promise<void> {
         'Receiver: bare node:http in a child process, answering 200 {"responseCode":"2002600",…} to every POST.',
         'Gateway: store, dispatcher (defaults: maxInFlight 512, claimBatch 200, undici Pool of 64) and the code',
         'making the status changes run in this process, as in one snapgate instance; the receiver has its own.',
+        `Throughput phases: ${options.inFlight} status changes made together and awaited, round after round (--in-flight).`,
         `Each callback: a ${sampleBody.length}-byte notification body + ${headerBytes} bytes of signed headers (hmac-sha512);`,
         'the baseline posts those same bytes with the same Pool shape and concurrency.',
         '',
@@ -1213,7 +1242,19 @@ async function main(): Promise<void> {
           ` p99 ${fmt(fixed.recordedLatencyMs.p99)}, max ${fmt(fixed.recordedLatencyMs.max)} ms; delivered_at max ${fmt(fixed.latencyMs.max)} ms.`,
         '',
         `Where the gateway's time goes: store verb time, call → answer (${store.kind === 'sqlite' ? 'the wait for the turn’s group commit and the commit' : 'awaited round trips'}) / calls (rows per call)`,
-        table(['Run', 'span s', 'changeStatus', 'claimDueNotifications', 'recordAttempts', 'loop p99 ms'], verbRows),
+        table(
+          [
+            'Run',
+            'span s',
+            'changeStatus',
+            'claimDueNotifications',
+            'recordAttempts',
+            'loop p99 ms',
+            'main busy',
+            'writer busy',
+          ],
+          verbRows,
+        ),
         '',
         `snapgate / raw undici acked/s      ${fmt(ratio, 2).padStart(7)}`,
         ...goals.map(

@@ -278,7 +278,7 @@ function admin(gateway: ChildServer, path: string, input: Record<string, string>
 
 /** A merchant of its own, with a B2B token (valid 15 minutes: longer than the run). */
 async function merchantCaller(gateway: ChildServer): Promise<Caller> {
-  const m = await admin(gateway, '/merchants', { name: 'bench' });
+  const m = await admin(gateway, '/merchants', { name: 'bench', nmid: 'ID1020000000001' });
   return authenticate(gateway.baseUrl, {
     clientKey: String(m.clientKey),
     clientSecret: String(m.clientSecret),

@@ -155,12 +155,11 @@ export function clientCommands(k: ClientKind): CommandSpec[] {
     {
       path: `${k.noun} list`,
       description: `list ${k.collection.slice(1)}`,
-      flags: PAGE_FLAGS,
+      flags: [...PAGE_FLAGS, flag('--oldest-first', 'list oldest first (the default is newest first)')],
       async run(ctx) {
-        const page = await ctx.admin.call<Page>(
-          'GET',
-          `${k.collection}${query(ctx.values, { limit: 'limit', cursor: 'cursor' })}`,
-        );
+        const q = new URLSearchParams(query(ctx.values, { limit: 'limit', cursor: 'cursor' }).slice(1));
+        if (ctx.values['oldest-first'] === true) q.set('order', 'oldest');
+        const page = await ctx.admin.call<Page>('GET', `${k.collection}${q.size ? `?${q}` : ''}`);
         printTable(ctx.o, page, k.columns);
       },
     },

@@ -44,6 +44,8 @@ export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(512).optional(),
 });
+/** `?limit=&cursor=&order=` of the merchants' and the providers' lists: newest first by default. */
+export const clientListQuery = listQuery.extend({ order: z.enum(['newest', 'oldest']).default('newest') });
 /** `/…/:id` of a merchant or a provider. */
 export const idParams = z.object({ id: z.string().max(64) });
 /** `POST /…/:id/rotate-secret`: how long the previous secret stays valid. */

@@ -237,6 +237,8 @@ export interface Page<T> {
 export interface PageRequest {
   limit: number;
   cursor?: string | undefined;
+  /** Merchants and providers: oldest first instead of newest first. */
+  oldestFirst?: boolean | undefined;
 }
 
 /**

@@ -49,6 +49,19 @@ describe('snapgate merchant …', () => {
     assert.ok(JSON.parse(rot.out).clientSecret);
   });
 
+  it('lists newest first, and oldest first with --oldest-first', async () => {
+    const made: string[] = [];
+    for (const name of ['Order A', 'Order B']) made.push((await gw.createMerchant({ name })).id);
+    const ids = async (...flags: string[]) => {
+      const r = await run(gw, 'merchant', 'list', '--limit', '500', '--json', ...flags);
+      assert.equal(r.code, 0, r.err);
+      return (JSON.parse(r.out).items as Array<{ id: string }>).map((m) => m.id);
+    };
+    const newest = await ids();
+    assert.deepEqual(new Set(newest.slice(0, 2)), new Set(made));
+    assert.deepEqual(await ids('--oldest-first'), [...newest].reverse());
+  });
+
   it('sets a merchant’s QRIS criteria and fees, and refuses fees that are not JSON', async () => {
     const created = await run(
       gw,

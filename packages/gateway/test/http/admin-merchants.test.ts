@@ -60,23 +60,36 @@ describe('admin API: merchants', () => {
     }
   });
 
-  it('lists merchants with a cursor', async () => {
-    for (let i = 0; i < 3; i++) await gw.createMerchant({ name: `List ${i}` });
-    const first = await gw.admin('GET', '/merchants?limit=2');
-    assert.equal(first.status, 200);
-    assert.equal(first.body.items.length, 2);
-    assert.equal(typeof first.body.nextCursor, 'string');
-    const seen = new Set(first.body.items.map((m: { id: string }) => m.id));
-    let cursor = first.body.nextCursor;
-    while (cursor) {
-      const page = await gw.admin('GET', `/merchants?limit=2&cursor=${encodeURIComponent(cursor)}`);
-      for (const m of page.body.items) {
-        assert.equal(seen.has(m.id), false);
-        seen.add(m.id);
-      }
-      cursor = page.body.nextCursor;
-    }
-    assert.ok(seen.size >= 4);
+  it('lists merchants newest first with a cursor, and oldest first when asked', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) made.push((await gw.createMerchant({ name: `List ${i}` })).id);
+    const walk = async (order: string) => {
+      const ids: string[] = [];
+      const times: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await gw.admin(
+          'GET',
+          `/merchants?limit=2${order}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        assert.equal(page.status, 200);
+        assert.ok(page.body.items.length <= 2);
+        for (const m of page.body.items as Array<{ id: string; createdAt: string }>) {
+          ids.push(m.id);
+          times.push(m.createdAt);
+        }
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      return { ids, times };
+    };
+    const { ids: newest, times } = await walk('');
+    assert.equal(new Set(newest).size, newest.length, 'no merchant twice');
+    assert.ok(newest.length >= 4);
+    assert.deepEqual(times, [...times].sort().reverse(), 'newest first');
+    // The three just made come first.
+    assert.deepEqual(new Set(newest.slice(0, 3)), new Set(made));
+    assert.deepEqual((await walk('&order=oldest')).ids, [...newest].reverse());
+    assert.deepEqual((await walk('&order=newest')).ids, newest);
   });
 
   it('updates URLs, keys and status', async () => {
@@ -121,6 +134,7 @@ describe('admin API: merchants', () => {
     ['an empty patch', 'PATCH', '/merchants/whatever', {}, problem(400)],
     ['an unknown merchant', 'GET', '/merchants/no-such-id', undefined, problem(404)],
     ['a bad list limit', 'GET', '/merchants?limit=0', undefined, problem(400)],
+    ['an unknown list order', 'GET', '/merchants?order=random', undefined, problem(400)],
     ['a negative overlap', 'POST', '/merchants/x/rotate-secret', { overlapSec: -1 }, problem(400)],
   ] as const) {
     it(`answers ${name} with problem+json ${expected.status}`, async () => {

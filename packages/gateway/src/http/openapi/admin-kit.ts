@@ -200,6 +200,9 @@ export const LIST_DESCRIPTIONS = {
   referenceNo: 'Only this transaction’s.',
 };
 
+/** `order` of a list that is newest first by default. */
+export const ORDER_DESCRIPTION = '`newest` (the default) or `oldest` first.';
+
 export const PATCH_NOTE = 'At least one field is required. `null` clears a nullable setting.';
 
 /** `/…/{id}` as `idParams` takes it (at most 64 characters). */

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { merchantCreateSchema, merchantPatchSchema } from '../../merchants/merchant-fields.ts';
 import type { MerchantService } from '../../merchants/merchant-service.ts';
 import { merchantView } from '../../merchants/merchant-service.ts';
-import { idParams, listQuery, parseAdminBody, parseWith, rotateSchema } from '../admin-body.ts';
+import { clientListQuery, idParams, parseAdminBody, parseWith, rotateSchema } from '../admin-body.ts';
 import {
   ADMIN,
   BAD_PATH,
@@ -13,6 +13,7 @@ import {
   idParam,
   LIST_DESCRIPTIONS,
   notFound,
+  ORDER_DESCRIPTION,
   ok,
   op,
   PATCH_NOTE,
@@ -34,8 +35,8 @@ export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: Mer
   });
 
   app.get('/merchants', { config }, async (request) => {
-    const q = parseWith(listQuery, request.query, 'invalid query');
-    const page = await merchants.list({ limit: q.limit, cursor: q.cursor });
+    const q = parseWith(clientListQuery, request.query, 'invalid query');
+    const page = await merchants.list({ limit: q.limit, cursor: q.cursor, oldestFirst: q.order === 'oldest' });
     return { items: page.items.map(merchantView), nextCursor: page.nextCursor };
   });
 
@@ -85,7 +86,7 @@ export function merchantPaths(): Record<string, PathItem> {
         operationId: 'listMerchants',
         tags: [TAG.merchants],
         summary: 'List merchants',
-        parameters: queryParameters(listQuery, LIST_DESCRIPTIONS),
+        parameters: queryParameters(clientListQuery, { ...LIST_DESCRIPTIONS, order: ORDER_DESCRIPTION }),
         responses: {
           ...ok('A page of merchants.', page('Merchant'), { items: [MERCHANT_EXAMPLE], nextCursor: null }),
           '400': BAD_QUERY,

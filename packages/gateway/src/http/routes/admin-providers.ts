@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { iso } from '../../payments/transaction-view.ts';
 import { providerCreateSchema, providerPatchSchema } from '../../providers/provider-fields.ts';
 import { type ProviderService, providerView } from '../../providers/provider-service.ts';
-import { idParams, listQuery, parseAdminBody, parseWith, rotateSchema } from '../admin-body.ts';
+import { clientListQuery, idParams, listQuery, parseAdminBody, parseWith, rotateSchema } from '../admin-body.ts';
 import {
   ADMIN,
   BAD_PATH,
@@ -13,6 +13,7 @@ import {
   idParam,
   LIST_DESCRIPTIONS,
   notFound,
+  ORDER_DESCRIPTION,
   ok,
   op,
   PATCH_NOTE,
@@ -35,8 +36,8 @@ export function adminProviderRoutes(app: FastifyInstance, deps: { providers: Pro
   });
 
   app.get('/providers', { config }, async (request) => {
-    const q = parseWith(listQuery, request.query, 'invalid query');
-    const page = await providers.list({ limit: q.limit, cursor: q.cursor });
+    const q = parseWith(clientListQuery, request.query, 'invalid query');
+    const page = await providers.list({ limit: q.limit, cursor: q.cursor, oldestFirst: q.order === 'oldest' });
     return { items: page.items.map(providerView), nextCursor: page.nextCursor };
   });
 
@@ -112,7 +113,7 @@ export function providerPaths(): Record<string, PathItem> {
         tags: [TAG.providers],
         summary: 'List providers',
         description: 'The built-in sandbox bank and acquirer are listed too (sandbox mode).',
-        parameters: queryParameters(listQuery, LIST_DESCRIPTIONS),
+        parameters: queryParameters(clientListQuery, { ...LIST_DESCRIPTIONS, order: ORDER_DESCRIPTION }),
         responses: {
           ...ok('A page of providers.', page('Provider'), { items: [PROVIDER_EXAMPLE], nextCursor: null }),
           '400': BAD_QUERY,

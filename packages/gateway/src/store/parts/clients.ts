@@ -74,12 +74,15 @@ export async function listClients<T extends { createdAt: number; id: string }, P
   page: PageRequest,
 ): Promise<Page<T>> {
   const after = page.cursor ? decodeCursor(page.cursor) : undefined;
+  // Newest first, as every admin list that is not a log (`oldestFirst` turns it around).
+  const [cmp, dir] = page.oldestFirst ? ['>', 'ASC'] : ['<', 'DESC'];
   const rows = after
     ? await sql.all(
-        `SELECT * FROM ${t.table} WHERE (created_at > ? OR (created_at = ? AND id > ?)) ORDER BY created_at, id LIMIT ?`,
+        `SELECT * FROM ${t.table} WHERE (created_at ${cmp} ? OR (created_at = ? AND id ${cmp} ?))
+         ORDER BY created_at ${dir}, id ${dir} LIMIT ?`,
         [after[0], after[0], after[1], page.limit + 1],
       )
-    : await sql.all(`SELECT * FROM ${t.table} ORDER BY created_at, id LIMIT ?`, [page.limit + 1]);
+    : await sql.all(`SELECT * FROM ${t.table} ORDER BY created_at ${dir}, id ${dir} LIMIT ?`, [page.limit + 1]);
   return toPage(rows.map(t.fromRow), page.limit, (c) => [c.createdAt, c.id]);
 }
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import Fastify from 'fastify';
+import pg from 'pg';
 import { assembleGateway, listenOn } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
@@ -447,4 +448,38 @@ export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) =>
     cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** A database of its own for one run (or a schema, when the role may not create databases); dropped by `drop`. */
+export async function freshPostgres(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `snapgate_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    const url = new URL(baseUrl);
+    url.pathname = `/${name}`;
+    return {
+      url: url.toString(),
+      async drop() {
+        const c = new pg.Client({ connectionString: baseUrl });
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => c.end());
+      },
+    };
+  } catch {
+    await admin.query(`CREATE SCHEMA ${name}`);
+    const url = new URL(baseUrl);
+    url.searchParams.set('options', `-c search_path=${name}`);
+    return {
+      url: url.toString(),
+      async drop() {
+        const c = new pg.Client({ connectionString: baseUrl });
+        await c.connect();
+        await c.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`).finally(() => c.end());
+      },
+    };
+  } finally {
+    await admin.end();
+  }
 }

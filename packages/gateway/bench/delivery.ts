@@ -56,6 +56,7 @@ import {
   cpuNowUs,
   fmt,
   forkReceiver,
+  freshPostgres,
   HOST,
   machineTicks,
   PAYER,
@@ -946,38 +947,6 @@ function parseArgs(argv: string[]): Options {
 }
 
 /** A fresh database (or, without the right to create one, a fresh schema) for this run. */
-async function freshPostgres(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `snapgate_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: baseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(baseUrl);
-    url.pathname = `/${name}`;
-    return {
-      url: url.toString(),
-      async drop() {
-        const c = new pg.Client({ connectionString: baseUrl });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => c.end());
-      },
-    };
-  } catch {
-    await admin.query(`CREATE SCHEMA ${name}`);
-    const url = new URL(baseUrl);
-    url.searchParams.set('options', `-c search_path=${name}`);
-    return {
-      url: url.toString(),
-      async drop() {
-        const c = new pg.Client({ connectionString: baseUrl });
-        await c.connect();
-        await c.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`).finally(() => c.end());
-      },
-    };
-  } finally {
-    await admin.end();
-  }
-}
 
 async function main(): Promise<void> {
   let options: Options;

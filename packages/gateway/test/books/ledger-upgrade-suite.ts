@@ -1,6 +1,7 @@
 // A database whose ledger was written before entries were named by their transactions (migration
 // 019): each paid transaction names its payment entry after the upgrade, a refund still finds the
-// provider to credit, and the lines read back as they were written.
+// provider to credit, and the lines read back as they were written; and the search index (migration 022)
+// holds its old transactions.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -137,6 +138,21 @@ export function ledgerUpgradeSuite(under: StoreUnderTest): void {
           ofSecond.items.map((e) => e.cause),
           ['payment:261126000000000002'],
         );
+      } finally {
+        await store.close();
+        await old.cleanup();
+      }
+    });
+
+    it('finds its old transactions by part of a reference after the search index came (migration 022)', async () => {
+      const old = under.name === 'SQLite' ? await oldSqlite(mkdtempSync(join(dir, 'search-'))) : await oldPostgres();
+      const store = await old.open();
+      try {
+        const found = async (reference: string) =>
+          (await store.searchTransactions({ reference }, 10, 0)).map((t) => t.referenceNo);
+        assert.deepEqual(await found('000000000002'), ['261126000000000002']);
+        assert.deepEqual(await found('PR-1'), ['261126000000000002'], 'the partnerReferenceNo, another case');
+        assert.deepEqual((await found('2611260000')).sort(), ['261126000000000001', '261126000000000002']);
       } finally {
         await store.close();
         await old.cleanup();

@@ -29,6 +29,35 @@ export async function attemptsPerMinute(sql: Sql, since: number): Promise<Attemp
   return rows.map((r) => ({ minute: Number(r.minute), acknowledged: Number(r.ok), failed: Number(r.failed) }));
 }
 
+/** `%` and `_` (and the escape itself) as themselves in a LIKE pattern with ESCAPE '\\'. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The references of a transaction as one text, as the PostgreSQL trigram index has them (migration 022). */
+const PG_REFS = "lower(reference_no || ' ' || partner_reference_no || ' ' || coalesce(virtual_account_no, ''))";
+
+/**
+ * A transaction whose referenceNo, partnerReferenceNo or VA number holds `term`, in any case. Three
+ * characters or more read a trigram index (SQLite FTS5, PostgreSQL pg_trgm; measured at a million
+ * transactions in docs/benchmarks.md); fewer cannot use one and read the table.
+ */
+function referenceMatch(sql: Sql, term: string): [string, unknown[]] {
+  const like = `%${likeLiteral(term.toLowerCase())}%`;
+  if (sql.dialect === 'postgres') return [`${PG_REFS} LIKE ? ESCAPE '\\'`, [like]];
+  const likeAny = (t: string) =>
+    `(${t}.reference_no LIKE ? ESCAPE '\\' OR ${t}.partner_reference_no LIKE ? ESCAPE '\\' OR ${t}.virtual_account_no LIKE ? ESCAPE '\\')`;
+  if ([...term].length >= 3) {
+    // A phrase of the term: FTS5's trigram tokenizer finds it as a substring, ignoring case. The
+    // transactions still queued for the index (the last second or so) are matched one by one.
+    return [
+      `reference_no IN (SELECT reference_no FROM transactions_search WHERE refs MATCH ?
+         UNION ALL SELECT q.reference_no FROM transactions_search_queue q
+           JOIN transactions t ON t.reference_no = q.reference_no WHERE ${likeAny('t')})`,
+      [`"${term.replace(/"/g, '""')}"`, like, like, like],
+    ];
+  }
+  return [likeAny('transactions'), [like, like, like]];
+}
+
 /** The console's transaction search: newest first, a page by offset. */
 export async function searchTransactions(
   sql: Sql,
@@ -48,7 +77,11 @@ export async function searchTransactions(
   add('kind = ?', filter.kind);
   add('created_at >= ?', filter.from);
   add('created_at < ?', filter.to);
-  add('(reference_no = ? OR partner_reference_no = ? OR virtual_account_no = ?)', filter.reference, 3);
+  if (filter.reference !== undefined) {
+    const [clause, values] = referenceMatch(sql, filter.reference);
+    where.push(clause);
+    params.push(...values);
+  }
   const rows = await sql.all(
     `SELECT * FROM transactions ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
      ORDER BY created_at DESC, reference_no DESC LIMIT ? OFFSET ?`,

@@ -60,6 +60,9 @@ function privateDatabaseFiles(file: string): void {
 }
 
 const PAGE_SIZE = 2048;
+/** The search queue's batches (migration 022): how often, and how many transactions at most each. */
+const SEARCH_EVERY_MS = 1000;
+const SEARCH_BATCH = 5000;
 /** SQLite's page cache for the one connection: 64 MiB. */
 const PAGE_CACHE_KIB = 64 * 1024;
 
@@ -72,6 +75,7 @@ export class SqliteStore extends SqlStore implements Store {
   /** Where the hot writes commit: the writer thread, or this connection. */
   readonly writer: Writer;
   private closed = false;
+  private readonly searchTimer: NodeJS.Timeout;
   // One process owns an embedded database, so a cache invalidated by this store's own writes is
   // exact. It spares the token and payment hot paths a lookup per request; providers likewise:
   // every provider call reads its provider (token check, then the guard).
@@ -95,6 +99,9 @@ export class SqliteStore extends SqlStore implements Store {
     this.writer = inline
       ? new InlineWriter(new SqliteWrites(this.db, options.faults))
       : new ThreadWriter(options.file, PAGE_CACHE_KIB, options.onWriterLost ?? exitForSupervisor);
+    // New transactions reach the search index within about a second (a search reads the queue too).
+    this.searchTimer = setInterval(() => void this.catchUpSearch().catch(() => undefined), SEARCH_EVERY_MS);
+    this.searchTimer.unref();
     // The rest of the store's statements run here; one that writes keeps the writer from starting a
     // commit meanwhile (Writer.mainWrite), reads go on beside its commits (WAL).
     this.sql = {
@@ -154,6 +161,7 @@ export class SqliteStore extends SqlStore implements Store {
     const p = (sql: string) => this.db.prepare(sql);
     return {
       getSetting: p('SELECT value FROM settings WHERE key = ?'),
+      searchQueued: p('SELECT 1 FROM transactions_search_queue LIMIT 1'),
       releaseClaims: p(
         `UPDATE notifications SET state = CASE WHEN attempt_count = 0 THEN 'pending' ELSE 'retrying' END,
            next_attempt_at = @now, claimed_by = NULL, lease_until = NULL, updated_at = @now
@@ -172,6 +180,7 @@ export class SqliteStore extends SqlStore implements Store {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.searchTimer);
     // Writes asked for before close still commit (and answer) first.
     this.commitWrites();
     this.closed = true;
@@ -292,6 +301,20 @@ export class SqliteStore extends SqlStore implements Store {
 
   async recordAttempts(attempts: AttemptRecord[]): Promise<MovedNotification[]> {
     return this.write({ name: 'recordAttempts', args: [attempts] }, 'now');
+  }
+
+  /**
+   * Moves the transactions queued for the search index into it, in batches (migration 022): run
+   * about once a second by the store itself, and by tests. How many were indexed.
+   */
+  async catchUpSearch(): Promise<number> {
+    let moved = 0;
+    while (!this.closed && this.db.open && this.s('searchQueued').get() !== undefined) {
+      const n = await this.write<number>({ name: 'indexSearch', args: [SEARCH_BATCH] }, 'now');
+      moved += n;
+      if (n < SEARCH_BATCH) break;
+    }
+    return moved;
   }
 
   async releaseClaims(workerId: string, now: number, keep: readonly string[] = []): Promise<number> {

@@ -45,6 +45,7 @@ export interface WriteOps {
   allocateVirtualAccount(merchantId: string, bankCode: string): { partnerServiceId: string; customerNo: string };
   claimDue(workerId: string, now: number, leaseMs: number, limit: number): NotificationRecord[];
   recordAttempts(attempts: readonly AttemptRecord[]): MovedNotification[];
+  indexSearch(limit: number): number;
 }
 
 export type WriteName = keyof WriteOps;
@@ -142,6 +143,12 @@ const STATEMENTS = {
       last_error = @error, claimed_by = NULL, lease_until = NULL, updated_at = @finishedAt
     WHERE id = @notificationId AND claimed_by = @workerId AND state = 'delivering'
     RETURNING ${MOVED_NOTIFICATION_COLUMNS}`,
+  // The search queue (migration 022): the oldest `limit` new transactions, into the trigram index.
+  searchQueueUpTo: 'SELECT max(id) AS id FROM (SELECT id FROM transactions_search_queue ORDER BY id LIMIT ?)',
+  indexQueued: `INSERT INTO transactions_search (reference_no, refs)
+    SELECT t.reference_no, t.reference_no || ' ' || t.partner_reference_no || ' ' || coalesce(t.virtual_account_no, '')
+    FROM transactions_search_queue q JOIN transactions t ON t.reference_no = q.reference_no WHERE q.id <= ?`,
+  dequeueIndexed: 'DELETE FROM transactions_search_queue WHERE id <= ?',
 } as const;
 
 /** The hot writes on one connection, and the group commit that runs them. */
@@ -234,6 +241,8 @@ export class SqliteWrites implements WriteOps {
         return this.claimDue(...request.args);
       case 'recordAttempts':
         return this.recordAttempts(...request.args);
+      case 'indexSearch':
+        return this.indexSearch(...request.args);
       default:
         throw new TypeError(`no write ${(request as { name: string }).name}`);
     }
@@ -317,6 +326,14 @@ export class SqliteWrites implements WriteOps {
       if (r) moved.push(movedNotificationFromRow(r));
     }
     return moved;
+  }
+
+  /** Moves up to `limit` queued new transactions into the search index (one FTS5 segment for all); how many. */
+  indexSearch(limit: number): number {
+    const upTo = (this.stmt.searchQueueUpTo.get(limit) as { id: number | null }).id;
+    if (upTo === null) return 0;
+    this.stmt.indexQueued.run(upTo);
+    return this.stmt.dequeueIndexed.run(upTo).changes;
   }
 
   private addNotification(txn: TransactionRecord, n: NewNotification, at: number): NotificationRecord {

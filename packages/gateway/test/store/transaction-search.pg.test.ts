@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { transactionSearchSuite } from './transaction-search-suite.ts';
+
+transactionSearchSuite(POSTGRES);

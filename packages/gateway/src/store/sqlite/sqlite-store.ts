@@ -21,7 +21,7 @@ import type {
   TransactionRecord,
   TransactionUpdate,
 } from '../store.ts';
-import { isUniqueError, uniqueViolation } from './sqlite-errors.ts';
+import { isUniqueError, preparedOnce, uniqueViolation } from './sqlite-kit.ts';
 import { exitForSupervisor, InlineWriter, ThreadWriter, type Writer, type WriterLost } from './sqlite-writer.ts';
 import {
   configureConnection,
@@ -72,6 +72,8 @@ export class SqliteStore extends SqlStore implements Store {
   readonly db: Db;
   protected readonly sql: Sql;
   private readonly stmt: Record<string, Database.Statement>;
+  /** Statements of the parts and of retention: prepared once per distinct SQL text. */
+  private readonly prepared: (sql: string) => Database.Statement;
   /** Where the hot writes commit: the writer thread, or this connection. */
   readonly writer: Writer;
   private closed = false;
@@ -94,6 +96,7 @@ export class SqliteStore extends SqlStore implements Store {
     configureConnection(this.db, PAGE_CACHE_KIB);
     this.applyMigrations();
     this.stmt = this.prepareStatements();
+    this.prepared = preparedOnce(this.db);
     // The writer opens the file after the migrations, so it prepares against the schema as it is.
     const inline = options.writer === 'inline' || options.faults !== undefined || options.file === ':memory:';
     this.writer = inline
@@ -399,18 +402,6 @@ export class SqliteStore extends SqlStore implements Store {
       if (isUniqueError(e)) throw uniqueViolation(e);
       throw e;
     }
-  }
-
-  private readonly dynamic = new Map<string, Database.Statement>();
-
-  /** Statements built from a patch's columns: prepared once per distinct SQL text. */
-  private prepared(sql: string): Database.Statement {
-    let st = this.dynamic.get(sql);
-    if (!st) {
-      st = this.db.prepare(sql);
-      this.dynamic.set(sql, st);
-    }
-    return st;
   }
 
   protected s(name: string): Database.Statement {

@@ -26,7 +26,7 @@ import {
   transactionToRow,
   updateColumns,
 } from '../rows.ts';
-import { isUniqueError, uniqueViolation } from './sqlite-errors.ts';
+import { isUniqueError, preparedOnce, uniqueViolation } from './sqlite-kit.ts';
 
 // The hot writes of the embedded store (status changes, new transactions, idempotency records, VA
 // numbers, claims, attempt results, inbound logs) and their group commit. They run on whichever
@@ -154,7 +154,8 @@ const STATEMENTS = {
 /** The hot writes on one connection, and the group commit that runs them. */
 export class SqliteWrites implements WriteOps {
   private readonly stmt: Record<keyof typeof STATEMENTS, Database.Statement>;
-  private readonly dynamic = new Map<string, Database.Statement>();
+  /** Statements built from a patch's columns: prepared once per distinct SQL text. */
+  private readonly prepared: (sql: string) => Database.Statement;
   private readonly savepoint: (work: () => unknown) => unknown;
 
   constructor(
@@ -166,6 +167,7 @@ export class SqliteWrites implements WriteOps {
     ) as SqliteWrites['stmt'];
     // A transaction function called inside another runs as a savepoint.
     this.savepoint = db.transaction((work: () => unknown) => work());
+    this.prepared = preparedOnce(db);
   }
 
   /**
@@ -361,15 +363,5 @@ export class SqliteWrites implements WriteOps {
     return this.prepared(
       `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ? RETURNING *`,
     ).get(...sets.map(([, v]) => v), referenceNo, expectedSeq) as Row | undefined;
-  }
-
-  /** Statements built from a patch's columns: prepared once per distinct SQL text. */
-  private prepared(sql: string): Database.Statement {
-    let st = this.dynamic.get(sql);
-    if (!st) {
-      st = this.db.prepare(sql);
-      this.dynamic.set(sql, st);
-    }
-    return st;
   }
 }

@@ -1,4 +1,12 @@
+import { createHash } from 'node:crypto';
+
 // The console's only static files: no framework, no build step, nothing from elsewhere.
+
+/** The icon of every console and portal page: an "S" on the header's colour. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#14253d"/><path d="M22 10.6c-1.3-1.7-3.4-2.6-6-2.6-3.6 0-6 1.8-6 4.4 0 5.8 12 3.4 12 9.2 0 2.7-2.5 4.4-6.2 4.4-2.8 0-5-1-6.3-2.8" fill="none" stroke="#f0a500" stroke-width="3.2" stroke-linecap="round"/></svg>`;
+/** Where it is served: its name carries a hash of its content, so it may be cached for a year. */
+export const FAVICON_PATH = `/console/assets/favicon-${createHash('sha256').update(FAVICON_SVG).digest('hex').slice(0, 12)}.svg`;
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export const CONSOLE_CSS = `
 :root { --fg: #1d2430; --muted: #5b6675; --bg: #f5f7fa; --card: #fff; --line: #d9dee5; --accent: #0b5cad;
@@ -60,6 +68,8 @@ button[disabled] { opacity: .6; cursor: progress; }
 .flash { padding: 10px 14px; border-radius: 6px; margin-bottom: 16px; }
 .flash.ok { background: #dff3e4; border: 1px solid #9fd3ad; }
 .flash.error { background: #fbe1df; border: 1px solid #e8a49f; }
+.flash p { margin: 0 0 4px; }
+.flash ul { margin: 4px 0 0; padding-left: 20px; }
 .empty { padding: 16px; color: var(--muted); text-align: center; background: var(--card); border: 1px dashed var(--line); border-radius: 6px; }
 pre { background: #f0f2f5; padding: 8px; border-radius: 4px; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 13px; margin: 4px 0; }
 ol.timeline { list-style: none; padding-left: 0; border-left: 3px solid var(--line); margin-left: 6px; }
@@ -91,8 +101,14 @@ svg.chart text { font-size: 11px; fill: #5b6675; }
 `;
 
 export const CONSOLE_JS = `'use strict';
-// Copy buttons, confirmations, and a busy state while a form is submitted. Nothing else.
+// Copy buttons, confirmations, a way back, and a busy state while a form is submitted. Nothing else.
 document.addEventListener('click', function (event) {
+  var back = event.target instanceof Element ? event.target.closest('[data-back]') : null;
+  if (back && window.history.length > 1) {
+    event.preventDefault();
+    window.history.back();
+    return;
+  }
   var button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
   if (!button) return;
   var field = document.getElementById(button.getAttribute('data-copy'));

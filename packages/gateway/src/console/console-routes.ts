@@ -1,7 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { refuseBadAdminText } from '../http/admin-input.ts';
-import { CONSOLE_CSS, CONSOLE_JS } from './assets.ts';
-import { asConsoleError, ConsoleError, errorPage, securityHeaders, sendHtml } from './kit.ts';
+import { CONSOLE_CSS, CONSOLE_JS, FAVICON_PATH, FAVICON_SVG, IMMUTABLE } from './assets.ts';
+import { ConsoleError, errorBody, errorPage, errorTitle, securityHeaders, sendError, sendHtml } from './kit.ts';
 import { type ConsoleDeps, config, operatorGate } from './operator.ts';
 import { bookPages } from './pages/books.ts';
 import { merchantPages } from './pages/merchants.ts';
@@ -14,6 +14,8 @@ import { settlementPages } from './pages/settlements.ts';
 import { signInPages, signOutRoute } from './pages/sign-in.ts';
 import { transactionPages } from './pages/transactions.ts';
 import { portalRoutes } from './portal-routes.ts';
+import { cookiesOf, OPERATOR_COOKIE, PORTAL_COOKIE, pathOf } from './session.ts';
+import { layout } from './views.ts';
 
 export type { ConsoleDeps } from './operator.ts';
 
@@ -34,33 +36,19 @@ export function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
 function operatorConsole(scope: FastifyInstance, deps: ConsoleDeps): void {
   securityHeaders(scope);
   scope.addHook('preValidation', refuseBadAdminText);
-  scope.setErrorHandler((error, request, reply) => {
-    const e = asConsoleError(error);
-    if (!e) {
-      request.log.error({ err: error }, 'console request failed');
-      return sendHtml(
-        reply,
-        errorPage(new ConsoleError(500, 'the gateway failed to answer; see its log'), '/console'),
-        500,
-      );
-    }
-    const back = request.url.startsWith('/console/portal')
-      ? '/console/portal'
-      : request.method === 'GET'
-        ? '/console'
-        : (request.url.split('?')[0] ?? '/console');
-    return sendHtml(reply, errorPage(e, back), e.status);
-  });
-  scope.setNotFoundHandler((request, reply) =>
-    sendHtml(reply, errorPage(new ConsoleError(404, `there is no page ${request.url.split('?')[0]}`), '/console'), 404),
-  );
+  scope.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  scope.setNotFoundHandler((request, reply) => notFound(deps, request, reply));
 
-  scope.get('/assets/console.css', { config }, async (_request, reply) =>
-    reply.header('cache-control', 'public, max-age=300').type('text/css; charset=utf-8').send(CONSOLE_CSS),
+  const asset = (type: string, body: string, cache: string) => async (_request: unknown, reply: FastifyReply) =>
+    reply.header('cache-control', cache).type(type).send(body);
+  scope.get('/assets/console.css', { config }, asset('text/css; charset=utf-8', CONSOLE_CSS, 'public, max-age=300'));
+  scope.get(
+    '/assets/console.js',
+    { config },
+    asset('text/javascript; charset=utf-8', CONSOLE_JS, 'public, max-age=300'),
   );
-  scope.get('/assets/console.js', { config }, async (_request, reply) =>
-    reply.header('cache-control', 'public, max-age=300').type('text/javascript; charset=utf-8').send(CONSOLE_JS),
-  );
+  // Its name carries a hash of its content: it may be kept a year, a new icon is a new name.
+  scope.get(FAVICON_PATH.slice('/console'.length), { config }, asset('image/svg+xml', FAVICON_SVG, IMMUTABLE));
 
   signInPages(scope, deps);
   // Portal pages live under /console/portal with their own session.
@@ -80,4 +68,30 @@ function operatorConsole(scope: FastifyInstance, deps: ConsoleDeps): void {
     if (deps.payer && pages.sandbox) sandboxPages(op, pages, deps.payer);
     providerPages(op, pages);
   });
+}
+
+/**
+ * A page that does not exist (404), in the frame of whoever is signed in: the operator's menu, or
+ * under /console/portal the merchant's; nobody signed in, the plain error page.
+ */
+async function notFound(deps: ConsoleDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const e = new ConsoleError(404, `there is no page ${pathOf(request)}`);
+  const inPortal = pathOf(request).startsWith('/console/portal');
+  const home = inPortal ? '/console/portal' : '/console';
+  const cookies = cookiesOf(request);
+  const frame = inPortal
+    ? await deps.sessions
+        .portalSessionOf(cookies[PORTAL_COOKIE])
+        .then((s) => s && { area: 'portal' as const, who: s.merchant.name, csrf: s.csrf })
+    : await deps.sessions.operatorOf(cookies[OPERATOR_COOKIE]).then(
+        (o) =>
+          o && {
+            area: 'operator' as const,
+            who: `${o.key.name} (${o.key.scope})`,
+            csrf: o.csrf,
+            sandbox: deps.config.mode === 'sandbox',
+          },
+      );
+  if (!frame) return sendHtml(reply, errorPage(e, home), 404);
+  return sendHtml(reply, layout({ title: errorTitle(404), ...frame }, errorBody(e, home)), 404);
 }

@@ -7,7 +7,7 @@ import type { AuditLog } from '../operators/audit-log.ts';
 import type { Caller } from '../operators/caller.ts';
 import type { MacChecker } from '../operators/sessions.ts';
 import { firstBadTextField } from '../text.ts';
-import { html } from './html.ts';
+import { type Html, html } from './html.ts';
 import { type Flash, layout } from './views.ts';
 
 /** Sent with every console answer: no inline script, nothing from elsewhere, never framed. */
@@ -60,20 +60,51 @@ export function sendHtml(reply: FastifyReply, body: string, status = 200): Fasti
   return reply.code(status).type('text/html; charset=utf-8').send(body);
 }
 
-export function errorPage(e: ConsoleError, back: string): string {
-  const titles: Record<number, string> = {
-    400: 'Not accepted',
-    401: 'Please log in',
-    403: 'Not allowed',
-    404: 'Not found',
-    409: 'Conflict',
-  };
-  return layout(
-    { title: titles[e.status] ?? 'Error', area: 'none' },
-    html`<section class="card" role="alert"><h1>${titles[e.status] ?? 'Something went wrong'}</h1>
+const ERROR_TITLES: Record<number, string> = {
+  400: 'Not accepted',
+  401: 'Please log in',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Too large',
+  415: 'Not accepted',
+};
+
+export const errorTitle = (status: number) => ERROR_TITLES[status] ?? 'Something went wrong';
+
+/** What an error page says, with a way back (`data-back`: the previous page, when there is one). */
+export function errorBody(e: ConsoleError, back: string): Html {
+  return html`<section class="card" role="alert"><h1>${errorTitle(e.status)}</h1>
 <p>${e.message}</p>
 ${e.problems.length ? html`<ul>${e.problems.map((p) => html`<li>${p}</li>`)}</ul>` : ''}
-<p><a class="button" href="${back}">Go back</a></p></section>`,
+<p><a class="button" href="${back}" data-back>Go back</a></p></section>`;
+}
+
+/** An error page without the menu (nobody is signed in, or the session is not known). */
+export function errorPage(e: ConsoleError, back: string): string {
+  return layout({ title: e.status >= 500 ? 'Error' : errorTitle(e.status), area: 'none' }, errorBody(e, back));
+}
+
+/**
+ * The console's answer to a failure: a refusal (4xx) says why, anything else is logged and answered
+ * 500. `framed` puts it in the signed-in frame (the menu stays) when the request has a session.
+ */
+export function sendError(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  framed?: (title: string, body: Html, status: number) => FastifyReply | undefined,
+): FastifyReply {
+  let e = asConsoleError(error);
+  if (!e) {
+    request.log.error({ err: error }, 'console request failed');
+    e = new ConsoleError(500, 'the gateway failed to answer; see its log');
+  }
+  const home = request.url.startsWith('/console/portal') ? '/console/portal' : '/console';
+  const body = errorBody(e, home);
+  return (
+    framed?.(e.status >= 500 ? 'Error' : errorTitle(e.status), body, e.status) ??
+    sendHtml(reply, errorPage(e, home), e.status)
   );
 }
 
@@ -116,33 +147,76 @@ export const auditFields = (fields: Record<string, string>) => {
 };
 
 const AUDIT_ID = Symbol('snapgate.consoleAuditId');
-type WithAudit = FastifyRequest & { [AUDIT_ID]?: { id: number; finished: boolean } };
+type WithAudit = FastifyRequest & { [AUDIT_ID]?: { id: number; action: string; finished: boolean } };
 
 /**
  * A console or portal form about to act, recorded before it does (no action without its audit row;
  * if the row cannot be written, the action does not run): who, from where, the route and the fields.
- * `audit` then adds what the action was and how it ended; `finishAudit` closes a form that ended
- * without it (a refusal).
+ * `audit` then adds what the action was and how it ended, `auditRefusal` that it was refused and
+ * why; `finishAudit` closes a form that ended without either (an error page).
  */
 export async function beginAudit(log: AuditLog, request: FastifyRequest, caller: Caller, door: string): Promise<void> {
+  const action = `${door}: ${request.method} ${request.routeOptions.url ?? request.url}`;
   const id = await log.begin(caller, {
     address: request.ip,
     method: request.method,
     path: request.url,
-    action: `${door}: ${request.method} ${request.routeOptions.url ?? request.url}`,
+    action,
     target: null,
     request: auditFields(formOf(request)),
     before: null,
   });
-  (request as WithAudit)[AUDIT_ID] = { id, finished: false };
+  (request as WithAudit)[AUDIT_ID] = { id, action, finished: false };
 }
 
-/** How a form `beginAudit` recorded ended, when `audit` did not say (its answer's status). */
+/** The word an audit row gets after its action when the form did not act. */
+const ENDED: Array<[number, string]> = [
+  [500, 'failed'],
+  [400, 'refused'],
+];
+const endedAs = (action: string, httpStatus: number) => {
+  const word = ENDED.find(([from]) => httpStatus >= from)?.[1];
+  return word ? `${action} (${word})` : action;
+};
+
+/**
+ * How a form `beginAudit` recorded ended, when neither `audit` nor `auditRefusal` said: its
+ * answer's status (an error page: 4xx refused, 5xx failed, said after the route).
+ */
 async function finishAudit(log: AuditLog, request: FastifyRequest, httpStatus: number): Promise<void> {
   const intent = (request as WithAudit)[AUDIT_ID];
   if (!intent || intent.finished) return;
   intent.finished = true;
-  await log.finish(intent.id, { httpStatus, target: null, action: null, after: null });
+  const action = httpStatus >= 400 ? endedAs(intent.action, httpStatus) : null;
+  await log.finish(intent.id, { httpStatus, target: null, action, after: null });
+}
+
+/** A form refused without acting: 400 for what was typed, 409 for the state of what it is about. */
+export interface Refusal {
+  status: 400 | 409;
+  /** What the form would have done, as its audit row names it when it acts (`console: …`). */
+  action: string;
+  /** What it was about, when known. */
+  target?: string | null;
+}
+
+/**
+ * Records a refused form in the audit log: the status the refusal stands for (the answer itself is
+ * a redirect, Post/Redirect/Get), the action marked `(refused)`, and why, in the words the page
+ * shows.
+ */
+export async function auditRefusal(
+  log: AuditLog,
+  request: FastifyRequest,
+  caller: Caller,
+  refusal: Refusal & { why: string },
+): Promise<void> {
+  await audit(log, request, caller, {
+    action: endedAs(refusal.action, refusal.status),
+    target: refusal.target ?? null,
+    httpStatus: refusal.status,
+    after: { refused: refusal.why },
+  });
 }
 
 /**
@@ -161,7 +235,7 @@ export async function acceptForm(
   await beginAudit(deps.audit, request, caller, door);
 }
 
-/** Closes the audit row of a form that ended without saying how (a refusal): its answer's status. */
+/** Closes the audit row of a form that ended without saying how (an error page): its answer's status. */
 export function closeFormAudits(scope: FastifyInstance, log: AuditLog): void {
   scope.addHook('onSend', async (request, reply, payload) => {
     await finishAudit(log, request, reply.statusCode).catch(() => undefined);

@@ -18,8 +18,27 @@ import type { TransactionReads } from '../payments/transaction-reads.ts';
 import type { ProviderService } from '../providers/provider-service.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
 import type { Html } from './html.ts';
-import { acceptForm, audit, ConsoleError, closeFormAudits, flashOf, sendHtml } from './kit.ts';
-import { cookiesOf, leaveNotice, OPERATOR_COOKIE, setCookie, takeNotice } from './session.ts';
+import {
+  acceptForm,
+  audit,
+  auditRefusal,
+  ConsoleError,
+  closeFormAudits,
+  flashOf,
+  type Refusal,
+  sendError,
+  sendHtml,
+} from './kit.ts';
+import {
+  cookiesOf,
+  leaveNotice,
+  leaveOnce,
+  OPERATOR_COOKIE,
+  pathOf,
+  setCookie,
+  takeNotice,
+  takeOnce,
+} from './session.ts';
 import { layout } from './views.ts';
 
 /** What the console and the portal reach the gateway through: its services, never the store. */
@@ -72,9 +91,23 @@ export interface OperatorPages {
   audit(request: FastifyRequest, entry: Parameters<typeof audit>[3]): Promise<void>;
   /**
    * A refused action (Post/Redirect/Get): back to the page at `path` (no query), which shows `why`
-   * once, instead of an error page a reload would post again.
+   * once, instead of an error page a reload would post again. Its audit row says it was refused,
+   * with the status the refusal stands for (`refusal`: 400 what was typed, 409 the state).
    */
-  refused(request: FastifyRequest, reply: FastifyReply, path: string, why: string): FastifyReply;
+  refused(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    why: string,
+    refusal: Refusal,
+  ): Promise<FastifyReply>;
+  /**
+   * Leaves a value (a secret, a sign-in link) for the page at `path`, sealed in a cookie of this
+   * session, and redirects there (Post/Redirect/Get); that page shows it once (`takeOnce`).
+   */
+  showOnce(request: FastifyRequest, reply: FastifyReply, path: string, value: Record<string, string>): FastifyReply;
+  /** The value left for this page by this session, opened and deleted: a reload finds none. */
+  takeOnce(request: FastifyRequest, reply: FastifyReply): Record<string, string> | undefined;
 }
 
 /**
@@ -105,6 +138,34 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
   const can = (request: FastifyRequest, method: string, adminRoute: string) =>
     scopeCovers(operatorOf(request).key.scope, requiredScope(method, adminRoute));
   const sandbox = deps.config.mode === 'sandbox';
+  const page: OperatorPages['page'] = (request, reply, title, active, body, status = 200) => {
+    const o = operatorOf(request);
+    return sendHtml(
+      reply,
+      layout(
+        {
+          title,
+          area: 'operator',
+          active,
+          who: `${o.key.name} (${o.key.scope})`,
+          csrf: o.csrf,
+          sandbox,
+          flash: takeNotice(request, reply, deps.sessions) ?? flashOf(request.query),
+        },
+        body,
+      ),
+      status,
+    );
+  };
+  // A refusal keeps the menu when the operator is known (an expired session has none to keep).
+  op.setErrorHandler((error, request, reply) =>
+    sendError(error, request, reply, (title, body, status) =>
+      sessions.has(request)
+        ? page(request, reply, title, pathOf(request).split('/')[2] ?? '', body, status)
+        : undefined,
+    ),
+  );
+  const binding = (request: FastifyRequest) => ({ bind: operatorOf(request).csrf, now: deps.clock.now() });
   return {
     deps,
     sandbox,
@@ -118,29 +179,21 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
         throw new ConsoleError(403, `the key ${key.name} has the ${key.scope} scope; this needs ${needed}`);
       }
     },
-    page(request, reply, title, active, body, status = 200) {
-      const o = operatorOf(request);
-      return sendHtml(
-        reply,
-        layout(
-          {
-            title,
-            area: 'operator',
-            active,
-            who: `${o.key.name} (${o.key.scope})`,
-            csrf: o.csrf,
-            sandbox,
-            flash: takeNotice(request, reply, deps.sessions) ?? flashOf(request.query),
-          },
-          body,
-        ),
-        status,
-      );
-    },
+    page,
     audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
-    refused(request, reply, path, why) {
+    async refused(request, reply, path, why, refusal) {
+      await auditRefusal(deps.audit, request, callerOf(request), { ...refusal, why });
       leaveNotice(request, reply, deps.sessions, path, { kind: 'error', text: why });
       return reply.redirect(path, 303);
+    },
+    showOnce(request, reply, path, value) {
+      leaveOnce(request, reply, deps.sessions, path, value, binding(request));
+      return reply.redirect(path, 303);
+    },
+    takeOnce(request, reply) {
+      // Never kept by a browser or a proxy, whether it holds the value or says it was shown.
+      reply.header('cache-control', 'no-store');
+      return takeOnce(request, reply, deps.sessions, binding(request));
     },
   };
 }

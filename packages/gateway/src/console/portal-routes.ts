@@ -59,6 +59,17 @@ export function portalRoutes(portal: FastifyInstance, deps: ConsoleDeps): void {
     return reply.redirect('/console/portal', 303);
   });
 
+  // Where signing out leads (Post/Redirect/Get): no session needed, nothing to repeat.
+  portal.get('/signed-out', { config }, async (_request, reply) =>
+    sendHtml(
+      reply,
+      layout(
+        { title: 'Signed out', area: 'none' },
+        html`<section class="card login"><h1>Signed out</h1><p>Ask your gateway operator for a new sign-in link to come back.</p></section>`,
+      ),
+    ),
+  );
+
   portal.register(async (p) => {
     const pages = portalGate(p, deps);
 
@@ -66,13 +77,12 @@ export function portalRoutes(portal: FastifyInstance, deps: ConsoleDeps): void {
       // Every portal session and sign-in link of this merchant ends on the server too.
       await sessions.endPortalSessions(pages.sessionOf(request).merchant.id);
       setCookie(request, reply, PORTAL_COOKIE, '', 0);
-      return sendHtml(
-        reply,
-        layout(
-          { title: 'Signed out', area: 'none' },
-          html`<section class="card login"><h1>Signed out</h1><p>Ask your gateway operator for a new sign-in link to come back.</p></section>`,
-        ),
-      );
+      await pages.audit(request, {
+        action: 'portal: sign out',
+        target: pages.sessionOf(request).merchant.id,
+        httpStatus: 303,
+      });
+      return reply.redirect('/console/portal/signed-out', 303);
     });
 
     portalTransactionPages(p, pages);

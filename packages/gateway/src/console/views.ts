@@ -1,5 +1,6 @@
 import type { NotificationRecord, StoredAttempt } from '../delivery/notification-operations.ts';
 import type { StatusHistoryEntry, TransactionRecord } from '../payments/transaction-reads.ts';
+import { FAVICON_PATH } from './assets.ts';
 import { jakartaTime, rupiah, statusName } from './format.ts';
 import { type Html, html } from './html.ts';
 
@@ -57,6 +58,7 @@ export function layout(o: LayoutOptions, body: Html): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${o.title} · snapgate ${o.area === 'portal' ? 'merchant portal' : 'console'}</title>
+<link rel="icon" type="image/svg+xml" href="${FAVICON_PATH}">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>
@@ -73,6 +75,13 @@ ${body}
 
 export const badge = (cls: string, text: string) => html`<span class="badge ${cls}">${text}</span>`;
 export const statusBadge = (status: string) => badge(`s-${status}`, statusName(status));
+
+/** A refused form's problems, above the form that is shown again with what was typed. */
+export function formProblems(what: string, problems: readonly string[]): Html {
+  return html`<div class="flash error" role="alert" id="form-problems"><p>${what}</p>${
+    problems.length ? html`<ul>${problems.map((p) => html`<li>${p}</li>`)}</ul>` : ''
+  }</div>`;
+}
 
 export function empty(text: string): Html {
   return html`<p class="empty">${text}</p>`;

@@ -86,6 +86,9 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
   const countOf = async (path: string) => ((await gw.admin('GET', path)).body.items as unknown[]).length;
   const audits = async (action: string) =>
     (await gw.store.listAudit({ limit: 200 })).items.filter((a) => a.action === action).length;
+  /** The statuses of an action's audit rows (a refusal: `<action> (refused)`). */
+  const auditStatuses = async (action: string) =>
+    (await gw.store.listAudit({ limit: 200 })).items.filter((a) => a.action === action).map((a) => a.httpStatus);
   const download = async (p: Page): Promise<{ file: Download; text: string }> => {
     const [file] = await Promise.all([p.waitForEvent('download'), p.click('#report-link')]);
     return { file, text: readFileSync(await file.path(), 'utf8') };
@@ -201,6 +204,7 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
     assert.equal(await stale.$('.flash.error'), null, 'a notice is shown once');
     assert.match(await text(stale, '#settlement-paid'), /TRF-20261126-0001/);
     await stale.close();
+    assert.deepEqual(await auditStatuses('console: pay out settlement (refused)'), [409], 'audited as refused');
 
     await page.goto(`${gw.url}/console/books`);
     assert.equal(await text(page, cell(merchant.id, 'pending')), 'Rp 0,00');
@@ -217,6 +221,14 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
     missedRef = await qris(merchant, 'BOOK-1002', '12000.00');
     await page.goto(`${gw.url}/console/books/reconciliations`);
     await page.click(`#providers a[href="/console/books/reconciliations/providers/${acquirerId}"]`);
+    // A report that cannot be read comes back as pasted, with why and the menu; nothing is run.
+    await page.fill('#report-csv', 'not,a,report\n1,2,3');
+    const [unread] = await Promise.all([page.waitForNavigation(), page.click('button:text("Reconcile")')]);
+    assert.equal(unread?.status(), 400);
+    assert.match(await text(page, '#form-problems'), /The report was not reconciled/);
+    assert.equal(await page.inputValue('#report-csv'), 'not,a,report\n1,2,3');
+    assert.equal(await page.getAttribute('header nav a:text("Books")', 'aria-current'), 'page');
+    assert.equal(await countOf(`/providers/${acquirerId}/reconciliations`), 0);
     await page.fill(
       '#report-csv',
       [
@@ -257,6 +269,7 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
     assert.equal(await stale.$('.flash.error'), null, 'a notice is shown once');
     await stale.close();
     assert.equal(await countOf(`/ledger/entries?referenceNo=${missedRef}&kind=payment`), 1);
+    assert.deepEqual(await auditStatuses('console: apply reconciliation problem (refused)'), [409]);
 
     await page.goto(`${gw.url}/console/transactions/${missedRef}`);
     assert.match(await text(page, '#ledger-entries'), /Rp 12\.000,00/);

@@ -1,7 +1,8 @@
+import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGateway } from '../helpers/gateway.ts';
+import { ADMIN_TOKEN, startGateway } from '../helpers/gateway.ts';
 
 /** A test gateway for the browser tests: startGateway with a short retry schedule. */
 export function startConsoleGateway(options: { dispatch?: boolean; env?: Record<string, string> } = {}) {
@@ -46,4 +47,47 @@ export async function launchChromium() {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** The console's session cookie (`name=value`), by a browser's log-in done by hand: the pre-login cookie and token, then the key. */
+export async function signInByHand(url: string, key = ADMIN_TOKEN): Promise<string> {
+  const form = await fetch(`${url}/console/login`);
+  const pre = (form.headers.getSetCookie()[0] ?? '').split(';')[0] as string;
+  const csrf = csrfIn(await form.text());
+  const res = await fetch(`${url}/console/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: pre, origin: url },
+    body: new URLSearchParams({ _csrf: csrf, key }).toString(),
+  });
+  assert.equal(res.status, 303);
+  const session = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('snapgate_console='))
+    ?.split(';')[0];
+  assert.ok(session, 'the log-in sets the session cookie');
+  return session;
+}
+
+/** The CSRF token of a console page's forms. */
+export const csrfIn = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+
+/** A console page, as the signed-in browser gets it. */
+export async function getPage(url: string, session: string, path: string) {
+  const res = await fetch(`${url}${path}`, { headers: { cookie: session }, redirect: 'manual' });
+  return { status: res.status, text: await res.text(), headers: res.headers };
+}
+
+/**
+ * A console form, posted as a browser on the console posts it: the session cookie, the session's
+ * CSRF token (taken from a page), an Origin of this host. The redirect is not followed.
+ */
+export async function postForm(url: string, session: string, action: string, fields: Record<string, string>) {
+  const csrf = csrfIn((await getPage(url, session, '/console/overview')).text);
+  return fetch(`${url}${action}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session, origin: url },
+    body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+  });
 }

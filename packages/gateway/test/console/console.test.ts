@@ -94,6 +94,12 @@ describe('web console in Chromium', { skip: !available && !CI ? missing : false 
     assert.ok(
       audit.items.some((a) => a.action === 'console: create merchant' && a.keyName && !a.request?.includes(secret)),
     );
+    // Post/Redirect/Get: a reload creates no second merchant and does not show the secret again.
+    const merchants = (await gw.store.listMerchants({ limit: 100 })).items.length;
+    assert.equal((await page.reload())?.request().method(), 'GET');
+    assert.equal((await gw.store.listMerchants({ limit: 100 })).items.length, merchants);
+    assert.equal(await page.$('#client-secret'), null);
+    assert.match((await page.textContent('#shown-once')) ?? '', /was shown once/);
     await page.goto(`${gw.url}/console/merchants?q=kenangan`);
     assert.match((await page.textContent('main')) ?? '', /Toko Kopi Kenangan/);
     await shot('merchants');
@@ -121,6 +127,10 @@ describe('web console in Chromium', { skip: !available && !CI ? missing : false 
       await page.reload();
       return (await page.textContent('#h-notifications + article'))?.includes('delivered');
     });
+    // Paid: the status machine takes no payment, pending or failure any more, so none is offered.
+    for (const label of ['Pay (00)', 'Pend (01, notify again)', 'Fail (06)']) {
+      assert.equal(await page.$(`button:text("${label}")`), null, label);
+    }
     await page.click('details.attempt summary');
     assert.match((await page.textContent('details.attempt')) ?? '', /2002600/);
     await shot('transaction');

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NOTIFICATION_STATES, type NotificationState } from '../../delivery/notification-operations.ts';
 import { parseJakartaDateTime } from '../format.ts';
 import { html } from '../html.ts';
-import { ConsoleError, formOf, PAGE, q } from '../kit.ts';
+import { formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { csrfField, notificationTable } from '../views.ts';
 
@@ -50,12 +50,21 @@ ${
     );
   });
 
-  /** Recovers a merchant's dead notifications since a time (both forms that offer it). */
-  const recover = async (request: FastifyRequest, reply: FastifyReply, merchantId: string) => {
+  /**
+   * Recovers a merchant's dead notifications since a time (both forms that offer it); a refusal is
+   * said on the page of the form (`back`).
+   */
+  const recover = async (request: FastifyRequest, reply: FastifyReply, merchantId: string, back: string) => {
     pages.need(request, 'POST', '/admin/v1/merchants/:id/recover');
     const fields = formOf(request);
     const since = parseJakartaDateTime(fields.since);
-    if (since === undefined) throw new ConsoleError(400, 'give the time to recover from');
+    if (since === undefined) {
+      return pages.refused(request, reply, back, 'Nothing was recovered: give the time to recover from.', {
+        status: 400,
+        action: 'console: recover dead notifications',
+        target: merchantId,
+      });
+    }
     const recovered = await notifications.recover(pages.callerOf(request), merchantId, since);
     await pages.audit(request, {
       action: 'console: recover dead notifications',
@@ -71,10 +80,10 @@ ${
   };
 
   op.post('/notifications/recover', { config }, (request, reply) =>
-    recover(request, reply, formOf(request).merchantId ?? ''),
+    recover(request, reply, formOf(request).merchantId ?? '', '/console/notifications'),
   );
-  // The merchant page's form (pages/merchants.ts) posts here.
+  // The merchant page's form (merchant-views.ts) posts here.
   op.post<{ Params: { id: string } }>('/merchants/:id/recover', { config }, (request, reply) =>
-    recover(request, reply, request.params.id),
+    recover(request, reply, request.params.id, `/console/merchants/${encodeURIComponent(request.params.id)}`),
   );
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ReconciliationService } from '../../books/reconciliation-service.ts';
 import { REPORT_LIMIT_BYTES } from '../../http/routes/admin-reconciliations.ts';
 import { booksTabs } from '../book-views.ts';
@@ -6,7 +6,7 @@ import { jakartaTime } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { asConsoleError, ConsoleError, formOf, PAGE } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
-import { badge, csrfField, empty } from '../views.ts';
+import { badge, csrfField, empty, formProblems } from '../views.ts';
 
 type Shown = Awaited<ReturnType<ReconciliationService['show']>>;
 type Run = Shown['run'];
@@ -59,8 +59,14 @@ ${
     );
   });
 
-  op.get<{ Params: { id: string } }>('/books/reconciliations/providers/:id', { config }, async (request, reply) => {
-    const p = await providers.get(request.params.id);
+  /** A provider's page; `refused`: a report that was not reconciled, shown again with why (400). */
+  const providerPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    providerId: string,
+    refused?: { csv: string; problems: string[] },
+  ) => {
+    const p = await providers.get(providerId);
     const runs = await reconciliations.list(p.id, PAGE);
     return pages.page(
       request,
@@ -68,10 +74,15 @@ ${
       `Reconcile ${p.name}`,
       'books',
       html`<h1>Reconcile ${p.name}</h1>${booksTabs('reconciliations')}
-${pages.can(request, 'POST', RUN) ? uploadForm(p.id, pages.operatorOf(request).csrf) : ''}
+${pages.can(request, 'POST', RUN) ? uploadForm(p.id, pages.operatorOf(request).csrf, refused) : ''}
 <section aria-labelledby="h-runs"><h2 id="h-runs">Runs</h2>${runTable(runs)}</section>`,
+      refused ? 400 : 200,
     );
-  });
+  };
+
+  op.get<{ Params: { id: string } }>('/books/reconciliations/providers/:id', { config }, (request, reply) =>
+    providerPage(request, reply, request.params.id),
+  );
 
   op.post<{ Params: { id: string } }>(
     '/books/reconciliations/providers/:id',
@@ -84,7 +95,16 @@ ${pages.can(request, 'POST', RUN) ? uploadForm(p.id, pages.operatorOf(request).c
       if (Buffer.byteLength(csv) > REPORT_LIMIT_BYTES) {
         throw new ConsoleError(400, `the report is over ${REPORT_LIMIT_BYTES / 1024 / 1024} MiB: split it`);
       }
-      const run = await reconciliations.run(request.params.id, { csv });
+      let run: Awaited<ReturnType<typeof reconciliations.run>>;
+      try {
+        run = await reconciliations.run(request.params.id, { csv });
+      } catch (e) {
+        // A report that cannot be read: the form again, with the report as pasted and why.
+        const refusal = asConsoleError(e);
+        if (refusal?.status !== 400) throw e;
+        const problems = refusal.problems.length > 0 ? refusal.problems : [refusal.message];
+        return providerPage(request, reply, request.params.id, { csv, problems });
+      }
       await pages.audit(request, {
         action: 'console: reconcile provider report',
         target: request.params.id,
@@ -135,20 +155,24 @@ ${problemTable(run, resolutions, canApply ? pages.operatorOf(request).csrf : und
       } catch (e) {
         const refusal = asConsoleError(e);
         if (refusal?.status !== 409) throw e;
-        await pages.audit(request, { action, target, httpStatus: 409, fields });
-        return pages.refused(request, reply, runHref(id), `Line ${line} was not applied: ${refusal.message}.`);
+        return pages.refused(request, reply, runHref(id), `Line ${line} was not applied: ${refusal.message}.`, {
+          status: 409,
+          action,
+          target,
+        });
       }
       return reply.redirect(`${runHref(id)}?ok=applied#line-${line}`, 303);
     },
   );
 }
 
-function uploadForm(providerId: string, csrf: string): Html {
+function uploadForm(providerId: string, csrf: string, refused?: { csv: string; problems: string[] }): Html {
   return html`<section class="card" aria-labelledby="h-upload"><h2 id="h-upload">Reconcile a report</h2>
+${refused ? formProblems('The report was not reconciled:', refused.problems) : ''}
 <form method="post" action="${providerHref(providerId)}">${csrfField(csrf)}
 <label for="report-csv">The provider's report (CSV text, header first)</label>
 <textarea id="report-csv" name="csv" rows="8" required spellcheck="false" class="report" placeholder="${HEADER}
-QR2601151030000001,ACQ-1,100000.00,2026-01-15T10:30:00+07:00,00"></textarea>
+QR2601151030000001,ACQ-1,100000.00,2026-01-15T10:30:00+07:00,00">${refused?.csv ?? ''}</textarea>
 <p class="muted">Header <code>${HEADER}</code>; one paid transaction a line; <code>referenceNo</code> may be empty when <code>providerReference</code> names the payment; <code>status</code> is <code>00</code> unless given. Open the provider's file in a text editor and paste it here.</p>
 <button type="submit">Reconcile</button></form></section>`;
 }

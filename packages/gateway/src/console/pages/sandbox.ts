@@ -1,20 +1,27 @@
 import { randomInt } from 'node:crypto';
 import type { TransactionStatus } from '@snapgate/snap';
-import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../domain-error.ts';
-import { IllegalStatusChange } from '../../payments/status-change.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { MerchantRecord } from '../../merchants/merchant-service.ts';
 import type { TransactionRecord } from '../../payments/transaction-reads.ts';
-import { ProviderRefusal, type SandboxPayer } from '../../providers/sandbox-providers.ts';
+import type { SandboxPayer } from '../../providers/sandbox-providers.ts';
 import { type Html, html } from '../html.ts';
-import { blank, ConsoleError, formOf, PAGE } from '../kit.ts';
+import { blank, ConsoleError, formOf, PAGE, type Refusal } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
+import {
+  blockedReason,
+  isRefusal,
+  notOfferedText,
+  refusalStatus,
+  refusalText,
+  type SandboxVerb,
+  sandboxOffers,
+  sandboxServes,
+  VERB_STATUS,
+  vaAmountRefusal,
+} from '../sandbox-rules.ts';
 import { csrfField, transactionTable } from '../views.ts';
 
-const refused = (e: unknown): never => {
-  if (e instanceof IllegalStatusChange) throw new ConsoleError(409, e.message);
-  if (e instanceof ProviderRefusal) throw new ConsoleError(e.httpStatus, `${e.responseCode} ${e.responseMessage}`);
-  throw e;
-};
+const txnHref = (referenceNo: string) => `/console/transactions/${encodeURIComponent(referenceNo)}`;
 
 const payerOf = (fields: Record<string, string>) => ({
   payerName: blank(fields.payerName)?.slice(0, 100) ?? 'SANDBOX PAYER',
@@ -22,9 +29,21 @@ const payerOf = (fields: Record<string, string>) => ({
   payerRefId: String(100_000_000_000 + randomInt(900_000_000_000)),
 });
 
+const VERBS: Record<string, SandboxVerb> = { '00': 'pay', '01': 'pend', '06': 'fail' };
+const DONE: Record<SandboxVerb, string> = { pay: 'paid', pend: 'pending', fail: 'failed' };
+
+/** What the sandbox may do to a transaction now, for its page and for a form posted from it. */
+export async function sandboxState(pages: OperatorPages, t: TransactionRecord, merchant?: MerchantRecord) {
+  const { merchants, providers, clock } = pages.deps;
+  const [m, list] = await Promise.all([merchant ?? merchants.find(t.merchantId), providers.list({ limit: 500 })]);
+  const serves = sandboxServes(t, m, list.items);
+  return { serves, offers: sandboxOffers(t, clock.now(), serves) };
+}
+
 /**
  * Sandbox mode: the open transactions, and paying, pending or failing one as the sandbox acquirer
- * (QRIS) or bank (VA) would, through the provider API.
+ * (QRIS) or bank (VA) would, through the provider API. A form redirects back to the transaction's
+ * page (Post/Redirect/Get): done, or refused with why in plain words.
  */
 export function sandboxPages(op: FastifyInstance, pages: OperatorPages, payer: SandboxPayer): void {
   const { clock, merchants, transactions, qris } = pages.deps;
@@ -33,7 +52,7 @@ export function sandboxPages(op: FastifyInstance, pages: OperatorPages, payer: S
     const caller = pages.callerOf(request);
     const [open, all] = await Promise.all([
       Promise.all(
-        (['01', '03'] as TransactionStatus[]).map((status) => transactions.search(caller, { status }, PAGE, 0)),
+        (['01', '02', '03'] as TransactionStatus[]).map((status) => transactions.search(caller, { status }, PAGE, 0)),
       ),
       merchants.all(),
     ]);
@@ -43,80 +62,130 @@ export function sandboxPages(op: FastifyInstance, pages: OperatorPages, payer: S
       reply,
       'Sandbox',
       'sandbox',
-      html`<h1>Sandbox</h1><p>Open transactions: open one to pay, pend or fail it as the sandbox acquirer (QRIS) or bank (VA) would, through the provider API.</p>
+      html`<h1>Sandbox</h1><p>Open transactions (Initiated, Paying or Pending): open one to pay, pend or fail it as the sandbox acquirer (QRIS) or bank (VA) would, through the provider API.</p>
 ${transactionTable(rows, '/console', new Map(all.map((m) => [m.id, m.name])))}`,
     );
   });
 
+  /**
+   * One sandbox action on a transaction: refused in words, on its page, when the gateway would not
+   * take it (a page left open while it was paid elsewhere: 409), when what was typed cannot be
+   * tried (`check`: 400), or when the provider path refuses it.
+   */
+  async function act(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    verb: SandboxVerb,
+    run: (t: TransactionRecord) => Promise<TransactionRecord | undefined>,
+    options: { amount?: string; check?: (t: TransactionRecord) => string | undefined } = {},
+  ): Promise<FastifyReply> {
+    const caller = pages.callerOf(request);
+    const fields = formOf(request);
+    const t = (await transactions.detail(caller, (request.params as { referenceNo: string }).referenceNo)).transaction;
+    const action = `console: sandbox ${t.kind} ${verb}`;
+    const back = txnHref(t.referenceNo);
+    const refuse = (why: string, status: Refusal['status'] = 409) =>
+      pages.refused(request, reply, back, why, { status, action, target: t.referenceNo });
+    const { serves, offers } = await sandboxState(pages, t);
+    if (!offers[verb]) return refuse(notOfferedText(t, verb, clock.now(), serves));
+    const typed = options.check?.(t);
+    if (typed) return refuse(typed, 400);
+    let after: TransactionRecord | undefined;
+    try {
+      after = await run(t);
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      const now = await transactions.detail(caller, t.referenceNo).then(
+        (d) => d.transaction,
+        () => t,
+      );
+      return refuse(refusalText(now, e, clock.now(), options.amount), refusalStatus(e));
+    }
+    if (!after) return refuse(notOfferedText(t, verb, clock.now(), serves));
+    await pages.audit(request, {
+      action,
+      target: t.kind === 'va' ? (t.virtualAccountNo ?? t.referenceNo) : t.referenceNo,
+      httpStatus: 200,
+      fields,
+      after: { referenceNo: after.referenceNo, status: after.status },
+    });
+    return reply.redirect(`${back}?ok=${DONE[verb]}`, 303);
+  }
+
   op.post<{ Params: { referenceNo: string } }>('/sandbox/qris/:referenceNo', { config }, async (request, reply) => {
     pages.need(request, 'POST', '/admin/v1/sandbox/qris/:referenceNo/pay');
     const fields = formOf(request);
-    const status = fields.status;
-    if (status !== '00' && status !== '01' && status !== '06')
-      throw new ConsoleError(400, 'status must be 00, 01 or 06');
-    const ref = request.params.referenceNo;
-    let txn: TransactionRecord | undefined;
-    if (status === '01') txn = await qris.renotify({ referenceNo: ref }, clock.now(), request.id);
-    else
-      txn = await payer
-        .payQris({ referenceNo: ref }, { status, payer: payerOf(fields), requestId: request.id })
-        .catch(refused);
-    if (!txn) throw notFound('QRIS transaction');
-    await pages.audit(request, {
-      action: `console: sandbox qris ${status === '00' ? 'pay' : status === '01' ? 'pend' : 'fail'}`,
-      target: ref,
-      httpStatus: 200,
-      fields,
-      after: { referenceNo: txn.referenceNo, status: txn.status },
+    const verb = VERBS[fields.status ?? ''];
+    if (!verb) throw new ConsoleError(400, 'status must be 00, 01 or 06');
+    return act(request, reply, verb, async (t) => {
+      if (t.kind !== 'qris') return undefined;
+      if (verb === 'pend') return qris.renotify({ referenceNo: t.referenceNo }, clock.now(), request.id);
+      return payer.payQris(
+        { referenceNo: t.referenceNo },
+        { status: VERB_STATUS[verb], payer: payerOf(fields), requestId: request.id },
+      );
     });
-    const ok = status === '00' ? 'paid' : status === '01' ? 'pending' : 'failed';
-    return reply.redirect(`/console/transactions/${encodeURIComponent(txn.referenceNo)}?ok=${ok}`, 303);
   });
 
-  op.post<{ Params: { virtualAccountNo: string } }>(
-    '/sandbox/va/:virtualAccountNo',
-    { config },
-    async (request, reply) => {
-      pages.need(request, 'POST', '/admin/v1/sandbox/va/:virtualAccountNo/pay');
-      const fields = formOf(request);
-      const amount = blank(fields.amount);
-      if (amount !== undefined && !/^(0|[1-9]\d{0,15})\.\d{2}$/.test(amount)) {
-        throw new ConsoleError(400, 'the amount is a money value like 10000.00');
-      }
-      const txn = await payer
-        .payVa(request.params.virtualAccountNo, {
-          ...(amount ? { amount } : {}),
-          payer: payerOf(fields),
-          requestId: request.id,
-        })
-        .catch(refused);
-      await pages.audit(request, {
-        action: 'console: sandbox va pay',
-        target: request.params.virtualAccountNo,
-        httpStatus: 200,
-        fields,
-        after: { referenceNo: txn.referenceNo, status: txn.status },
-      });
-      return reply.redirect(`/console/transactions/${encodeURIComponent(txn.referenceNo)}?ok=paid`, 303);
-    },
-  );
+  op.post<{ Params: { referenceNo: string } }>('/sandbox/va/:referenceNo', { config }, async (request, reply) => {
+    pages.need(request, 'POST', '/admin/v1/sandbox/va/:virtualAccountNo/pay');
+    const fields = formOf(request);
+    const amount = blank(fields.amount);
+    return act(
+      request,
+      reply,
+      'pay',
+      async (t) =>
+        t.virtualAccountNo === null
+          ? undefined
+          : payer.payVa(t.virtualAccountNo, {
+              ...(amount ? { amount } : {}),
+              payer: payerOf(fields),
+              requestId: request.id,
+            }),
+      { amount, check: (t) => vaAmountRefusal(t, amount) },
+    );
+  });
 }
 
-/** The sandbox actions on a transaction's page. */
-export function sandboxActions(t: TransactionRecord, csrf: string): Html | undefined {
+/**
+ * The sandbox actions on a transaction's page: only those the gateway would take now (nothing on
+ * a paid, failed or expired one), or why there are none.
+ */
+export function sandboxActions(
+  t: TransactionRecord,
+  csrf: string,
+  state: { serves: boolean; offers: Record<SandboxVerb, boolean> },
+  now: number,
+): Html {
+  const { offers } = state;
+  const section = (lead: string, body: Html | string) =>
+    html`<section class="card" aria-labelledby="h-sandbox" id="sandbox"><h2 id="h-sandbox">Sandbox</h2>
+<p class="muted">${lead}</p>${body}</section>`;
+  if (!offers.pay && !offers.pend && !offers.fail) {
+    return section(
+      t.kind === 'qris' ? 'Nothing to do as the sandbox acquirer.' : 'Nothing to do as the sandbox bank.',
+      html`<p id="sandbox-none">${blockedReason(t, now, state.serves) ?? 'The gateway would take no sandbox action on it now'}.</p>`,
+    );
+  }
   if (t.kind === 'qris') {
     const form = (status: string, label: string, cls = '') =>
       html`<form method="post" action="/console/sandbox/qris/${encodeURIComponent(t.referenceNo)}" class="inline">${csrfField(csrf)}<input type="hidden" name="status" value="${status}"><button type="submit" class="${cls}">${label}</button></form>`;
-    return html`<section class="card" aria-labelledby="h-sandbox"><h2 id="h-sandbox">Sandbox</h2>
-<p class="muted">Act as the sandbox acquirer: the report goes through the provider API like a real one.</p>
-<div class="actions">${form('00', 'Pay (00)')}${form('01', 'Pend (01, notify again)', 'secondary')}${form('06', 'Fail (06)', 'danger')}</div></section>`;
+    return section(
+      'Act as the sandbox acquirer: the report goes through the provider API like a real one.',
+      html`<div class="actions">${offers.pay ? form('00', 'Pay (00)') : ''}${offers.pend ? form('01', 'Pend (01, notify again)', 'secondary') : ''}${offers.fail ? form('06', 'Fail (06)', 'danger') : ''}</div>`,
+    );
   }
-  if (t.virtualAccountNo) {
-    return html`<section class="card" aria-labelledby="h-sandbox"><h2 id="h-sandbox">Sandbox</h2>
-<p class="muted">Act as the sandbox bank: inquiry then payment, through the provider API.</p>
-<form method="post" action="/console/sandbox/va/${encodeURIComponent(t.virtualAccountNo)}" class="filters">${csrfField(csrf)}
-<label>Amount (empty: the bill)<input name="amount" inputmode="decimal" placeholder="${t.amount ?? '10000.00'}"></label>
-<button type="submit">Pay VA</button></form></section>`;
-  }
-  return undefined;
+  // An open-amount VA has no bill (the gateway's inquiry answers 0.00, which is no payment): the
+  // amount is the payer's to choose, so it is asked for.
+  const amount =
+    t.amount === null
+      ? html`<label>Amount (any, above 0.00)<input name="amount" inputmode="decimal" required></label>`
+      : html`<label>Amount (empty: the bill)<input name="amount" inputmode="decimal" placeholder="${t.amount}"></label>`;
+  return section(
+    'Act as the sandbox bank: inquiry then payment, through the provider API.',
+    html`<form method="post" action="/console/sandbox/va/${encodeURIComponent(t.referenceNo)}" class="filters">${csrfField(csrf)}
+${amount}
+<button type="submit">Pay VA</button></form>`,
+  );
 }

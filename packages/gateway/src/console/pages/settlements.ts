@@ -113,7 +113,11 @@ ${ledgerTable(entries, 'operator')}</section>`,
     const parsed = payoutBody.safeParse({ bankReference: fields.bankReference ?? '' });
     if (!parsed.success) {
       const why = parsed.error.issues.map((i) => i.message).join('; ');
-      return pages.refused(request, reply, back, `Not paid out: the bank reference is not valid (${why}).`);
+      return pages.refused(request, reply, back, `Not paid out: the bank reference is not valid (${why}).`, {
+        status: 400,
+        action,
+        target: request.params.id,
+      });
     }
     let s: SettlementRecord;
     try {
@@ -121,8 +125,11 @@ ${ledgerTable(entries, 'operator')}</section>`,
     } catch (e) {
       const refusal = asConsoleError(e);
       if (refusal?.status !== 409) throw e;
-      await pages.audit(request, { action, target: request.params.id, httpStatus: 409, fields });
-      return pages.refused(request, reply, back, `Not paid out: ${refusal.message}.`);
+      return pages.refused(request, reply, back, `Not paid out: ${refusal.message}.`, {
+        status: 409,
+        action,
+        target: request.params.id,
+      });
     }
     await pages.audit(request, { action, target: s.id, httpStatus: 200, fields, after: settlementView(s) });
     return reply.redirect(`${back}?ok=paid-out`, 303);

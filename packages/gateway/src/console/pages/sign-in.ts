@@ -4,7 +4,7 @@ import { nonce } from '../../operators/sessions.ts';
 import { html } from '../html.ts';
 import { audit, checkCsrf, formOf, sendHtml } from '../kit.ts';
 import { type ConsoleDeps, config, type OperatorPages } from '../operator.ts';
-import { cookiesOf, OPERATOR_COOKIE, PRE_COOKIE, setCookie } from '../session.ts';
+import { cookiesOf, leaveNotice, OPERATOR_COOKIE, PRE_COOKIE, setCookie, takeNotice } from '../session.ts';
 import { type Flash, layout } from '../views.ts';
 
 /** `/console`, the log-in page and the log-in itself: an admin key exchanged for a session cookie. */
@@ -37,15 +37,31 @@ export function signInPages(scope: FastifyInstance, deps: ConsoleDeps): void {
       303,
     ),
   );
-  scope.get('/login', { config }, async (request, reply) => loginPage(request, reply));
+  scope.get('/login', { config }, async (request, reply) =>
+    loginPage(request, reply, takeNotice(request, reply, sessions)),
+  );
+  /** Back to the log-in page, which says why once (Post/Redirect/Get: a reload posts nothing). */
+  const again = (request: FastifyRequest, reply: FastifyReply, text: string) => {
+    leaveNotice(request, reply, sessions, '/console/login', { kind: 'error', text });
+    return reply.redirect('/console/login', 303);
+  };
   scope.post('/login', { config }, async (request, reply) => {
     const fields = formOf(request);
     const pre = cookiesOf(request)[PRE_COOKIE] ?? '';
+    // A form of this console whose token went with an older page (a reload, a second tab): shown
+    // again. Anything else without its token (another site, no pre-login cookie) is refused.
+    const origin = request.headers.origin;
+    const ours = origin === undefined || origin === 'null' || origin === `${request.protocol}://${request.host}`;
+    if (ours && pre !== '' && !sessions.checkMac(`pre.${pre}`, fields._csrf)) {
+      return again(request, reply, 'The log-in form had expired: enter the key again.');
+    }
     checkCsrf(request, sessions, `pre.${pre}`, fields);
     const session = await sessions.signIn(fields.key || undefined);
     if (!session) {
       const waitSec = deps.authFailures.fail('console', request.ip, fields.key || undefined);
       if (waitSec !== undefined) {
+        // Answered here, with Retry-After, as the admin API answers: a reload of it posts a
+        // form whose token went with this page, refused without counting.
         reply.header('retry-after', String(waitSec));
         return loginPage(
           request,
@@ -54,12 +70,7 @@ export function signInPages(scope: FastifyInstance, deps: ConsoleDeps): void {
           429,
         );
       }
-      return loginPage(
-        request,
-        reply,
-        { kind: 'error', text: 'That admin key is not valid (or it was revoked).' },
-        401,
-      );
+      return again(request, reply, 'That admin key is not valid (or it was revoked).');
     }
     setCookie(request, reply, OPERATOR_COOKIE, session.token, session.maxAgeSec);
     setCookie(request, reply, PRE_COOKIE, '', 0);

@@ -8,7 +8,7 @@ import { html } from '../html.ts';
 import { formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { transactionDetail, transactionTable } from '../views.ts';
-import { sandboxActions } from './sandbox.ts';
+import { sandboxActions, sandboxState } from './sandbox.ts';
 
 /** Transactions: the search, one transaction with its history and notifications, and replay. */
 export function transactionPages(op: FastifyInstance, pages: OperatorPages): void {
@@ -45,7 +45,7 @@ export function transactionPages(op: FastifyInstance, pages: OperatorPages): voi
 <label>Kind<select name="kind"><option value="">All</option><option value="qris"${filter.params.kind === 'qris' ? html` selected` : ''}>QRIS</option><option value="va"${filter.params.kind === 'va' ? html` selected` : ''}>VA</option></select></label>
 <label>From<input type="date" name="from" value="${filter.params.from ?? ''}"></label>
 <label>To<input type="date" name="to" value="${filter.params.to ?? ''}"></label>
-<label>Reference<input name="ref" value="${filter.params.ref ?? ''}" placeholder="reference or partner reference"></label>
+<label>Reference<input name="ref" value="${filter.params.ref ?? ''}" placeholder="part of a reference, partner reference or VA number"></label>
 <button type="submit">Filter</button> <a href="/console/transactions">Clear</a>
 </form>
 ${transactionTable(rows.slice(0, PAGE), '/console', names)}
@@ -63,6 +63,10 @@ ${transactionTable(rows.slice(0, PAGE), '/console', names)}
       ledger.entries(caller, { referenceNo: t.referenceNo }, { limit: PAGE }),
     ]);
     const csrf = pages.operatorOf(request).csrf;
+    const sandbox =
+      pages.sandbox && pages.can(request, 'POST', '/admin/v1/sandbox/qris/:referenceNo/pay')
+        ? sandboxActions(t, csrf, await sandboxState(pages, t, merchant), pages.deps.clock.now())
+        : undefined;
     return pages.page(
       request,
       reply,
@@ -76,10 +80,7 @@ ${transactionTable(rows.slice(0, PAGE), '/console', names)}
         // Oldest first, as the status history reads.
         ledger: html`<section aria-labelledby="h-ledger"><h2 id="h-ledger">Ledger entries</h2>
 ${ledgerTable([...entries.items].reverse(), 'operator', 'No ledger entry: nothing is posted before a payment.')}</section>`,
-        sandbox:
-          pages.sandbox && pages.can(request, 'POST', '/admin/v1/sandbox/qris/:referenceNo/pay')
-            ? sandboxActions(t, csrf)
-            : undefined,
+        sandbox,
       }),
     );
   });
@@ -88,12 +89,22 @@ ${ledgerTable([...entries.items].reverse(), 'operator', 'No ledger entry: nothin
     pages.need(request, 'POST', '/admin/v1/notifications/:id/replay');
     const fields = formOf(request);
     const action = 'console: replay notification';
-    const n = await notifications.replay(pages.callerOf(request), request.params.id).catch(async (e: unknown) => {
-      if (e instanceof ReplayRefused) {
-        await pages.audit(request, { action, target: e.notificationId, httpStatus: 409, fields });
-      }
-      throw e;
-    });
+    const caller = pages.callerOf(request);
+    let n: Awaited<ReturnType<typeof notifications.replay>>;
+    try {
+      n = await notifications.replay(caller, request.params.id);
+    } catch (e) {
+      if (!(e instanceof ReplayRefused)) throw e;
+      // Said on the transaction's page, where the Replay button was.
+      const { notification } = await notifications.show(caller, e.notificationId);
+      return pages.refused(
+        request,
+        reply,
+        `/console/transactions/${encodeURIComponent(notification.referenceNo)}`,
+        `Notification ${e.notificationId} was not replayed: ${e.message}.`,
+        { status: 409, action, target: e.notificationId },
+      );
+    }
     await pages.audit(request, { action, target: n.id, httpStatus: 202, fields, after: { id: n.id, state: n.state } });
     return reply.redirect(`/console/transactions/${encodeURIComponent(n.referenceNo)}?ok=replayed#n-${n.id}`, 303);
   });

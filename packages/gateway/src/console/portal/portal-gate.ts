@@ -2,9 +2,19 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Caller, merchantCaller } from '../../operators/caller.ts';
 import type { PortalSession } from '../../operators/sessions.ts';
 import type { Html } from '../html.ts';
-import { acceptForm, audit, ConsoleError, closeFormAudits, flashOf, sendHtml } from '../kit.ts';
+import {
+  acceptForm,
+  audit,
+  auditRefusal,
+  ConsoleError,
+  closeFormAudits,
+  flashOf,
+  type Refusal,
+  sendError,
+  sendHtml,
+} from '../kit.ts';
 import type { ConsoleDeps } from '../operator.ts';
-import { cookiesOf, PORTAL_COOKIE, setCookie } from '../session.ts';
+import { cookiesOf, leaveNotice, PORTAL_COOKIE, pathOf, setCookie, takeNotice } from '../session.ts';
 import { layout } from '../views.ts';
 
 /** What every portal page module is given. */
@@ -24,6 +34,17 @@ export interface PortalPages {
   ): FastifyReply;
   /** Records the merchant's action in the audit log. */
   audit(request: FastifyRequest, entry: Parameters<typeof audit>[3]): Promise<void>;
+  /**
+   * A refused action (Post/Redirect/Get): back to the page at `path`, which shows `why` once; its
+   * audit row says it was refused, with the status the refusal stands for.
+   */
+  refused(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    why: string,
+    refusal: Refusal,
+  ): Promise<FastifyReply>;
 }
 
 /**
@@ -49,21 +70,43 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
 
   const sessionOf = (request: FastifyRequest) => sessions.get(request) as PortalSession;
   const callerOf = (request: FastifyRequest) => merchantCaller(sessionOf(request).merchant.id);
+  const page: PortalPages['page'] = (request, reply, title, active, body, status = 200) => {
+    const s = sessionOf(request);
+    return sendHtml(
+      reply,
+      layout(
+        {
+          title,
+          area: 'portal',
+          active,
+          who: s.merchant.name,
+          csrf: s.csrf,
+          flash: takeNotice(request, reply, deps.sessions) ?? flashOf(request.query),
+        },
+        body,
+      ),
+      status,
+    );
+  };
+  // A refusal keeps the portal's menu while the merchant's session is known.
+  p.setErrorHandler((error, request, reply) =>
+    sendError(error, request, reply, (title, body, status) => {
+      if (!sessions.has(request)) return undefined;
+      const area = pathOf(request).split('/')[3] ?? '';
+      const active = ['settlements', 'deliveries', 'settings'].includes(area) ? `portal/${area}` : 'portal';
+      return page(request, reply, title, active, body, status);
+    }),
+  );
   return {
     deps,
     sessionOf,
     callerOf,
-    page(request, reply, title, active, body, status = 200) {
-      const s = sessionOf(request);
-      return sendHtml(
-        reply,
-        layout(
-          { title, area: 'portal', active, who: s.merchant.name, csrf: s.csrf, flash: flashOf(request.query) },
-          body,
-        ),
-        status,
-      );
-    },
+    page,
     audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
+    async refused(request, reply, path, why, refusal) {
+      await auditRefusal(deps.audit, request, callerOf(request), { ...refusal, why });
+      leaveNotice(request, reply, deps.sessions, path, { kind: 'error', text: why });
+      return reply.redirect(path, 303);
+    },
   };
 }

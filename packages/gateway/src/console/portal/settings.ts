@@ -1,34 +1,51 @@
-import type { FastifyInstance } from 'fastify';
-import { ReplayRefused } from '../../delivery/notification-operations.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from '../../domain-error.ts';
 import { merchantPatchSchema as patchSchema } from '../../merchants/merchant-fields.ts';
 import { MERCHANT_EDITABLE, merchantView } from '../../merchants/merchant-service.ts';
-import { html } from '../html.ts';
-import { ConsoleError, formOf } from '../kit.ts';
+import { type Html, html } from '../html.ts';
+import { asConsoleError, formOf } from '../kit.ts';
 import { config } from '../operator.ts';
-import { csrfField } from '../views.ts';
+import { csrfField, formProblems } from '../views.ts';
 import type { PortalPages } from './portal-gate.ts';
 
-/** The merchant's callback URLs, and a test callback to them. */
+const SETTINGS = '/console/portal/settings';
+
+/**
+ * The merchant's callback URLs, and a test callback to them. A refused save shows the form again as
+ * it was typed, with its problems (400, nothing changed); a save and a test callback redirect
+ * (Post/Redirect/Get), a refused test callback says why on this page.
+ */
 export function settingsPages(p: FastifyInstance, pages: PortalPages): void {
   const { merchants, notifications } = pages.deps;
 
-  p.get('/settings', { config }, async (request, reply) => {
-    const { merchant: m, csrf } = pages.sessionOf(request);
+  const settingsPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    values: Partial<Record<(typeof MERCHANT_EDITABLE)[number], string | null>>,
+    problems?: Html,
+    status = 200,
+  ) => {
+    const { csrf } = pages.sessionOf(request);
     return pages.page(
       request,
       reply,
       'Callback settings',
       'portal/settings',
       html`<h1>Callback settings</h1>
-<section class="card"><form method="post" action="/console/portal/settings">${csrfField(csrf)}<div class="form-grid">
-<label>Callback base URL<input name="callbackBaseUrl" type="url" value="${m.callbackBaseUrl ?? ''}"></label>
-<label>QRIS callback URL<input name="qrisCallbackUrl" type="url" value="${m.qrisCallbackUrl ?? ''}"></label>
-<label>VA callback URL<input name="vaCallbackUrl" type="url" value="${m.vaCallbackUrl ?? ''}"></label></div>
+<section class="card">${problems ?? ''}<form method="post" action="${SETTINGS}">${csrfField(csrf)}<div class="form-grid">
+<label>Callback base URL<input name="callbackBaseUrl" type="url" value="${values.callbackBaseUrl ?? ''}"></label>
+<label>QRIS callback URL<input name="qrisCallbackUrl" type="url" value="${values.qrisCallbackUrl ?? ''}"></label>
+<label>VA callback URL<input name="vaCallbackUrl" type="url" value="${values.vaCallbackUrl ?? ''}"></label></div>
 <button type="submit">Save</button></form></section>
 <section class="card"><h2>Test callback</h2><p>Delivers your latest notification again (the newest transaction that has one), signed exactly as before, to the URLs above. Watch it under Deliveries.</p>
 <form method="post" action="/console/portal/test-callback">${csrfField(csrf)}<button type="submit">Send a test callback</button></form></section>`,
+      status,
     );
-  });
+  };
+
+  p.get('/settings', { config }, async (request, reply) =>
+    settingsPage(request, reply, pages.sessionOf(request).merchant),
+  );
 
   p.post('/settings', { config }, async (request, reply) => {
     const before = pages.sessionOf(request).merchant;
@@ -37,14 +54,22 @@ export function settingsPages(p: FastifyInstance, pages: PortalPages): void {
     for (const f of MERCHANT_EDITABLE) {
       if (f in fields) patch[f] = fields[f]?.trim() || null;
     }
+    const again = (problems: string[], status: number) =>
+      settingsPage(request, reply, { ...before, ...fields }, formProblems('Nothing was saved:', problems), status);
     const parsed = patchSchema.safeParse(patch);
     if (!parsed.success)
-      throw new ConsoleError(
-        400,
-        'nothing was saved',
+      return again(
         parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
+        400,
       );
-    const after = await merchants.update(before.id, parsed.data, pages.callerOf(request));
+    let after: Awaited<ReturnType<typeof merchants.update>>;
+    try {
+      after = await merchants.update(before.id, parsed.data, pages.callerOf(request));
+    } catch (e) {
+      const r = asConsoleError(e);
+      if (!r || (r.status !== 400 && r.status !== 409)) throw e;
+      return again(r.problems.length > 0 ? r.problems : [r.message], r.status);
+    }
     await pages.audit(request, {
       action: 'portal: edit callback URLs',
       target: before.id,
@@ -53,16 +78,24 @@ export function settingsPages(p: FastifyInstance, pages: PortalPages): void {
       before: merchantView(before),
       after: merchantView(after),
     });
-    return reply.redirect('/console/portal/settings?ok=saved', 303);
+    return reply.redirect(`${SETTINGS}?ok=saved`, 303);
   });
 
   p.post('/test-callback', { config }, async (request, reply) => {
     const m = pages.sessionOf(request).merchant;
     const action = 'portal: test callback';
-    const n = await notifications.replayLatest(pages.callerOf(request), m.id).catch(async (e: unknown) => {
-      if (e instanceof ReplayRefused) await pages.audit(request, { action, target: e.notificationId, httpStatus: 409 });
-      throw e;
-    });
+    let n: Awaited<ReturnType<typeof notifications.replayLatest>>;
+    try {
+      n = await notifications.replayLatest(pages.callerOf(request), m.id);
+    } catch (e) {
+      if (!(e instanceof DomainError) || e.kind !== 'conflict') throw e;
+      const target = (e as { notificationId?: string }).notificationId ?? null;
+      return pages.refused(request, reply, SETTINGS, `No test callback was sent: ${e.message}.`, {
+        status: 409,
+        action,
+        target,
+      });
+    }
     await pages.audit(request, { action, target: n.id, httpStatus: 202 });
     return reply.redirect('/console/portal/deliveries?ok=test-sent', 303);
   });

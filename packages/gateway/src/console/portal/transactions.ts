@@ -50,10 +50,22 @@ ${transactionTable(rows.slice(0, 50), '/console/portal')}
 
   p.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, async (request, reply) => {
     const action = 'portal: replay notification';
-    const n = await notifications.replay(pages.callerOf(request), request.params.id).catch(async (e: unknown) => {
-      if (e instanceof ReplayRefused) await pages.audit(request, { action, target: e.notificationId, httpStatus: 409 });
-      throw e;
-    });
+    const caller = pages.callerOf(request);
+    let n: Awaited<ReturnType<typeof notifications.replay>>;
+    try {
+      n = await notifications.replay(caller, request.params.id);
+    } catch (e) {
+      if (!(e instanceof ReplayRefused)) throw e;
+      // Said on the transaction's page, where the Replay button was.
+      const { notification } = await notifications.show(caller, e.notificationId);
+      return pages.refused(
+        request,
+        reply,
+        `/console/portal/transactions/${encodeURIComponent(notification.referenceNo)}`,
+        `Notification ${e.notificationId} was not replayed: ${e.message}.`,
+        { status: 409, action, target: e.notificationId },
+      );
+    }
     await pages.audit(request, { action, target: n.id, httpStatus: 202 });
     return reply.redirect(
       `/console/portal/transactions/${encodeURIComponent(n.referenceNo)}?ok=replayed#n-${n.id}`,

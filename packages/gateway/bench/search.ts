@@ -92,7 +92,16 @@ async function runSqlite(o: Options): Promise<string[][]> {
     const load = store.db.transaction((from: number, to: number) => {
       for (let i = from; i < to; i++) {
         const r = refsOf(i);
-        insert.run(r.referenceNo, m.id, r.virtualAccountNo ? 'va' : 'qris', r.partnerReferenceNo, r.virtualAccountNo, i, i, i);
+        insert.run(
+          r.referenceNo,
+          m.id,
+          r.virtualAccountNo ? 'va' : 'qris',
+          r.partnerReferenceNo,
+          r.virtualAccountNo,
+          i,
+          i,
+          i,
+        );
       }
     });
     for (let i = 0; i < o.rows; i += 50_000) load(i, Math.min(o.rows, i + 50_000));

@@ -26,6 +26,7 @@ header.top nav a[aria-current="page"] { background: #2c4a73; color: #fff; }
 header.top nav a:hover { background: #243d5f; }
 header.top .who { font-size: 13px; color: #b9c7da; display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
 header.top .who button { background: transparent; color: #fff; border: 1px solid #6c83a3; }
+header.top .sign-out-note { font-size: 12px; color: #b9c7da; flex-basis: 100%; text-align: right; }
 main { max-width: 1200px; margin: 0 auto; padding: 16px; }
 h1 { font-size: 22px; margin: 8px 0 16px; }
 h2 { font-size: 18px; margin: 20px 0 8px; }

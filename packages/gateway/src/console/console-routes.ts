@@ -15,7 +15,7 @@ import { signInPages, signOutRoute } from './pages/sign-in.ts';
 import { transactionPages } from './pages/transactions.ts';
 import { portalRoutes } from './portal-routes.ts';
 import { cookiesOf, OPERATOR_COOKIE, PORTAL_COOKIE, pathOf } from './session.ts';
-import { layout } from './views.ts';
+import { layout, operatorSignOutNote, portalSignOutNote } from './views.ts';
 
 export type { ConsoleDeps } from './operator.ts';
 
@@ -80,15 +80,22 @@ async function notFound(deps: ConsoleDeps, request: FastifyRequest, reply: Fasti
   const home = inPortal ? '/console/portal' : '/console';
   const cookies = cookiesOf(request);
   const frame = inPortal
-    ? await deps.sessions
-        .portalSessionOf(cookies[PORTAL_COOKIE])
-        .then((s) => s && { area: 'portal' as const, who: s.merchant.name, csrf: s.csrf })
+    ? await deps.sessions.portalSessionOf(cookies[PORTAL_COOKIE]).then(
+        (s) =>
+          s && {
+            area: 'portal' as const,
+            who: s.merchant.name,
+            csrf: s.csrf,
+            signOut: portalSignOutNote(s.merchant.name),
+          },
+      )
     : await deps.sessions.operatorOf(cookies[OPERATOR_COOKIE]).then(
         (o) =>
           o && {
             area: 'operator' as const,
             who: `${o.key.name} (${o.key.scope})`,
             csrf: o.csrf,
+            signOut: operatorSignOutNote(o.key.name),
             sandbox: deps.config.mode === 'sandbox',
           },
       );

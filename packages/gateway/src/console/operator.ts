@@ -29,6 +29,7 @@ import {
   sendError,
   sendHtml,
 } from './kit.ts';
+import { loginUrl } from './return-to.ts';
 import {
   cookiesOf,
   leaveNotice,
@@ -39,7 +40,7 @@ import {
   takeNotice,
   takeOnce,
 } from './session.ts';
-import { layout } from './views.ts';
+import { layout, operatorSignOutNote } from './views.ts';
 
 /** What the console and the portal reach the gateway through: its services, never the store. */
 export interface ConsoleDeps {
@@ -122,7 +123,8 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
     const o = await deps.sessions.operatorOf(token);
     if (!o) {
       setCookie(request, reply, OPERATOR_COOKIE, '', 0);
-      if (request.method === 'GET') return reply.redirect('/console/login', 303);
+      // Signed out, a page is asked for again after the log-in (return-to.ts checks it there too).
+      if (request.method === 'GET') return reply.redirect(loginUrl(request.url), 303);
       throw new ConsoleError(
         401,
         'your session ended (expired, logged out, or its admin key was revoked): log in again',
@@ -149,6 +151,7 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
           active,
           who: `${o.key.name} (${o.key.scope})`,
           csrf: o.csrf,
+          signOut: operatorSignOutNote(o.key.name),
           sandbox,
           flash: takeNotice(request, reply, deps.sessions) ?? flashOf(request.query),
         },

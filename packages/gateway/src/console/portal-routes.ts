@@ -9,7 +9,8 @@ import { portalGate } from './portal/portal-gate.ts';
 import { settingsPages } from './portal/settings.ts';
 import { portalSettlementPages } from './portal/settlements.ts';
 import { portalTransactionPages } from './portal/transactions.ts';
-import { cookiesOf, PORTAL_COOKIE, PRE_COOKIE, setCookie } from './session.ts';
+import { forgetPortalTarget, landingOf, rememberedPortalTarget, safeTarget } from './return-to.ts';
+import { cookiesOf, leaveNotice, PORTAL_COOKIE, PRE_COOKIE, setCookie, takeNotice } from './session.ts';
 import { layout } from './views.ts';
 
 /**
@@ -31,6 +32,9 @@ export function portalRoutes(portal: FastifyInstance, deps: ConsoleDeps): void {
     }
     const pre = nonce();
     setCookie(request, reply, PRE_COOKIE, pre, 3600);
+    // Where entering lands: the link's own `next`, or the portal page this browser asked for
+    // while signed out (return-to.ts); both checked again on the post.
+    const next = safeTarget(q(request.query, 'next', 1000), 'portal') ?? rememberedPortalTarget(request, sessions);
     return sendHtml(
       reply,
       layout(
@@ -38,7 +42,8 @@ export function portalRoutes(portal: FastifyInstance, deps: ConsoleDeps): void {
         html`<section class="card login"><h1>Merchant portal</h1>
 <p>Sign in as <strong>${merchant.name}</strong>.</p>
 <form method="post" action="/console/portal/enter">
-<input type="hidden" name="_csrf" value="${sessions.mac(`pre.${pre}`)}"><input type="hidden" name="token" value="${token}">
+<input type="hidden" name="_csrf" value="${sessions.mac(`pre.${pre}`)}"><input type="hidden" name="token" value="${token}"><input type="hidden" name="next" value="${next ?? ''}">
+${next ? html`<p class="muted" id="enter-next">Then you go back to <code>${next}</code>.</p>` : ''}
 <button type="submit" autofocus>Continue to the portal</button></form></section>`,
       ),
     );
@@ -49,6 +54,10 @@ export function portalRoutes(portal: FastifyInstance, deps: ConsoleDeps): void {
     checkCsrf(request, sessions, `pre.${cookiesOf(request)[PRE_COOKIE] ?? ''}`, fields);
     const session = await sessions.enterPortal(fields.token);
     if (!session) throw new ConsoleError(401, 'this sign-in link is not valid any more');
+    // The page shown may have had no cookie to read (a link opened from another site sends no
+    // SameSite=Strict cookie); this post, from the portal's own page, does.
+    const next = safeTarget(fields.next, 'portal') ?? rememberedPortalTarget(request, sessions);
+    forgetPortalTarget(request, reply);
     setCookie(request, reply, PORTAL_COOKIE, session.token, session.maxAgeSec);
     setCookie(request, reply, PRE_COOKIE, '', 0);
     await audit(deps.audit, request, merchantCaller(session.merchant.id), {
@@ -56,15 +65,16 @@ export function portalRoutes(portal: FastifyInstance, deps: ConsoleDeps): void {
       target: session.merchant.id,
       httpStatus: 303,
     });
-    return reply.redirect('/console/portal', 303);
+    return reply.redirect(landingOf(next, 'portal'), 303);
   });
 
-  // Where signing out leads (Post/Redirect/Get): no session needed, nothing to repeat.
-  portal.get('/signed-out', { config }, async (_request, reply) =>
+  // Where signing out leads (Post/Redirect/Get): no session needed, nothing to repeat. Right after
+  // a sign-out it says, once, whose portal it ended and that every browser in it is signed out.
+  portal.get('/signed-out', { config }, async (request, reply) =>
     sendHtml(
       reply,
       layout(
-        { title: 'Signed out', area: 'none' },
+        { title: 'Signed out', area: 'none', flash: takeNotice(request, reply, sessions) },
         html`<section class="card login"><h1>Signed out</h1><p>Ask your gateway operator for a new sign-in link to come back.</p></section>`,
       ),
     ),
@@ -75,12 +85,13 @@ export function portalRoutes(portal: FastifyInstance, deps: ConsoleDeps): void {
 
     p.post('/logout', { config }, async (request, reply) => {
       // Every portal session and sign-in link of this merchant ends on the server too.
-      await sessions.endPortalSessions(pages.sessionOf(request).merchant.id);
+      const { merchant } = pages.sessionOf(request);
+      await sessions.endPortalSessions(merchant.id);
       setCookie(request, reply, PORTAL_COOKIE, '', 0);
-      await pages.audit(request, {
-        action: 'portal: sign out',
-        target: pages.sessionOf(request).merchant.id,
-        httpStatus: 303,
+      await pages.audit(request, { action: 'portal: sign out', target: merchant.id, httpStatus: 303 });
+      leaveNotice(request, reply, sessions, '/console/portal/signed-out', {
+        kind: 'ok',
+        text: `Signed out of the portal of ${merchant.name}: every browser that was signed in to it is signed out now, not only this one, and its unused sign-in links no longer work.`,
       });
       return reply.redirect('/console/portal/signed-out', 303);
     });

@@ -128,7 +128,8 @@ export const ONCE_MAX_AGE_SEC = 300;
  *
  * Why no request can reach it: every other input of mac() is a fixed prefix written in the code,
  * a word and a dot, followed by whatever a request may choose: `csrf.<session cookie>`,
- * `pre.<pre-login cookie>`, `notice.<notice body>`, `key.<SHA-256 of an admin key>`
+ * `pre.<pre-login cookie>`, `notice.<notice body>`, `next.<a portal page's path>`
+ * (return-to.ts), `key.<SHA-256 of an admin key>`
  * (operators/sessions.ts). What a request chooses only ever comes after such a prefix, so every
  * such input starts with a letter. This label starts with a NUL character, which no prefix starts
  * with and none can ever be made to: no cookie, field or URL turns into a mac() of it, and this

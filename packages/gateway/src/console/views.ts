@@ -16,6 +16,8 @@ export interface LayoutOptions {
   /** Who is signed in, as shown in the header. */
   who?: string;
   csrf?: string;
+  /** What the Log out button ends (every session of the key, or of the merchant's portal). */
+  signOut?: string;
   sandbox?: boolean;
   flash?: Flash | undefined;
 }
@@ -36,6 +38,14 @@ const PORTAL_NAV: Array<[string, string]> = [
   ['portal/settings', 'Callback settings'],
 ];
 
+/**
+ * What logging out ends, said next to the button: every session of the admin key (every browser
+ * signed in with it), or every portal session of the merchant.
+ */
+export const operatorSignOutNote = (keyName: string) => `Log out signs out every browser using the key ${keyName}`;
+export const portalSignOutNote = (merchantName: string) =>
+  `Log out signs out every browser in the portal of ${merchantName}`;
+
 export function csrfField(token: string | undefined): Html {
   return html`<input type="hidden" name="_csrf" value="${token ?? ''}">`;
 }
@@ -50,7 +60,8 @@ export function layout(o: LayoutOptions, body: Html): string {
         )}</nav>
         <div class="who"><span>${o.who ?? ''}</span>
           <form class="inline" method="post" action="${o.area === 'portal' ? '/console/portal/logout' : '/console/logout'}">
-            ${csrfField(o.csrf)}<button type="submit">Log out</button></form></div>`;
+            ${csrfField(o.csrf)}<button type="submit" aria-describedby="sign-out-note">Log out</button></form>
+          <span class="sign-out-note" id="sign-out-note">${o.signOut ?? ''}</span></div>`;
   return html`<!doctype html>
 <html lang="en">
 <head>

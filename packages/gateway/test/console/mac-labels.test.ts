@@ -37,7 +37,7 @@ const PASSED_ON = new Set([
   'console/session.ts ONCE_KEY_LABEL', // the sealing key itself
 ]);
 /** Every prefix a MACed text starts with: each followed by what a request may choose. */
-const PREFIXES = ['csrf', 'key', 'notice', 'pre'];
+const PREFIXES = ['csrf', 'key', 'next', 'notice', 'pre'];
 
 describe('mac() inputs: the one-time cookie’s sealing label is apart from every other', () => {
   const found: Array<{ file: string; arg: string }> = [];

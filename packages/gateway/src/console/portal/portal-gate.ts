@@ -14,8 +14,9 @@ import {
   sendHtml,
 } from '../kit.ts';
 import type { ConsoleDeps } from '../operator.ts';
+import { rememberPortalTarget } from '../return-to.ts';
 import { cookiesOf, leaveNotice, PORTAL_COOKIE, pathOf, setCookie, takeNotice } from '../session.ts';
-import { layout } from '../views.ts';
+import { layout, portalSignOutNote } from '../views.ts';
 
 /** What every portal page module is given. */
 export interface PortalPages {
@@ -58,9 +59,11 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
     const s = await deps.sessions.portalSessionOf(token);
     if (!s) {
       setCookie(request, reply, PORTAL_COOKIE, '', 0);
+      // The page asked for is where the next sign-in in this browser lands (return-to.ts).
+      const remembered = rememberPortalTarget(request, reply, deps.sessions);
       throw new ConsoleError(
         401,
-        'your portal session ended (expired, signed out, or the merchant was disabled): ask your gateway operator for a new sign-in link',
+        `you are not signed in to the portal (the session expired, was signed out, or the merchant was disabled): ask your gateway operator for a new sign-in link${remembered ? '. Signing in with it in this browser within the hour brings you back to this page' : ''}`,
       );
     }
     sessions.set(request, s);
@@ -81,6 +84,7 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
           active,
           who: s.merchant.name,
           csrf: s.csrf,
+          signOut: portalSignOutNote(s.merchant.name),
           flash: takeNotice(request, reply, deps.sessions) ?? flashOf(request.query),
         },
         body,

@@ -58,11 +58,15 @@ export const PAGE_FLAGS = [
   flag('--cursor <cursor>', 'continue a list where the previous page ended (printed as "more: --cursor …")'),
 ];
 
+/** Every list that is newest first: `--oldest-first` turns it around (`order=oldest`). */
+const ORDER_FLAG = flag('--oldest-first', 'list oldest first (the default is newest first)');
+const isOldestFirst = (values: Values) => values['oldest-first'] === true;
+
 /** Lists that grow with traffic: newest first, within a time range. */
 export const TIME_FLAGS = [
   flag('--since <time>', 'created at or after: a date (Jakarta midnight), an ISO time, or 2h / 30m / 7d ago'),
   flag('--until <time>', 'created before: same forms as --since'),
-  flag('--oldest-first', 'list oldest first (the default is newest first)'),
+  ORDER_FLAG,
 ];
 
 /** The query parameters of TIME_FLAGS. */
@@ -75,7 +79,7 @@ export function timeQuery(values: Values): Record<string, string> {
     if (t === undefined) throw new UsageError(`--${name}: not a date, an ISO time or a duration like 2h: ${v}`);
     out[name] = t;
   }
-  if (values['oldest-first'] === true) out.order = 'oldest';
+  if (isOldestFirst(values)) out.order = 'oldest';
   return out;
 }
 
@@ -155,10 +159,10 @@ export function clientCommands(k: ClientKind): CommandSpec[] {
     {
       path: `${k.noun} list`,
       description: `list ${k.collection.slice(1)}`,
-      flags: [...PAGE_FLAGS, flag('--oldest-first', 'list oldest first (the default is newest first)')],
+      flags: [...PAGE_FLAGS, ORDER_FLAG],
       async run(ctx) {
         const q = new URLSearchParams(query(ctx.values, { limit: 'limit', cursor: 'cursor' }).slice(1));
-        if (ctx.values['oldest-first'] === true) q.set('order', 'oldest');
+        if (isOldestFirst(ctx.values)) q.set('order', 'oldest');
         const page = await ctx.admin.call<Page>('GET', `${k.collection}${q.size ? `?${q}` : ''}`);
         printTable(ctx.o, page, k.columns);
       },

@@ -8,6 +8,7 @@ import type { Caller } from '../operators/caller.ts';
 import type { MacChecker } from '../operators/sessions.ts';
 import { firstBadTextField } from '../text.ts';
 import { type Html, html } from './html.ts';
+import { leaveNotice } from './session.ts';
 import { type Flash, layout } from './views.ts';
 
 /** Sent with every console answer: no inline script, nothing from elsewhere, never framed. */
@@ -152,7 +153,7 @@ type WithAudit = FastifyRequest & { [AUDIT_ID]?: { id: number; action: string; f
 /**
  * A console or portal form about to act, recorded before it does (no action without its audit row;
  * if the row cannot be written, the action does not run): who, from where, the route and the fields.
- * `audit` then adds what the action was and how it ended, `auditRefusal` that it was refused and
+ * `audit` then adds what the action was and how it ended, `refuseTo` that it was refused and
  * why; `finishAudit` closes a form that ended without either (an error page).
  */
 export async function beginAudit(log: AuditLog, request: FastifyRequest, caller: Caller, door: string): Promise<void> {
@@ -180,7 +181,7 @@ const endedAs = (action: string, httpStatus: number) => {
 };
 
 /**
- * How a form `beginAudit` recorded ended, when neither `audit` nor `auditRefusal` said: its
+ * How a form `beginAudit` recorded ended, when neither `audit` nor `refuseTo` said: its
  * answer's status (an error page: 4xx refused, 5xx failed, said after the route).
  */
 async function finishAudit(log: AuditLog, request: FastifyRequest, httpStatus: number): Promise<void> {
@@ -201,22 +202,28 @@ export interface Refusal {
 }
 
 /**
- * Records a refused form in the audit log: the status the refusal stands for (the answer itself is
- * a redirect, Post/Redirect/Get), the action marked `(refused)`, and why, in the words the page
- * shows.
+ * A refused form, alike in the console and the portal (Post/Redirect/Get): recorded in the audit log
+ * with the status the refusal stands for (the answer itself is a redirect), the action marked
+ * `(refused)`, and why, in the words the page shows; then back to the page at `path` (no query),
+ * which shows `why` once, instead of an error page a reload would post again.
  */
-export async function auditRefusal(
-  log: AuditLog,
+export async function refuseTo(
+  deps: { audit: AuditLog; sessions: { mac(text: string): string } },
   request: FastifyRequest,
+  reply: FastifyReply,
   caller: Caller,
-  refusal: Refusal & { why: string },
-): Promise<void> {
-  await audit(log, request, caller, {
+  path: string,
+  why: string,
+  refusal: Refusal,
+): Promise<FastifyReply> {
+  await audit(deps.audit, request, caller, {
     action: endedAs(refusal.action, refusal.status),
     target: refusal.target ?? null,
     httpStatus: refusal.status,
-    after: { refused: refusal.why },
+    after: { refused: why },
   });
+  leaveNotice(request, reply, deps.sessions, path, { kind: 'error', text: why });
+  return reply.redirect(path, 303);
 }
 
 /**

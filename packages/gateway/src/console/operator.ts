@@ -21,25 +21,16 @@ import type { Html } from './html.ts';
 import {
   acceptForm,
   audit,
-  auditRefusal,
   ConsoleError,
   closeFormAudits,
   flashOf,
   type Refusal,
+  refuseTo,
   sendError,
   sendHtml,
 } from './kit.ts';
 import { loginUrl } from './return-to.ts';
-import {
-  cookiesOf,
-  leaveNotice,
-  leaveOnce,
-  OPERATOR_COOKIE,
-  pathOf,
-  setCookie,
-  takeNotice,
-  takeOnce,
-} from './session.ts';
+import { cookiesOf, leaveOnce, OPERATOR_COOKIE, pathOf, setCookie, takeNotice, takeOnce } from './session.ts';
 import { layout, operatorSignOutNote } from './views.ts';
 
 /** What the console and the portal reach the gateway through: its services, never the store. */
@@ -184,11 +175,8 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
     },
     page,
     audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
-    async refused(request, reply, path, why, refusal) {
-      await auditRefusal(deps.audit, request, callerOf(request), { ...refusal, why });
-      leaveNotice(request, reply, deps.sessions, path, { kind: 'error', text: why });
-      return reply.redirect(path, 303);
-    },
+    refused: (request, reply, path, why, refusal) =>
+      refuseTo(deps, request, reply, callerOf(request), path, why, refusal),
     showOnce(request, reply, path, value) {
       leaveOnce(request, reply, deps.sessions, path, value, binding(request));
       return reply.redirect(path, 303);

@@ -44,8 +44,10 @@ export const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   cursor: z.string().max(512).optional(),
 });
-/** `?limit=&cursor=&order=` of the merchants' and the providers' lists: newest first by default. */
-export const clientListQuery = listQuery.extend({ order: z.enum(['newest', 'oldest']).default('newest') });
+/** `?order=` of an admin list that is newest first by default. */
+const listOrder = z.enum(['newest', 'oldest']).default('newest');
+/** `?limit=&cursor=&order=` of the merchants' and the providers' lists. */
+export const clientListQuery = listQuery.extend({ order: listOrder });
 /** `/…/:id` of a merchant or a provider. */
 export const idParams = z.object({ id: z.string().max(64) });
 /** `POST /…/:id/rotate-secret`: how long the previous secret stays valid. */
@@ -62,7 +64,7 @@ export const rotateSchema = z.strictObject({
 export const timeRangeQuery = {
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
-  order: z.enum(['newest', 'oldest']).default('newest'),
+  order: listOrder,
 };
 
 /** The store's list order from a parsed time-range query. */

@@ -5,17 +5,17 @@ import type { Html } from '../html.ts';
 import {
   acceptForm,
   audit,
-  auditRefusal,
   ConsoleError,
   closeFormAudits,
   flashOf,
   type Refusal,
+  refuseTo,
   sendError,
   sendHtml,
 } from '../kit.ts';
 import type { ConsoleDeps } from '../operator.ts';
 import { rememberPortalTarget } from '../return-to.ts';
-import { cookiesOf, leaveNotice, PORTAL_COOKIE, pathOf, setCookie, takeNotice } from '../session.ts';
+import { cookiesOf, PORTAL_COOKIE, pathOf, setCookie, takeNotice } from '../session.ts';
 import { layout, portalSignOutNote } from '../views.ts';
 
 /** What every portal page module is given. */
@@ -107,10 +107,7 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
     callerOf,
     page,
     audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
-    async refused(request, reply, path, why, refusal) {
-      await auditRefusal(deps.audit, request, callerOf(request), { ...refusal, why });
-      leaveNotice(request, reply, deps.sessions, path, { kind: 'error', text: why });
-      return reply.redirect(path, 303);
-    },
+    refused: (request, reply, path, why, refusal) =>
+      refuseTo(deps, request, reply, callerOf(request), path, why, refusal),
   };
 }

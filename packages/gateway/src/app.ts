@@ -9,6 +9,7 @@ import { createReportedPaymentApplier } from './providers/reported-payment.ts';
 import './http/fastify-types.ts';
 import { type AddressGuard, createAddressGuard, type OutboundPolicy, trustedCasWith } from './address-guard.ts';
 import { type BootstrapResult, bootstrap } from './bootstrap.ts';
+import { createCertificationService } from './certification/certification-service.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { consoleRoutes } from './console/console-routes.ts';
@@ -47,6 +48,7 @@ import type { Logger } from './logger.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
 import { createAdminKeyService } from './operators/admin-keys.ts';
 import { createAuditLog } from './operators/audit-log.ts';
+import { createMasterKeyService } from './operators/master-keys.ts';
 import { createOverviewService } from './operators/overview.ts';
 import { createSessionService } from './operators/sessions.ts';
 import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
@@ -240,7 +242,30 @@ export function buildApp(deps: AppDeps): Gateway {
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode, mounts });
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   openapiRoutes(app, { config });
-  consoleRoutes(app, { ...operators, config, clock, qris, payer, authFailures });
+  const masterKeys = createMasterKeyService({ store, sealer: deps.sealer });
+  const certifications = createCertificationService({
+    outbound,
+    store,
+    clock,
+    mode: config.mode,
+    callbackTimeoutMs: config.callbackTimeoutMs,
+    gatewayPrivateKey: deps.keys.callbackPrivateKey,
+    changer,
+    qris,
+    va,
+  });
+  consoleRoutes(app, {
+    ...operators,
+    config,
+    clock,
+    qris,
+    va,
+    payer,
+    authFailures,
+    masterKeys,
+    certifications,
+    selfUrl: () => selfUrlOf(app),
+  });
   app.register(
     async (admin) => {
       admin.addHook('onRequest', checkAdminKey);
@@ -253,19 +278,9 @@ export function buildApp(deps: AppDeps): Gateway {
       adminProviderRoutes(admin, { providers });
       adminBookRoutes(admin, { ledger: operators.ledger, settlements: operators.settlements });
       adminReconciliationRoutes(admin, { reconciliations: operators.reconciliations });
-      adminKeyRoutes(admin, { store, sealer: deps.sealer });
+      adminKeyRoutes(admin, { masterKeys });
       adminAccessRoutes(admin, { adminKeys, audit });
-      adminCertificationRoutes(admin, {
-        outbound,
-        store,
-        clock,
-        mode: config.mode,
-        callbackTimeoutMs: config.callbackTimeoutMs,
-        gatewayPrivateKey: deps.keys.callbackPrivateKey,
-        changer,
-        qris,
-        va,
-      });
+      adminCertificationRoutes(admin, { certifications, merchants });
       if (payer) sandboxRoutes(admin, { qris, payer, clock });
     },
     { prefix: '/admin/v1' },

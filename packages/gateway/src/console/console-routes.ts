@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { refuseBadAdminText } from '../http/admin-input.ts';
-import { CONSOLE_CSS, CONSOLE_JS, FAVICON_PATH, FAVICON_SVG, IMMUTABLE } from './assets.ts';
+import { CONSOLE_CSS, FAVICON_PATH, FAVICON_SVG, IMMUTABLE } from './assets.ts';
 import { ConsoleError, errorBody, errorPage, errorTitle, securityHeaders, sendError, sendHtml } from './kit.ts';
 import { type ConsoleDeps, config, operatorGate } from './operator.ts';
+import { accessPages } from './pages/access.ts';
 import { bookPages } from './pages/books.ts';
+import { certificationPages } from './pages/certifications.ts';
 import { merchantPages } from './pages/merchants.ts';
 import { notificationPages } from './pages/notifications.ts';
 import { overviewPages } from './pages/overview.ts';
@@ -14,6 +16,7 @@ import { settlementPages } from './pages/settlements.ts';
 import { signInPages, signOutRoute } from './pages/sign-in.ts';
 import { transactionPages } from './pages/transactions.ts';
 import { portalRoutes } from './portal-routes.ts';
+import { CONSOLE_JS } from './script.ts';
 import { cookiesOf, OPERATOR_COOKIE, PORTAL_COOKIE, pathOf } from './session.ts';
 import { layout, operatorSignOutNote, portalSignOutNote } from './views.ts';
 
@@ -67,6 +70,8 @@ function operatorConsole(scope: FastifyInstance, deps: ConsoleDeps): void {
     reconciliationPages(op, pages);
     if (deps.payer && pages.sandbox) sandboxPages(op, pages, deps.payer);
     providerPages(op, pages);
+    certificationPages(op, pages);
+    accessPages(op, pages);
   });
 }
 

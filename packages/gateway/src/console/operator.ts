@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LedgerService } from '../books/ledger-service.ts';
 import type { ReconciliationService } from '../books/reconciliation-service.ts';
 import type { SettlementService } from '../books/settlement-service.ts';
+import type { CertificationService } from '../certification/certification-service.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { NotificationOperations } from '../delivery/notification-operations.ts';
@@ -11,10 +12,12 @@ import type { MerchantService } from '../merchants/merchant-service.ts';
 import type { AdminKeyService } from '../operators/admin-keys.ts';
 import type { AuditLog } from '../operators/audit-log.ts';
 import { type Caller, operatorCaller } from '../operators/caller.ts';
+import type { MasterKeyService } from '../operators/master-keys.ts';
 import type { OverviewService } from '../operators/overview.ts';
 import type { OperatorSession, SessionService } from '../operators/sessions.ts';
 import type { QrisService } from '../payments/qris-service.ts';
 import type { TransactionReads } from '../payments/transaction-reads.ts';
+import type { VaService } from '../payments/va-service.ts';
 import type { ProviderService } from '../providers/provider-service.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
 import type { Html } from './html.ts';
@@ -30,7 +33,16 @@ import {
   sendHtml,
 } from './kit.ts';
 import { loginUrl } from './return-to.ts';
-import { cookiesOf, leaveOnce, OPERATOR_COOKIE, pathOf, setCookie, takeNotice, takeOnce } from './session.ts';
+import {
+  cookiesOf,
+  leaveNotice,
+  leaveOnce,
+  OPERATOR_COOKIE,
+  pathOf,
+  setCookie,
+  takeNotice,
+  takeOnce,
+} from './session.ts';
 import { layout, operatorSignOutNote } from './views.ts';
 
 /** What the console and the portal reach the gateway through: its services, never the store. */
@@ -46,6 +58,13 @@ export interface ConsoleDeps {
   sessions: SessionService;
   overview: OverviewService;
   qris: QrisService;
+  va: VaService;
+  /** The master keys that seal stored secrets: status and re-sealing. */
+  masterKeys: MasterKeyService;
+  /** Webhook certification runs (they run in sandbox mode only). */
+  certifications: CertificationService;
+  /** Where this process itself answers (a conformance run calls the gateway there). */
+  selfUrl: () => string;
   /** The books (docs/books.md): balances and the journal, settlements, reconciliation runs. */
   ledger: LedgerService;
   settlements: SettlementService;
@@ -98,6 +117,11 @@ export interface OperatorPages {
    * session, and redirects there (Post/Redirect/Get); that page shows it once (`takeOnce`).
    */
   showOnce(request: FastifyRequest, reply: FastifyReply, path: string, value: Record<string, string>): FastifyReply;
+  /**
+   * A done action (Post/Redirect/Get): back to the page at `path`, which shows `text` once as its
+   * outcome (what was done, with its counts), so a reload repeats nothing and says nothing twice.
+   */
+  done(request: FastifyRequest, reply: FastifyReply, path: string, text: string): FastifyReply;
   /** The value left for this page by this session, opened and deleted: a reload finds none. */
   takeOnce(request: FastifyRequest, reply: FastifyReply): Record<string, string> | undefined;
 }
@@ -177,6 +201,10 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
     audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
     refused: (request, reply, path, why, refusal) =>
       refuseTo(deps, request, reply, callerOf(request), path, why, refusal),
+    done(request, reply, path, text) {
+      leaveNotice(request, reply, deps.sessions, path, { kind: 'ok', text });
+      return reply.redirect(path, 303);
+    },
     showOnce(request, reply, path, value) {
       leaveOnce(request, reply, deps.sessions, path, value, binding(request));
       return reply.redirect(path, 303);

@@ -7,7 +7,8 @@ import { parseJakartaDate, statusName } from '../format.ts';
 import { html } from '../html.ts';
 import { formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
-import { transactionDetail, transactionTable } from '../views.ts';
+import { transactionDetail } from '../transaction-views.ts';
+import { transactionTable } from '../views.ts';
 import { sandboxActions, sandboxState } from './sandbox.ts';
 
 /** Transactions: the search, one transaction with its history and notifications, and replay. */

@@ -3,7 +3,8 @@ import { ReplayRefused } from '../../delivery/notification-operations.ts';
 import { html } from '../html.ts';
 import { q } from '../kit.ts';
 import { config } from '../operator.ts';
-import { transactionDetail, transactionTable } from '../views.ts';
+import { transactionDetail } from '../transaction-views.ts';
+import { transactionTable } from '../views.ts';
 import type { PortalPages } from './portal-gate.ts';
 
 /** The merchant's transactions, one transaction's page, and replaying its notifications. */

@@ -1,13 +1,9 @@
-import type { KeyObject } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { OutboundPolicy } from '../../address-guard.ts';
-import { CertificationRefused, certifyMerchant, reportOf } from '../../certification/certify.ts';
-import type { Clock } from '../../clock.ts';
-import type { QrisService } from '../../payments/qris-service.ts';
-import type { StatusChanger } from '../../payments/status-change.ts';
-import type { VaService } from '../../payments/va-service.ts';
-import type { CertificationRecord, Store } from '../../store/store.ts';
+import type { CertificationService } from '../../certification/certification-service.ts';
+import { CertificationRefused } from '../../certification/certify.ts';
+import type { MerchantService } from '../../merchants/merchant-service.ts';
+import type { CertificationRecord } from '../../store/store.ts';
 import { idParams, parseAdminBody, parseWith } from '../admin-body.ts';
 import {
   ADMIN,
@@ -35,15 +31,8 @@ export const certifyBody = z.strictObject({
 });
 
 export interface AdminCertificationDeps {
-  outbound?: OutboundPolicy;
-  store: Store;
-  clock: Clock;
-  mode: 'sandbox' | 'production';
-  callbackTimeoutMs: number;
-  gatewayPrivateKey: KeyObject;
-  changer: StatusChanger;
-  qris: QrisService;
-  va: VaService;
+  certifications: CertificationService;
+  merchants: MerchantService;
 }
 
 /** A stored run without its report (the list). */
@@ -57,16 +46,16 @@ const summaryOf = (r: CertificationRecord) => ({
 
 /** Webhook certification of a merchant's callback endpoint (sandbox mode only). */
 export function adminCertificationRoutes(app: FastifyInstance, deps: AdminCertificationDeps) {
-  const { store } = deps;
+  const { certifications } = deps;
   const config = { api: 'admin' as const };
 
   app.post('/merchants/:id/certifications', { config }, async (request, reply) => {
     const { id } = parseWith(idParams, request.params, 'invalid path');
     const b = parseAdminBody(request, certifyBody, true);
-    if (deps.mode !== 'sandbox')
+    if (certifications.mode !== 'sandbox')
       throw conflict('webhook certification runs only in sandbox mode: it pays and fails transactions');
     try {
-      const report = await certifyMerchant(deps, {
+      const report = await certifications.run({
         merchantId: id,
         qris: b.qris,
         va: b.va,
@@ -84,15 +73,15 @@ export function adminCertificationRoutes(app: FastifyInstance, deps: AdminCertif
 
   app.get('/merchants/:id/certifications', { config }, async (request) => {
     const { id } = parseWith(idParams, request.params, 'invalid path');
-    if (!(await store.findMerchantById(id))) throw notFound('merchant');
-    return { items: (await store.listCertifications(id)).map(summaryOf) };
+    await deps.merchants.get(id);
+    return { items: (await certifications.list(id)).map(summaryOf) };
   });
 
   app.get('/certifications/:id', { config }, async (request) => {
     const { id } = parseWith(idParams, request.params, 'invalid path');
-    const found = await store.findCertification(id);
+    const found = await certifications.get(id);
     if (!found) throw notFound('certification');
-    return { ...summaryOf(found), report: reportOf(found) };
+    return { ...summaryOf(found.record), report: found.report };
   });
 }
 

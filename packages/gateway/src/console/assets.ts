@@ -45,6 +45,7 @@ dl.kv dt { color: var(--muted); }
 dl.kv dd { margin: 0; overflow-wrap: anywhere; }
 form.inline { display: inline; }
 form.filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; }
+form.filters > label { max-width: 100%; min-width: 0; }
 label { display: block; font-size: 13px; color: var(--muted); }
 label input, label select { display: block; margin-top: 2px; }
 input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid #aab4c1; border-radius: 4px; background: #fff; max-width: 100%; }
@@ -81,10 +82,11 @@ summary { cursor: pointer; }
 .secret { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
 .secret input { font-family: ui-monospace, monospace; flex: 1; min-width: 220px; }
 .qr img { width: 220px; height: 220px; image-rendering: pixelated; border: 1px solid var(--line); }
-svg.chart { width: 100%; height: auto; max-height: 220px; }
+svg.chart { display: block; width: 100%; height: 180px; }
 svg.chart .ok { fill: #2e8b57; }
 svg.chart .failed { fill: #c0392b; }
-svg.chart text { font-size: 11px; fill: #5b6675; }
+.chart-max { margin: 0 0 4px; }
+.chart-axis { display: flex; justify-content: space-between; font-size: 13px; color: var(--muted); margin-top: 2px; }
 .actions { display: flex; flex-wrap: wrap; gap: 8px; margin: 8px 0; }
 .login { max-width: 420px; margin: 40px auto; }
 .tabs { display: flex; flex-wrap: wrap; gap: 4px; margin-bottom: 12px; }
@@ -98,5 +100,28 @@ svg.chart text { font-size: 11px; fill: #5b6675; }
   dl.kv dt { margin-top: 6px; }
   th, td { padding: 6px 4px; font-size: 14px; }
   .hide-narrow { display: none; }
+  svg.chart { height: 140px; }
+}
+/* Below 600 px a data table (class stack) becomes one card per row: every cell on its own line,
+   its column's name (data-label) on the left, the value on the right; nothing scrolls sideways. */
+@media (max-width: 600px) {
+  table.stack, table.stack tbody, table.stack tfoot, table.stack tr, table.stack td, table.stack tfoot th { display: block; width: 100%; }
+  table.stack { background: transparent; }
+  table.stack thead { display: none; }
+  table.stack tr { background: var(--card); border: 1px solid var(--line); border-radius: 6px; margin-bottom: 8px; padding: 2px 10px; }
+  table.stack tbody.entry { border: 0; margin-bottom: 8px; }
+  table.stack tbody.entry tr { margin-bottom: 0; border-radius: 0; }
+  table.stack tbody.entry tr:first-child { border-radius: 6px 6px 0 0; }
+  table.stack tbody.entry tr:last-child { border-radius: 0 0 6px 6px; }
+  table.stack tbody.entry tr + tr { border-top: 0; }
+  table.stack td { display: flex; justify-content: space-between; align-items: baseline; gap: 12px; padding: 5px 0; border-bottom: 1px dashed var(--line); text-align: right; overflow-wrap: anywhere; min-width: 0; }
+  table.stack td:last-child { border-bottom: 0; }
+  table.stack td::before { content: attr(data-label); flex: none; max-width: 45%; text-align: left; color: var(--muted); font-size: 13px; }
+  table.stack td[data-label=""]::before { content: none; }
+  table.stack td[data-label=""] { justify-content: flex-end; }
+  table.stack td:empty { display: none; }
+  table.stack td.hide-narrow { display: none; }
+  table.stack td.amount { font-weight: 600; }
+  table.stack tfoot th { padding: 6px 0 2px; }
 }
 `;

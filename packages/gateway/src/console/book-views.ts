@@ -57,16 +57,16 @@ export function balanceTable(rows: Array<{ merchant: { id: string; name: string 
   if (rows.length === 0) return empty('No merchant yet.');
   const total = (pick: (b: Balance) => string) =>
     rupiah(money(rows.reduce((sum, r) => sum + BigInt(pick(r.balance).replace('.', '')), 0n)));
-  return html`<div class="table-wrap"><table id="balances">
+  return html`<div class="table-wrap"><table id="balances" class="stack">
 <thead><tr><th>Merchant</th><th class="num">Pending</th><th class="num">Settling</th><th class="num">Paid out</th><th class="num">Fees</th><th class="hide-narrow">Settlements</th></tr></thead>
 <tbody>${rows.map(
     ({ merchant: m, balance: b }) => html`<tr data-merchant="${m.id}">
-<td><a href="/console/merchants/${encodeURIComponent(m.id)}">${m.name}</a></td>
-<td class="num pending">${rupiah(b.pending)}</td><td class="num settling">${rupiah(b.settling)}</td>
-<td class="num paid-out">${rupiah(b.paidOut)}</td><td class="num fees">${rupiah(b.fees)}</td>
-<td class="hide-narrow"><a href="/console/books/settlements?merchant=${encodeURIComponent(m.id)}">Settlements</a></td></tr>`,
+<td data-label="Merchant"><a href="/console/merchants/${encodeURIComponent(m.id)}">${m.name}</a></td>
+<td data-label="Pending" class="num pending">${rupiah(b.pending)}</td><td data-label="Settling" class="num settling">${rupiah(b.settling)}</td>
+<td data-label="Paid out" class="num paid-out">${rupiah(b.paidOut)}</td><td data-label="Fees" class="num fees">${rupiah(b.fees)}</td>
+<td data-label="" class="hide-narrow"><a href="/console/books/settlements?merchant=${encodeURIComponent(m.id)}">Settlements</a></td></tr>`,
   )}</tbody>
-<tfoot><tr><th>All merchants</th><td class="num">${total((b) => b.pending)}</td><td class="num">${total((b) => b.settling)}</td><td class="num">${total((b) => b.paidOut)}</td><td class="num">${total((b) => b.fees)}</td><td class="hide-narrow"></td></tr></tfoot>
+<tfoot><tr><th>All merchants</th><td data-label="Pending" class="num">${total((b) => b.pending)}</td><td data-label="Settling" class="num">${total((b) => b.settling)}</td><td data-label="Paid out" class="num">${total((b) => b.paidOut)}</td><td data-label="Fees" class="num">${total((b) => b.fees)}</td><td data-label="" class="hide-narrow"></td></tr></tfoot>
 </table></div>`;
 }
 
@@ -76,18 +76,18 @@ export const settlementBadge = (s: SettlementRecord) =>
 /** Settlements, newest first; `names` adds the merchant column (operators). */
 export function settlementTable(rows: SettlementRecord[], area: BookArea, names?: Map<string, string>): Html {
   if (rows.length === 0) return empty('No settlement here.');
-  return html`<div class="table-wrap"><table id="settlements">
+  return html`<div class="table-wrap"><table id="settlements" class="stack">
 <thead><tr><th>Created</th><th>Settlement</th>${names ? html`<th>Merchant</th>` : ''}<th class="hide-narrow">Cutoff</th><th class="num">Payments</th><th class="num hide-narrow">Gross</th><th class="num hide-narrow">Fees</th><th class="num hide-narrow">Refunds</th><th class="num">Net</th><th>Status</th></tr></thead>
 <tbody>${rows.map(
     (s) => html`<tr>
-<td>${jakartaTime(s.createdAt)}</td>
-<td><a href="${settlementHref(area, s.id)}">${s.id}</a></td>
-${names ? html`<td>${names.get(s.merchantId) ?? s.merchantId}</td>` : ''}
-<td class="hide-narrow">${jakartaTime(s.cutoff)}</td>
-<td class="num">${s.count}</td>
-<td class="num hide-narrow">${sen(s.grossSen)}</td><td class="num hide-narrow">${sen(s.feesSen)}</td><td class="num hide-narrow">${sen(s.refundsSen)}</td>
-<td class="num">${sen(s.netSen)}</td>
-<td>${settlementBadge(s)}</td></tr>`,
+<td data-label="Created">${jakartaTime(s.createdAt)}</td>
+<td data-label="Settlement"><a href="${settlementHref(area, s.id)}">${s.id}</a></td>
+${names ? html`<td data-label="Merchant">${names.get(s.merchantId) ?? s.merchantId}</td>` : ''}
+<td data-label="Cutoff" class="hide-narrow">${jakartaTime(s.cutoff)}</td>
+<td data-label="Payments" class="num">${s.count}</td>
+<td data-label="Gross" class="num hide-narrow">${sen(s.grossSen)}</td><td data-label="Fees" class="num hide-narrow">${sen(s.feesSen)}</td><td data-label="Refunds" class="num hide-narrow">${sen(s.refundsSen)}</td>
+<td data-label="Net" class="num amount">${sen(s.netSen)}</td>
+<td data-label="Status" class="status">${settlementBadge(s)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -128,7 +128,7 @@ function entryReference(e: LedgerEntry, area: BookArea): Html {
 export function ledgerTable(entries: LedgerEntry[], area: BookArea, emptyText = 'No ledger entry.'): Html {
   if (entries.length === 0) return empty(emptyText);
   const side = (v: bigint) => (v === 0n ? '' : sen(v));
-  return html`<div class="table-wrap"><table id="ledger-entries" class="ledger">
+  return html`<div class="table-wrap"><table id="ledger-entries" class="ledger stack">
 <thead><tr><th>Time</th><th class="hide-narrow">Entry</th><th>Kind</th><th>Reference</th><th>Account</th><th class="num">Debit</th><th class="num">Credit</th></tr></thead>
 ${entries.map((e) => {
   const lines = linesOf(e);
@@ -136,11 +136,11 @@ ${entries.map((e) => {
   const [first, ...rest] = lines;
   const line = (l: LedgerLine | undefined) =>
     l
-      ? html`<td><code>${l.account}</code></td><td class="num">${side(l.debitSen)}</td><td class="num">${side(l.creditSen)}</td>`
-      : html`<td></td><td></td><td></td>`;
+      ? html`<td data-label="Account"><code>${l.account}</code></td><td data-label="Debit" class="num">${side(l.debitSen)}</td><td data-label="Credit" class="num">${side(l.creditSen)}</td>`
+      : html`<td data-label="Account"></td><td data-label="Debit"></td><td data-label="Credit"></td>`;
   return html`<tbody class="entry" data-entry="${e.id}"><tr>
-<td rowspan="${n}">${jakartaTime(e.at)}</td><td rowspan="${n}" class="hide-narrow">${e.id}</td>
-<td rowspan="${n}">${badge(`k-${e.kind}`, KIND_NAMES[e.kind])}</td><td rowspan="${n}">${entryReference(e, area)}</td>
+<td data-label="Time" rowspan="${n}">${jakartaTime(e.at)}</td><td data-label="Entry" rowspan="${n}" class="hide-narrow">${e.id}</td>
+<td data-label="Kind" rowspan="${n}">${badge(`k-${e.kind}`, KIND_NAMES[e.kind])}</td><td data-label="Reference" rowspan="${n}">${entryReference(e, area)}</td>
 ${line(first)}</tr>${rest.map((l) => html`<tr>${line(l)}</tr>`)}</tbody>`;
 })}
 </table></div>`;

@@ -101,32 +101,32 @@ export function empty(text: string): Html {
 
 export function transactionTable(rows: TransactionRecord[], base: string, merchantNames?: Map<string, string>): Html {
   if (rows.length === 0) return empty('No transactions match these filters.');
-  return html`<div class="table-wrap"><table>
-<thead><tr><th>Created</th><th>Reference</th><th>Partner reference</th>${merchantNames ? html`<th class="hide-narrow">Merchant</th>` : ''}<th>Kind</th><th class="num">Amount</th><th>Status</th></tr></thead>
+  return html`<div class="table-wrap"><table class="stack">
+<thead><tr><th>Created</th><th>Reference</th><th>Partner reference</th>${merchantNames ? html`<th>Merchant</th>` : ''}<th>Kind</th><th class="num">Amount</th><th>Status</th></tr></thead>
 <tbody>${rows.map(
     (t) => html`<tr>
-<td>${jakartaTime(t.createdAt)}</td>
-<td><a href="${base}/transactions/${encodeURIComponent(t.referenceNo)}">${t.referenceNo}</a></td>
-<td>${t.partnerReferenceNo}</td>
-${merchantNames ? html`<td class="hide-narrow">${merchantNames.get(t.merchantId) ?? t.merchantId}</td>` : ''}
-<td>${t.kind === 'qris' ? 'QRIS' : 'VA'}</td>
-<td class="num">${rupiah(t.amount)}</td>
-<td>${statusBadge(t.status)}</td></tr>`,
+<td data-label="Created">${jakartaTime(t.createdAt)}</td>
+<td data-label="Reference"><a href="${base}/transactions/${encodeURIComponent(t.referenceNo)}">${t.referenceNo}</a></td>
+<td data-label="Partner reference">${t.partnerReferenceNo}</td>
+${merchantNames ? html`<td data-label="Merchant">${merchantNames.get(t.merchantId) ?? t.merchantId}</td>` : ''}
+<td data-label="Kind">${t.kind === 'qris' ? 'QRIS' : 'VA'}</td>
+<td data-label="Amount" class="num amount">${rupiah(t.amount)}</td>
+<td data-label="Status" class="status">${statusBadge(t.status)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
 export function notificationTable(rows: NotificationRecord[], base: string, merchantNames?: Map<string, string>): Html {
   if (rows.length === 0) return empty('No notifications here.');
-  return html`<div class="table-wrap"><table>
-<thead><tr><th>Id</th><th>Transaction</th>${merchantNames ? html`<th class="hide-narrow">Merchant</th>` : ''}<th>State</th><th class="num">Attempts</th><th>Created</th><th class="hide-narrow">Last error</th></tr></thead>
+  return html`<div class="table-wrap"><table class="stack">
+<thead><tr><th>Id</th><th>Transaction</th>${merchantNames ? html`<th>Merchant</th>` : ''}<th>State</th><th class="num">Attempts</th><th>Created</th><th class="hide-narrow">Last error</th></tr></thead>
 <tbody>${rows.map(
     (n) => html`<tr>
-<td>${n.id}</td>
-<td><a href="${base}/transactions/${encodeURIComponent(n.referenceNo)}#n-${n.id}">${n.referenceNo}</a></td>
-${merchantNames ? html`<td class="hide-narrow">${merchantNames.get(n.merchantId) ?? n.merchantId}</td>` : ''}
-<td>${badge(n.state, n.state)}</td>
-<td class="num">${n.attemptCount}</td>
-<td>${jakartaTime(n.createdAt)}</td>
-<td class="hide-narrow">${n.lastError ?? ''}</td></tr>`,
+<td data-label="Id">${n.id}</td>
+<td data-label="Transaction"><a href="${base}/transactions/${encodeURIComponent(n.referenceNo)}#n-${n.id}">${n.referenceNo}</a></td>
+${merchantNames ? html`<td data-label="Merchant">${merchantNames.get(n.merchantId) ?? n.merchantId}</td>` : ''}
+<td data-label="State" class="status">${badge(n.state, n.state)}</td>
+<td data-label="Attempts" class="num">${n.attemptCount}</td>
+<td data-label="Created">${jakartaTime(n.createdAt)}</td>
+<td data-label="Last error">${n.lastError ?? ''}</td></tr>`,
   )}</tbody></table></div>`;
 }

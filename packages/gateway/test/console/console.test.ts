@@ -197,9 +197,6 @@ describe('web console in Chromium', { skip: !available && !CI ? missing : false 
     assert.ok(Number(await page.textContent('#count-delivered')) >= 2);
     assert.ok(await page.$('svg.chart rect.ok'));
     await shot('overview');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await shot('overview-phone');
-    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   test('a state-changing request without the CSRF token is refused', async () => {

@@ -52,8 +52,9 @@ function verification(v: Verification): Html {
 ${
   v.problems.length === 0
     ? empty('No problem: the books balance.')
-    : html`<div class="table-wrap"><table id="verify-problems"><thead><tr><th>Problem</th><th>Where</th><th>What</th></tr></thead><tbody>${v.problems.map(
-        (p) => html`<tr><td>${badge('problem', p.type)}</td><td>${where(p)}</td><td>${p.message}</td></tr>`,
+    : html`<div class="table-wrap"><table id="verify-problems" class="stack"><thead><tr><th>Problem</th><th>Where</th><th>What</th></tr></thead><tbody>${v.problems.map(
+        (p) =>
+          html`<tr><td data-label="Problem">${badge('problem', p.type)}</td><td data-label="Where">${where(p)}</td><td data-label="What">${p.message}</td></tr>`,
       )}</tbody></table></div>`
 }`;
 }

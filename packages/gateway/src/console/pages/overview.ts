@@ -59,9 +59,9 @@ ${deliveryChart(o.attemptsPerMinute, hourAgo)}</section>
 ${
   o.providers.length === 0
     ? empty('No provider is registered.')
-    : html`<div class="table-wrap"><table><thead><tr><th>Provider</th><th class="num">Calls</th></tr></thead><tbody>${o.providers.map(
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Provider</th><th class="num">Calls</th></tr></thead><tbody>${o.providers.map(
         (p) =>
-          html`<tr><td><a href="/console/providers/${encodeURIComponent(p.id)}">${p.name}</a></td><td class="num">${o.inboundByProvider[p.id] ?? 0}</td></tr>`,
+          html`<tr><td data-label="Provider"><a href="/console/providers/${encodeURIComponent(p.id)}">${p.name}</a></td><td data-label="Calls" class="num">${o.inboundByProvider[p.id] ?? 0}</td></tr>`,
       )}</tbody></table></div>`
 }</section>`,
     );
@@ -82,7 +82,10 @@ function deliveryChart(minutes: AttemptMinute[], from: number): Html {
   const H = 160;
   const bw = W / 60;
   const scale = (n: number) => (n / max) * (H - 20);
-  return html`<svg class="chart" viewBox="0 0 ${W} ${H + 18}" role="img" aria-labelledby="chart-title">
+  // The labels are HTML around the drawing, not SVG text: they keep the page's font size when the
+  // drawing shrinks to a phone's width.
+  return html`<p class="chart-max muted" aria-hidden="true">${max} a minute at most</p>
+<svg class="chart" viewBox="0 0 ${W} ${H + 2}" preserveAspectRatio="none" role="img" aria-labelledby="chart-title">
 <title id="chart-title">${total} callbacks delivered and ${failed} failed attempts in the last hour (at most ${max} a minute)</title>
 ${bars.map((b) => {
   const okH = scale(b.ok);
@@ -93,8 +96,7 @@ ${bars.map((b) => {
 <rect class="failed" x="${x}" y="${(H - okH - failH).toFixed(1)}" width="${(bw - 1).toFixed(1)}" height="${failH.toFixed(1)}"></rect></g>`;
 })}
 <line x1="0" y1="${H}" x2="${W}" y2="${H}" stroke="#aab4c1"></line>
-<text x="0" y="${H + 14}">${jakartaMinute(from)}</text><text x="${W / 2 - 15}" y="${H + 14}">${jakartaMinute(from + 30 * 60_000)}</text><text x="${W - 34}" y="${H + 14}">${jakartaMinute(from + 59 * 60_000)}</text>
-<text x="2" y="12">max ${max}/min</text>
 </svg>
+<div class="chart-axis" aria-hidden="true"><span>${jakartaMinute(from)}</span><span>${jakartaMinute(from + 30 * 60_000)}</span><span>${jakartaMinute(from + 59 * 60_000)}</span></div>
 <p class="muted">${total} delivered, ${failed} failed attempts in the last hour. Green: acknowledged; red: rejected or failed.</p>`;
 }

@@ -50,10 +50,13 @@ export function reconciliationPages(op: FastifyInstance, pages: OperatorPages): 
 ${
   list.length === 0
     ? empty('No provider is registered.')
-    : html`<div class="table-wrap"><table id="providers"><thead><tr><th>Provider</th><th>Kind</th><th>Last run</th><th class="num">Problems</th></tr></thead><tbody>${list.map(
-        (p, i) => html`<tr><td><a href="${providerHref(p.id)}">${p.name}</a></td><td>${p.kind}</td>
-<td>${last[i] ? html`<a href="${runHref((last[i] as Run).id)}">${jakartaTime((last[i] as Run).createdAt)}</a>` : '—'}</td>
-<td class="num">${last[i] ? (last[i] as Run).problems.length : ''}</td></tr>`,
+    : html`<div class="table-wrap"><table id="providers" class="stack"><thead><tr><th>Provider</th><th>Kind</th><th>Last run</th><th class="num">Problems</th></tr></thead><tbody>${list.map(
+        (
+          p,
+          i,
+        ) => html`<tr><td data-label="Provider"><a href="${providerHref(p.id)}">${p.name}</a></td><td data-label="Kind">${p.kind}</td>
+<td data-label="Last run">${last[i] ? html`<a href="${runHref((last[i] as Run).id)}">${jakartaTime((last[i] as Run).createdAt)}</a>` : '—'}</td>
+<td data-label="Problems" class="num">${last[i] ? (last[i] as Run).problems.length : ''}</td></tr>`,
       )}</tbody></table></div>`
 }`,
     );
@@ -179,9 +182,9 @@ QR2601151030000001,ACQ-1,100000.00,2026-01-15T10:30:00+07:00,00">${refused?.csv 
 
 function runTable(runs: Run[]): Html {
   if (runs.length === 0) return empty('No run yet for this provider.');
-  return html`<div class="table-wrap"><table id="runs"><thead><tr><th>Run</th><th>Report covers</th><th class="num">Lines</th><th class="num">Matched</th><th class="num">Problems</th></tr></thead><tbody>${runs.map(
+  return html`<div class="table-wrap"><table id="runs" class="stack"><thead><tr><th>Run</th><th>Report covers</th><th class="num">Lines</th><th class="num">Matched</th><th class="num">Problems</th></tr></thead><tbody>${runs.map(
     (r) =>
-      html`<tr><td><a href="${runHref(r.id)}">${jakartaTime(r.createdAt)}</a></td><td>${r.from === r.to ? r.from : `${r.from} to ${r.to}`}</td><td class="num">${r.lines}</td><td class="num">${r.matched}</td><td class="num">${r.problems.length}</td></tr>`,
+      html`<tr><td data-label="Run"><a href="${runHref(r.id)}">${jakartaTime(r.createdAt)}</a></td><td data-label="Report covers">${r.from === r.to ? r.from : `${r.from} to ${r.to}`}</td><td data-label="Lines" class="num">${r.lines}</td><td data-label="Matched" class="num">${r.matched}</td><td data-label="Problems" class="num">${r.problems.length}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -196,12 +199,12 @@ function problemTable(run: Run, resolutions: Resolution[], csrf: string | undefi
     if (!csrf) return badge('open', 'not applied');
     return html`<form method="post" action="${runHref(run.id)}/problems/${p.line}/apply" class="inline" data-confirm="Apply line ${p.line}? ${p.referenceNo ?? 'The transaction'} becomes paid (00) and its merchant is notified.">${csrfField(csrf)}<button type="submit">Apply line ${p.line}</button></form>`;
   };
-  return html`<div class="table-wrap"><table id="problems"><thead><tr><th class="num">Line</th><th>Problem</th><th>Transaction</th><th>Gateway has</th><th>Report says</th><th></th></tr></thead><tbody>${run.problems.map(
+  return html`<div class="table-wrap"><table id="problems" class="stack"><thead><tr><th class="num">Line</th><th>Problem</th><th>Transaction</th><th>Gateway has</th><th>Report says</th><th></th></tr></thead><tbody>${run.problems.map(
     (p, i) => html`<tr id="${p.line === null ? `problem-${i + 1}` : `line-${p.line}`}" data-type="${p.type}">
-<td class="num">${p.line ?? '—'}</td>
-<td>${badge('problem', p.type)}<br><span class="muted">${PROBLEMS[p.type]}</span></td>
-<td>${p.referenceNo ? html`<a href="/console/transactions/${encodeURIComponent(p.referenceNo)}">${p.referenceNo}</a>` : '—'}</td>
-<td>${p.expected ?? '—'}</td><td>${p.actual ?? '—'}</td>
-<td>${state(p)}</td></tr>`,
+<td data-label="Line" class="num">${p.line ?? '—'}</td>
+<td data-label="Problem">${badge('problem', p.type)}<br><span class="muted">${PROBLEMS[p.type]}</span></td>
+<td data-label="Transaction">${p.referenceNo ? html`<a href="/console/transactions/${encodeURIComponent(p.referenceNo)}">${p.referenceNo}</a>` : '—'}</td>
+<td data-label="Gateway has">${p.expected ?? '—'}</td><td data-label="Report says">${p.actual ?? '—'}</td>
+<td data-label="">${state(p)}</td></tr>`,
   )}</tbody></table></div>`;
 }

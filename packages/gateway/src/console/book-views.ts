@@ -28,6 +28,7 @@ export const settlementHref = (area: BookArea, id: string) => `${pathsOf(area).s
 
 const TABS: Array<[string, string, string]> = [
   ['balances', 'Balances', '/console/books'],
+  ['journal', 'Journal', '/console/books/journal'],
   ['settlements', 'Settlements', '/console/books/settlements'],
   ['reconciliations', 'Reconciliation', '/console/books/reconciliations'],
   ['verify', 'Verify ledger', '/console/books/verify'],
@@ -124,8 +125,27 @@ function entryReference(e: LedgerEntry, area: BookArea): Html {
   return html`—`;
 }
 
-/** Ledger entries, one row per line: each entry's debits equal its credits. */
-export function ledgerTable(entries: LedgerEntry[], area: BookArea, emptyText = 'No ledger entry.'): Html {
+/**
+ * An account as a person reads it: `merchant:<id>:pending` is "Toko Kopi · pending", the account
+ * itself below it; without a name for its id, the account alone.
+ */
+function accountCell(account: string, names: ReadonlyMap<string, string> | undefined): Html {
+  const m = /^(merchant|provider):([^:]+)(?::(.+))?$/.exec(account);
+  const name = m ? names?.get(m[2] as string) : undefined;
+  if (name === undefined) return html`<code>${account}</code>`;
+  return html`<span class="account-name">${name}${m?.[3] ? ` · ${m[3]}` : ''}</span><br><code class="muted">${account}</code>`;
+}
+
+/**
+ * Ledger entries, one row per line: each entry's debits equal its credits. `names` (merchants' and
+ * providers' names by id) names the accounts.
+ */
+export function ledgerTable(
+  entries: LedgerEntry[],
+  area: BookArea,
+  emptyText = 'No ledger entry.',
+  names?: ReadonlyMap<string, string>,
+): Html {
   if (entries.length === 0) return empty(emptyText);
   const side = (v: bigint) => (v === 0n ? '' : sen(v));
   return html`<div class="table-wrap"><table id="ledger-entries" class="ledger stack">
@@ -136,7 +156,7 @@ ${entries.map((e) => {
   const [first, ...rest] = lines;
   const line = (l: LedgerLine | undefined) =>
     l
-      ? html`<td data-label="Account"><code>${l.account}</code></td><td data-label="Debit" class="num">${side(l.debitSen)}</td><td data-label="Credit" class="num">${side(l.creditSen)}</td>`
+      ? html`<td data-label="Account">${accountCell(l.account, names)}</td><td data-label="Debit" class="num">${side(l.debitSen)}</td><td data-label="Credit" class="num">${side(l.creditSen)}</td>`
       : html`<td data-label="Account"></td><td data-label="Debit"></td><td data-label="Credit"></td>`;
   return html`<tbody class="entry" data-entry="${e.id}"><tr>
 <td data-label="Time" rowspan="${n}">${jakartaTime(e.at)}</td><td data-label="Entry" rowspan="${n}" class="hide-narrow">${e.id}</td>

@@ -6,6 +6,7 @@ import { type ConsoleDeps, config, operatorGate } from './operator.ts';
 import { accessPages } from './pages/access.ts';
 import { bookPages } from './pages/books.ts';
 import { certificationPages } from './pages/certifications.ts';
+import { journalPages } from './pages/journal.ts';
 import { merchantPages } from './pages/merchants.ts';
 import { notificationPages } from './pages/notifications.ts';
 import { overviewPages } from './pages/overview.ts';
@@ -66,6 +67,7 @@ function operatorConsole(scope: FastifyInstance, deps: ConsoleDeps): void {
     transactionPages(op, pages);
     notificationPages(op, pages);
     bookPages(op, pages);
+    journalPages(op, pages);
     settlementPages(op, pages);
     reconciliationPages(op, pages);
     if (deps.payer && pages.sandbox) sandboxPages(op, pages, deps.payer);

@@ -80,7 +80,12 @@ ${
 
   op.get<{ Params: { id: string } }>('/books/settlements/:id', { config }, async (request, reply) => {
     const { settlement: s, entries } = await settlements.show(pages.callerOf(request), request.params.id);
-    const merchant = await merchants.find(s.merchantId);
+    const [merchant, banks] = await Promise.all([
+      merchants.find(s.merchantId),
+      pages.deps.providers.list({ limit: 500 }),
+    ]);
+    const names = new Map(banks.items.map((p) => [p.id, p.name]));
+    if (merchant) names.set(merchant.id, merchant.name);
     const canPayOut = s.status === 'open' && pages.can(request, 'POST', PAYOUT);
     return pages.page(
       request,
@@ -96,7 +101,7 @@ ${canPayOut ? payoutForm(s, pages.operatorOf(request).csrf) : ''}
 </div>
 <section aria-labelledby="h-entries"><h2 id="h-entries">Entries</h2>
 <p class="muted">The payments and refunds this settlement took: its net is their sum, less fees.</p>
-${ledgerTable(entries, 'operator')}</section>`,
+${ledgerTable(entries, 'operator', undefined, names)}</section>`,
     );
   });
 

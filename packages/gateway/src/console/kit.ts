@@ -298,8 +298,6 @@ const FLASH: Record<string, string> = {
   pending: 'The pending status was notified again.',
   failed: 'The sandbox acquirer reported a failed payment.',
   'test-sent': 'A test callback is on its way: your latest notification is being delivered again.',
-  settled: 'Settled: every merchant with unsettled payments before now has a new open settlement.',
-  'nothing-to-settle': 'Nothing to settle: no unsettled payment or refund before now.',
   'paid-out': 'The settlement is recorded as paid out.',
   reconciled: 'The report was reconciled: every line is matched or listed as a problem below.',
   applied: 'The payment was applied: the transaction is paid (00) and its merchant is notified.',

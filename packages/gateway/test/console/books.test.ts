@@ -142,9 +142,9 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
     await page.goto(`${gw.url}/console/books/settlements`);
     await page.selectOption('select[name=merchantId]', merchant.id);
     await page.click('button:text("Settle now")');
-    await page.waitForURL(/\/console\/books\/settlements\/stl_\w+\?ok=settled$/);
+    await page.waitForURL(/\/console\/books\/settlements\/stl_\w+$/);
     settlementId = new URL(page.url()).pathname.split('/').pop() as string;
-    assert.match(await text(page, '.flash.ok'), /Settled/);
+    assert.match(await text(page, '.flash.ok'), /Settled: 1 entry \(payments and refunds before now\)/);
     await page.reload();
     assert.equal(await countOf(`/settlements?merchantId=${merchant.id}`), 1, 'the reload settled nothing more');
     assert.equal(await audits('console: settle now'), 1);
@@ -175,8 +175,8 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
     await page.goto(`${gw.url}/console/books/settlements?merchant=${merchant.id}`);
     await page.selectOption('select[name=merchantId]', merchant.id);
     await page.click('button:text("Settle now")');
-    await page.waitForURL(/\/console\/books\/settlements\?ok=nothing-to-settle$/);
-    assert.match(await text(page, '.flash.ok'), /Nothing to settle/);
+    await page.waitForURL(/\/console\/books\/settlements$/);
+    assert.match(await text(page, '.flash.ok'), /Nothing to settle: no unsettled payment or refund before now/);
 
     // A second tab keeps the payout form of the open settlement.
     const stale = watch(await browser.context.newPage());
@@ -316,6 +316,43 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
     assert.equal(report.status(), 404);
     assert.doesNotMatch(await report.text(), /OTHER-1/);
     await portal.close();
+  });
+
+  test('settle now with a cutoff: one in the past takes only what came before it; a later or unreadable one is refused', async () => {
+    const before = await countOf('/settlements');
+    await page.goto(`${gw.url}/console/books/settlements`);
+    await page.fill('input[name=cutoff]', '2020-01-01T00:00:00');
+    await page.click('button:text("Settle now")');
+    await page.waitForURL(/\/console\/books\/settlements$/);
+    assert.match(
+      await text(page, '.flash.ok'),
+      /Nothing to settle: no unsettled payment or refund before 2020-01-01 00:00:00 WIB/,
+    );
+    assert.equal(await countOf('/settlements'), before);
+
+    const tomorrow = new Date(Date.now() + 7 * 3_600_000 + 86_400_000).toISOString().slice(0, 19);
+    await page.fill('input[name=cutoff]', tomorrow);
+    await page.click('button:text("Settle now")');
+    await page.waitForURL(/\/console\/books\/settlements$/);
+    assert.match(await text(page, '.flash.error'), /Nothing was settled: cutoff: must not be later than now/);
+    assert.equal(await countOf('/settlements'), before);
+
+    // A cutoff no date input would send, posted by hand with the page's token.
+    const csrf = await page.inputValue('main form[action="/console/books/settlements"] input[name=_csrf]');
+    const status = await page.evaluate(async (token) => {
+      const r = await fetch('/console/books/settlements', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: token, cutoff: 'yesterday' }).toString(),
+        redirect: 'manual',
+      });
+      return r.type === 'opaqueredirect' ? 303 : r.status;
+    }, csrf);
+    assert.equal(status, 303);
+    await page.reload();
+    assert.match(await text(page, '.flash.error'), /the cutoff yesterday is not a date and time/);
+    assert.equal(await countOf('/settlements'), before);
+    assert.deepEqual(await auditStatuses('console: settle now (refused)'), [400, 400]);
   });
 
   test('a read key sees the books, but settling, paying out, reconciling and applying are hidden and refused', async () => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { settlementView } from '../../books/settlement-service.ts';
-import { payoutBody } from '../../http/routes/admin-books.ts';
+import { payoutBody, settlementRunBody } from '../../http/routes/admin-books.ts';
 import {
   booksTabs,
   ledgerTable,
@@ -9,6 +9,7 @@ import {
   settlementSummary,
   settlementTable,
 } from '../book-views.ts';
+import { jakartaTime, parseJakartaDateTime } from '../format.ts';
 import { type Html, html } from '../html.ts';
 import { asConsoleError, blank, formOf, PAGE, q, sendAttachment } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
@@ -52,9 +53,10 @@ ${rows.length === PAGE ? html`<p class="muted">The newest ${PAGE} are shown: fil
 ${
   pages.can(request, 'POST', SETTLE)
     ? html`<section class="card" aria-labelledby="h-settle"><h2 id="h-settle">Settle now</h2>
-<p class="muted">Takes every unsettled payment and refund before now into one open settlement per merchant (a merchant whose net is zero or less is left as it is). The schedule does the same on its own.</p>
+<p class="muted">Takes every unsettled payment and refund before the cutoff (empty: now) into one open settlement per merchant (a merchant whose net is zero or less is left as it is). The schedule does the same on its own.</p>
 <form method="post" action="/console/books/settlements" class="filters" data-confirm="Settle now?">${csrfField(csrf)}
 <label>Merchant<select name="merchantId"><option value="">Every merchant with something to settle</option>${all.map((m) => option(m.id, m.name, merchantId))}</select></label>
+<label>Cutoff (WIB, not later than now)<input type="datetime-local" name="cutoff" step="1"></label>
 <button type="submit">Settle now</button></form></section>`
     : ''
 }`,
@@ -64,8 +66,30 @@ ${
   op.post('/books/settlements', { config }, async (request, reply) => {
     pages.need(request, 'POST', SETTLE);
     const fields = formOf(request);
+    const back = '/console/books/settlements';
     const merchantId = blank(fields.merchantId);
-    const made = await settlements.run({ merchantId });
+    const refused = (why: string, status: 400 | 409 = 400) =>
+      pages.refused(request, reply, back, why, { status, action: 'console: settle now', target: merchantId ?? null });
+    const typedCutoff = blank(fields.cutoff);
+    const cutoffMs = parseJakartaDateTime(typedCutoff);
+    if (typedCutoff !== undefined && cutoffMs === undefined)
+      return refused(`Nothing was settled: the cutoff ${typedCutoff} is not a date and time.`);
+    const body = settlementRunBody.safeParse({
+      ...(merchantId ? { merchantId } : {}),
+      ...(cutoffMs === undefined ? {} : { cutoff: new Date(cutoffMs).toISOString() }),
+    });
+    if (!body.success)
+      return refused(
+        `Nothing was settled: ${body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}.`,
+      );
+    let made: SettlementRecord[];
+    try {
+      made = await settlements.run({ merchantId, cutoff: cutoffMs });
+    } catch (e) {
+      const r = asConsoleError(e);
+      if (!r || r.status >= 500) throw e;
+      return refused(`Nothing was settled: ${r.problems[0] ?? r.message}.`, r.status === 400 ? 400 : 409);
+    }
     await pages.audit(request, {
       action: 'console: settle now',
       target: merchantId ?? null,
@@ -73,9 +97,25 @@ ${
       fields,
       after: { items: made.map(settlementView) },
     });
+    const before = cutoffMs === undefined ? 'before now' : `before ${jakartaTime(cutoffMs)}`;
     const only = made.length === 1 ? made[0] : undefined;
-    if (only) return reply.redirect(`${settlementHref('operator', only.id)}?ok=settled`, 303);
-    return reply.redirect(`/console/books/settlements?ok=${made.length === 0 ? 'nothing-to-settle' : 'settled'}`, 303);
+    if (only) {
+      const n = `${only.count} ${only.count === 1 ? 'entry' : 'entries'}`;
+      return pages.done(
+        request,
+        reply,
+        settlementHref('operator', only.id),
+        `Settled: ${n} (payments and refunds ${before}) in this open settlement.`,
+      );
+    }
+    if (made.length === 0)
+      return pages.done(request, reply, back, `Nothing to settle: no unsettled payment or refund ${before}.`);
+    return pages.done(
+      request,
+      reply,
+      back,
+      `Settled: ${made.length} merchants each have a new open settlement of their payments and refunds ${before}.`,
+    );
   });
 
   op.get<{ Params: { id: string } }>('/books/settlements/:id', { config }, async (request, reply) => {

@@ -36,7 +36,10 @@ async function sidewaysScroll(page: Page): Promise<string[]> {
       const innermost = past.filter((el) => !past.some((other) => other !== el && el.contains(other)));
       const names = innermost
         .slice(0, 3)
-        .map((el) => `${el.tagName.toLowerCase()}${el.className ? `.${el.className}` : ''} "${(el.textContent ?? '').slice(0, 30)}"`);
+        .map(
+          (el) =>
+            `${el.tagName.toLowerCase()}${el.className ? `.${el.className}` : ''} "${(el.textContent ?? '').slice(0, 30)}"`,
+        );
       found.push(`the page (${root.scrollWidth} > ${root.clientWidth} px: ${names.join(', ')})`);
     }
     for (const el of Array.from(document.querySelectorAll<HTMLElement>('main *'))) {
@@ -180,7 +183,10 @@ describe('the console and the portal at phone width', { skip: !available && !CI 
   test('at 1366 px the lists stay tables: one row per transaction, the column names in the header', async () => {
     await page.setViewportSize(LAPTOP);
     await page.goto(`${gw.url}/console/transactions`);
-    assert.equal(await page.$eval('main table.stack thead', (el) => getComputedStyle(el).display), 'table-header-group');
+    assert.equal(
+      await page.$eval('main table.stack thead', (el) => getComputedStyle(el).display),
+      'table-header-group',
+    );
     assert.equal(await page.$eval('main table.stack tbody tr', (el) => getComputedStyle(el).display), 'table-row');
     assert.deepEqual(await sidewaysScroll(page), []);
   });

@@ -555,6 +555,7 @@ export async function certifyMerchant(
       finishedAt,
       passed: report.ok,
       report: JSON.stringify(report),
+      suite: CERTIFICATION_SUITE,
     });
     return report;
   } finally {

@@ -48,6 +48,8 @@ form.filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; 
 form.filters > label { max-width: 100%; min-width: 0; }
 label { display: block; font-size: 13px; color: var(--muted); }
 label input, label select { display: block; margin-top: 2px; }
+label.check { display: flex; gap: 8px; align-items: baseline; color: var(--fg); font-size: 15px; }
+label.check input { display: inline; margin: 0; }
 input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid #aab4c1; border-radius: 4px; background: #fff; max-width: 100%; }
 input[type="url"], input.wide { width: 100%; }
 textarea.report { display: block; width: 100%; margin: 2px 0 8px; font-family: ui-monospace, monospace; font-size: 13px; }

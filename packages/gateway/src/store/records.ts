@@ -573,4 +573,6 @@ export interface CertificationRecord {
   passed: boolean;
   /** The report, as JSON text. */
   report: string;
+  /** Which suite: `webhook-certification` or `snap-server-conformance`. */
+  suite: string;
 }

@@ -171,8 +171,8 @@ export abstract class SqlStore {
   insertCertification(run: CertificationRecord) {
     return certifications.insertCertification(this.sql, run);
   }
-  listCertifications(merchantId: string) {
-    return certifications.listCertifications(this.sql, merchantId);
+  listCertifications(merchantId: string, suite: string) {
+    return certifications.listCertifications(this.sql, merchantId, suite);
   }
   findCertification(id: string) {
     return certifications.findCertification(this.sql, id);

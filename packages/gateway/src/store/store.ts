@@ -246,7 +246,8 @@ export interface CertificationStore {
   /** Stores a webhook certification run. */
   insertCertification(run: CertificationRecord): Promise<void>;
   /** A merchant's certification runs, newest first. */
-  listCertifications(merchantId: string): Promise<CertificationRecord[]>;
+  /** A merchant's runs of one suite (`webhook-certification`, `snap-server-conformance`), newest first. */
+  listCertifications(merchantId: string, suite: string): Promise<CertificationRecord[]>;
   findCertification(id: string): Promise<CertificationRecord | undefined>;
 }
 

@@ -177,7 +177,7 @@ describe('webhook certification: the example merchant server', () => {
     // Stored, and the report formats as JUnit.
     const stored = await gw.store.findCertification(report.id);
     assert.equal(stored?.passed, true);
-    assert.equal((await gw.store.listCertifications(merchantId))[0]?.id, report.id);
+    assert.equal((await gw.store.listCertifications(merchantId, 'webhook-certification'))[0]?.id, report.id);
     assert.match(formatJunit(report), /<testsuites name="webhook-certification" tests="14" failures="0"/);
   });
 

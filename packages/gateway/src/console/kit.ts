@@ -271,6 +271,7 @@ export async function audit(
       httpStatus: entry.httpStatus,
       target: entry.target,
       action: entry.action,
+      before: auditValue(entry.before),
       after: auditValue(entry.after),
     });
     return;

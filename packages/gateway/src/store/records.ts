@@ -226,6 +226,8 @@ export interface AuditOutcome {
   target: string | null;
   /** What the action was, when the row named only its route (console and portal forms). */
   action?: string | null;
+  /** The resource before the action, when the row could not know it (console and portal forms). */
+  before?: string | null;
   after: string | null;
 }
 

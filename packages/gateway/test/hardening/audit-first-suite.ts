@@ -116,6 +116,22 @@ export function auditFirstSuite(under: StoreUnderTest): void {
       assert.equal(row.action, 'console: create merchant');
       assert.equal(row.request.name, 'Console Made');
       assert.notEqual(row.httpStatus, 0);
+
+      // A form's row is written before the form is read: what it changed, before and after, comes
+      // with its outcome, and reads as the row's own.
+      const id = row.target as string;
+      const edited = await fetch(`${gw.url}/console/merchants/${id}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session, origin: gw.url },
+        body: form({ _csrf: csrf, name: 'Console Renamed' }),
+      });
+      assert.equal(edited.status, 303);
+      const [edit] = (await gw.admin('GET', `/audit?limit=1&target=${id}`)).body.items;
+      assert.equal(edit.action, 'console: edit merchant');
+      assert.equal(edit.before?.name, 'Console Made');
+      assert.equal(edit.after?.name, 'Console Renamed');
+      assert.equal(edit.before?.clientSecret, undefined, 'never a secret');
     });
   });
 }

@@ -156,15 +156,23 @@ export async function appendAudit(sql: Sql, entry: AuditEntry): Promise<number> 
 /** How an action whose audit row was written before it ran ended (once). */
 export async function appendAuditOutcome(sql: Sql, auditId: number, outcome: AuditOutcome): Promise<void> {
   await sql.run(
-    'INSERT INTO audit_outcomes (audit_id, at, http_status, target, action, after) VALUES (?, ?, ?, ?, ?, ?)',
-    [auditId, outcome.at, outcome.httpStatus, outcome.target, outcome.action ?? null, outcome.after],
+    'INSERT INTO audit_outcomes (audit_id, at, http_status, target, action, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    [
+      auditId,
+      outcome.at,
+      outcome.httpStatus,
+      outcome.target,
+      outcome.action ?? null,
+      outcome.before ?? null,
+      outcome.after,
+    ],
   );
 }
 
-/** A row with its outcome, when one was appended: the answer's status, target and resource after. */
+/** A row with its outcome, when one was appended: the answer's status, target, resource before (when the row had none) and after. */
 const AUDIT_WITH_OUTCOME = `SELECT a.id, a.at, a.key_id, a.key_name, a.address, a.method, a.path,
   COALESCE(o.action, a.action) AS action, a.request,
-  a.before, COALESCE(a.target, o.target) AS target, COALESCE(o.http_status, a.http_status) AS http_status,
+  COALESCE(a.before, o.before) AS before, COALESCE(a.target, o.target) AS target, COALESCE(o.http_status, a.http_status) AS http_status,
   COALESCE(o.after, a.after) AS after
   FROM audit_log a LEFT JOIN audit_outcomes o ON o.audit_id = a.id`;
 

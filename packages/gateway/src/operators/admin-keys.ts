@@ -62,3 +62,15 @@ export function createAdminKeyService({ store, clock }: { store: AccessStore; cl
 }
 
 export type AdminKeyService = ReturnType<typeof createAdminKeyService>;
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** An admin key as the admin API answers it and the audit log keeps it: never the key, never its hash. */
+export const adminKeyView = (k: AdminKeyRecord) => ({
+  id: k.id,
+  name: k.name,
+  scope: k.scope,
+  createdAt: iso(k.createdAt),
+  lastUsedAt: iso(k.lastUsedAt),
+  revokedAt: iso(k.revokedAt),
+});

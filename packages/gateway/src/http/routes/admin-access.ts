@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { AdminKeyRecord, AdminKeyService } from '../../operators/admin-keys.ts';
+import { type AdminKeyService, adminKeyView } from '../../operators/admin-keys.ts';
 import type { AuditLog, StoredAuditEntry } from '../../operators/audit-log.ts';
 import { idParams, listQuery, parseAdminBody, parseWith } from '../admin-body.ts';
 import {
@@ -28,20 +28,6 @@ export const adminKeyCreateSchema = z.strictObject({
   scope: z.enum(['read', 'operate', 'admin']),
 });
 export const auditQuery = listQuery.extend({ target: z.string().max(128).optional() });
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-
-/** An admin key as the API shows it: never the key, never its hash. */
-function adminKeyView(k: AdminKeyRecord) {
-  return {
-    id: k.id,
-    name: k.name,
-    scope: k.scope,
-    createdAt: iso(k.createdAt),
-    lastUsedAt: iso(k.lastUsedAt),
-    revokedAt: iso(k.revokedAt),
-  };
-}
 
 const parsed = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
 

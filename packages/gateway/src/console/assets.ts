@@ -48,6 +48,10 @@ form.filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; 
 form.filters > label { max-width: 100%; min-width: 0; }
 label { display: block; font-size: 13px; color: var(--muted); }
 label input, label select { display: block; margin-top: 2px; }
+fieldset.group { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px 4px; margin: 0 0 12px; min-width: 0; }
+fieldset.group legend { font-weight: 600; color: var(--fg); padding: 0 4px; }
+.hint { display: block; margin-top: 2px; font-size: 12px; }
+[aria-invalid="true"] { border-color: var(--bad); outline: 1px solid var(--bad); }
 label.check { display: flex; gap: 8px; align-items: baseline; color: var(--fg); font-size: 15px; }
 label.check input { display: inline; margin: 0; }
 input, select, textarea { font: inherit; padding: 6px 8px; border: 1px solid #aab4c1; border-radius: 4px; background: #fff; max-width: 100%; }
@@ -125,5 +129,6 @@ svg.chart .failed { fill: #c0392b; }
   table.stack td.hide-narrow { display: none; }
   table.stack td.amount { font-weight: 600; }
   table.stack tfoot th { padding: 6px 0 2px; }
+  table.stack tr.audit-details td { display: block; text-align: left; }
 }
 `;

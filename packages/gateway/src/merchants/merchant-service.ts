@@ -22,8 +22,11 @@ import { isUsableRsaPublicKey } from './public-key.ts';
 
 export type { CallbackJson, CallbackSignature, MerchantPatch, MerchantRecord, MerchantStatus, TokenSignature };
 
-/** What a merchant may change of itself in its portal: where its callbacks go. */
-export const MERCHANT_EDITABLE = ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl'] as const;
+/**
+ * What a merchant may change of itself in its portal: where its callbacks go, and where the gateway
+ * takes its SNAP B2B token for them (the same power: that URL defaults from callbackBaseUrl).
+ */
+export const MERCHANT_EDITABLE = ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl'] as const;
 
 export type { NewMerchantInput };
 

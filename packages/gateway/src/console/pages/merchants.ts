@@ -6,14 +6,27 @@ import {
 import { type MerchantRecord, merchantView } from '../../merchants/merchant-service.ts';
 import { jakartaTime } from '../format.ts';
 import { html } from '../html.ts';
-import { asConsoleError, blank, ConsoleError, formOf, q } from '../kit.ts';
-import { formValues, MERCHANT_FORM_FIELDS, merchantHref, merchantPage, newMerchantForm } from '../merchant-views.ts';
+import { asConsoleError, ConsoleError, formOf, q } from '../kit.ts';
+import {
+  type Acquirer,
+  createInput,
+  invalidFields,
+  type MerchantFormValues,
+  patchInput,
+  problemsOf,
+  shownValues,
+} from '../merchant-form.ts';
+import { merchantHref, merchantPage, newMerchantForm, type TypedForm } from '../merchant-views.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { badge, empty, formProblems } from '../views.ts';
 import { credentialPages } from './merchant-credentials.ts';
 
-type Issues = ReadonlyArray<{ path: PropertyKey[]; message: string }>;
-const listed = (issues: Issues) => issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+/** A refused form as it is shown again: what was typed, why not, the fields at fault. */
+const typedForm = (what: string, values: MerchantFormValues, problems: string[]): TypedForm => ({
+  values,
+  problems: formProblems(what, problems),
+  invalid: invalidFields(problems),
+});
 
 /**
  * Why the service refused a form (invalid settings, a partner id taken), as the form shows it
@@ -31,8 +44,11 @@ function serviceRefusal(e: unknown): { status: number; problems: string[] } {
  * redirects; every form that changes something redirects (Post/Redirect/Get).
  */
 export function merchantPages(op: FastifyInstance, pages: OperatorPages): void {
-  const { merchants } = pages.deps;
+  const { merchants, providers } = pages.deps;
   const csrfOf = (request: FastifyRequest) => pages.operatorOf(request).csrf;
+  /** The acquirers a merchant's QRIS may come from (there are few). */
+  const acquirers = async (): Promise<Acquirer[]> =>
+    (await providers.list({ limit: 500 })).items.filter((p) => p.kind === 'acquirer');
 
   op.get('/merchants', { config }, async (request, reply) => {
     const term = q(request.query, 'q')?.toLowerCase();
@@ -52,9 +68,9 @@ ${pages.can(request, 'POST', '/admin/v1/merchants') ? html`<a class="button" hre
 ${
   list.length === 0
     ? empty(term ? 'No merchant matches this search.' : 'No merchant yet: create the first one.')
-    : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Client key</th><th class="hide-narrow">Partner id</th><th>Status</th><th class="hide-narrow">Created</th></tr></thead><tbody>${list.map(
+    : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Name</th><th>Client key</th><th class="hide-narrow">Partner id</th><th>Status</th><th class="hide-narrow">Created</th></tr></thead><tbody>${list.map(
         (m) =>
-          html`<tr><td><a href="/console/merchants/${encodeURIComponent(m.id)}">${m.name}</a></td><td>${m.clientKey}</td><td class="hide-narrow">${m.partnerId}</td><td>${badge(m.status, m.status)}</td><td class="hide-narrow">${jakartaTime(m.createdAt)}</td></tr>`,
+          html`<tr><td data-label="Name"><a href="/console/merchants/${encodeURIComponent(m.id)}">${m.name}</a></td><td data-label="Client key">${m.clientKey}</td><td data-label="Partner id" class="hide-narrow">${m.partnerId}</td><td data-label="Status">${badge(m.status, m.status)}</td><td data-label="Created" class="hide-narrow">${jakartaTime(m.createdAt)}</td></tr>`,
       )}</tbody></table></div>`
 }`,
     );
@@ -62,13 +78,13 @@ ${
 
   op.get('/merchants/new', { config }, async (request, reply) => {
     pages.need(request, 'POST', '/admin/v1/merchants');
-    return pages.page(request, reply, 'New merchant', 'merchants', newMerchantForm(csrfOf(request)));
+    return pages.page(request, reply, 'New merchant', 'merchants', newMerchantForm(csrfOf(request), await acquirers()));
   });
 
   op.post('/merchants', { config }, async (request, reply) => {
     pages.need(request, 'POST', '/admin/v1/merchants');
     const fields = formOf(request);
-    const again = (problems: string[], status = 400) =>
+    const again = async (problems: string[], status = 400) =>
       pages.page(
         request,
         reply,
@@ -76,18 +92,13 @@ ${
         'merchants',
         newMerchantForm(
           csrfOf(request),
-          formValues(undefined, fields),
-          formProblems('The merchant was not created:', problems),
+          await acquirers(),
+          typedForm('The merchant was not created:', fields, problems),
         ),
         status,
       );
-    const input: Record<string, string> = {};
-    for (const f of MERCHANT_FORM_FIELDS) {
-      const v = blank(fields[f]);
-      if (v !== undefined) input[f] = v;
-    }
-    const parsed = createSchema.safeParse(input);
-    if (!parsed.success) return again(listed(parsed.error.issues));
+    const parsed = createSchema.safeParse(createInput(fields));
+    if (!parsed.success) return again(problemsOf(parsed.error.issues));
     let made: Awaited<ReturnType<typeof merchants.create>>;
     try {
       made = await merchants.create(parsed.data);
@@ -106,11 +117,12 @@ ${
     return pages.showOnce(request, reply, `${merchantHref(merchant.id)}/created`, { clientSecret });
   });
 
-  const show = (
+  /** A merchant's page; after a refused edit, its form as typed, with the problems (`status` 4xx). */
+  const show = async (
     request: FastifyRequest,
     reply: FastifyReply,
     m: MerchantRecord,
-    edit?: { typed: Record<string, string>; problems: string[] },
+    edit?: { typed: MerchantFormValues; problems: string[] },
     status = 200,
   ) =>
     pages.page(
@@ -121,10 +133,9 @@ ${
       merchantPage(m, csrfOf(request), {
         canEdit: pages.can(request, 'PATCH', '/admin/v1/merchants/:id'),
         canRecover: pages.can(request, 'POST', '/admin/v1/merchants/:id/recover'),
-        edit: edit && {
-          values: formValues(m, edit.typed),
-          problems: formProblems('Nothing was saved:', edit.problems),
-        },
+        acquirers: await acquirers(),
+        values: { ...shownValues(m), ...edit?.typed },
+        edit: edit && typedForm('Nothing was saved:', edit.typed, edit.problems),
       }),
       status,
     );
@@ -137,19 +148,19 @@ ${
     pages.need(request, 'PATCH', '/admin/v1/merchants/:id');
     const fields = formOf(request);
     const before = await merchants.get(request.params.id);
-    const patch: Record<string, string | null> = {};
-    const name = blank(fields.name);
-    if (name !== undefined) patch.name = name;
-    for (const f of ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl']) {
-      if (f in fields) patch[f] = blank(fields[f]) ?? null;
-    }
-    for (const f of ['callbackSignature', 'callbackJson', 'callbackVaBody', 'callbackAck', 'tokenSignature']) {
-      const v = blank(fields[f]);
-      if (v !== undefined) patch[f] = v;
+    const patch = patchInput(before, fields);
+    if (Object.keys(patch).length === 0) {
+      await pages.audit(request, {
+        action: 'console: edit merchant (nothing changed)',
+        target: before.id,
+        httpStatus: 200,
+        fields,
+      });
+      return pages.done(request, reply, merchantHref(before.id), 'Nothing to save: every setting is as it was.');
     }
     const parsed = patchSchema.safeParse(patch);
     if (!parsed.success)
-      return show(request, reply, before, { typed: fields, problems: listed(parsed.error.issues) }, 400);
+      return show(request, reply, before, { typed: fields, problems: problemsOf(parsed.error.issues) }, 400);
     let after: MerchantRecord;
     try {
       after = await merchants.update(before.id, parsed.data, pages.callerOf(request));

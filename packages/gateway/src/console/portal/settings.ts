@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain-error.ts';
 import { merchantPatchSchema as patchSchema } from '../../merchants/merchant-fields.ts';
-import { MERCHANT_EDITABLE, merchantView } from '../../merchants/merchant-service.ts';
+import { MERCHANT_EDITABLE, type MerchantRecord, merchantView } from '../../merchants/merchant-service.ts';
 import { type Html, html } from '../html.ts';
 import { asConsoleError, formOf } from '../kit.ts';
 import { config } from '../operator.ts';
@@ -9,6 +9,34 @@ import { csrfField, formProblems } from '../views.ts';
 import type { PortalPages } from './portal-gate.ts';
 
 const SETTINGS = '/console/portal/settings';
+
+/** The portal's fields, each shown when the merchant may change it (MERCHANT_EDITABLE) and it applies. */
+const PORTAL_FIELDS: ReadonlyArray<{
+  name: string;
+  label: string;
+  help?: string;
+  applies?: (m: MerchantRecord) => boolean;
+}> = [
+  { name: 'callbackBaseUrl', label: 'Callback base URL' },
+  { name: 'qrisCallbackUrl', label: 'QRIS callback URL' },
+  { name: 'vaCallbackUrl', label: 'VA callback URL' },
+  {
+    name: 'callbackTokenUrl',
+    label: 'Callback token URL',
+    help: 'Your callbacks are signed with a SNAP B2B token: the gateway asks for it here before it sends them. Empty: the callback base URL + /api/snap/v1.0/access-token/b2b.',
+    applies: (m) => m.callbackSignature === 'snap-b2b',
+  },
+];
+
+const SIGNED_WITH: Record<string, string> = {
+  'hmac-sha512': 'HMAC-SHA512 with your client secret',
+  'rsa-sha256': 'RSA-SHA256 with the gateway’s key',
+  'snap-b2b': 'a SNAP B2B token the gateway takes from you, and HMAC-SHA512',
+};
+
+/** What the merchant's portal lets it change, now. */
+const portalFields = (m: MerchantRecord) =>
+  PORTAL_FIELDS.filter((f) => (MERCHANT_EDITABLE as readonly string[]).includes(f.name) && (f.applies?.(m) ?? true));
 
 /**
  * The merchant's callback URLs, and a test callback to them. A refused save shows the form again as
@@ -21,21 +49,23 @@ export function settingsPages(p: FastifyInstance, pages: PortalPages): void {
   const settingsPage = (
     request: FastifyRequest,
     reply: FastifyReply,
-    values: Partial<Record<(typeof MERCHANT_EDITABLE)[number], string | null>>,
+    values: Readonly<Record<string, unknown>>,
     problems?: Html,
     status = 200,
   ) => {
-    const { csrf } = pages.sessionOf(request);
+    const { csrf, merchant } = pages.sessionOf(request);
     return pages.page(
       request,
       reply,
       'Callback settings',
       'portal/settings',
       html`<h1>Callback settings</h1>
+<p class="muted" id="signed-with">Your callbacks are signed with ${SIGNED_WITH[merchant.callbackSignature] ?? merchant.callbackSignature}; your gateway operator chooses how.</p>
 <section class="card">${problems ?? ''}<form method="post" action="${SETTINGS}">${csrfField(csrf)}<div class="form-grid">
-<label>Callback base URL<input name="callbackBaseUrl" type="url" value="${values.callbackBaseUrl ?? ''}"></label>
-<label>QRIS callback URL<input name="qrisCallbackUrl" type="url" value="${values.qrisCallbackUrl ?? ''}"></label>
-<label>VA callback URL<input name="vaCallbackUrl" type="url" value="${values.vaCallbackUrl ?? ''}"></label></div>
+${portalFields(merchant).map(
+  (f) =>
+    html`<label>${f.label}<input name="${f.name}" type="url" value="${values[f.name] ?? ''}"${f.help ? html` aria-describedby="hint-${f.name}"` : ''}>${f.help ? html`<span class="muted hint" id="hint-${f.name}">${f.help}</span>` : ''}</label>`,
+)}</div>
 <button type="submit">Save</button></form></section>
 <section class="card"><h2>Test callback</h2><p>Delivers your latest notification again (the newest transaction that has one), signed exactly as before, to the URLs above. Watch it under Deliveries.</p>
 <form method="post" action="/console/portal/test-callback">${csrfField(csrf)}<button type="submit">Send a test callback</button></form></section>`,
@@ -44,15 +74,15 @@ export function settingsPages(p: FastifyInstance, pages: PortalPages): void {
   };
 
   p.get('/settings', { config }, async (request, reply) =>
-    settingsPage(request, reply, pages.sessionOf(request).merchant),
+    settingsPage(request, reply, { ...pages.sessionOf(request).merchant }),
   );
 
   p.post('/settings', { config }, async (request, reply) => {
     const before = pages.sessionOf(request).merchant;
     const fields = formOf(request);
     const patch: Record<string, string | null> = {};
-    for (const f of MERCHANT_EDITABLE) {
-      if (f in fields) patch[f] = fields[f]?.trim() || null;
+    for (const { name } of portalFields(before)) {
+      if (name in fields) patch[name] = fields[name]?.trim() || null;
     }
     const again = (problems: string[], status: number) =>
       settingsPage(request, reply, { ...before, ...fields }, formProblems('Nothing was saved:', problems), status);

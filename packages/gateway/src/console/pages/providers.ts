@@ -1,59 +1,205 @@
-import type { FastifyInstance } from 'fastify';
-import { jakartaTime } from '../format.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { providerCreateSchema, providerPatchSchema } from '../../providers/provider-fields.ts';
+import { type ProviderRecord, providerView } from '../../providers/provider-service.ts';
 import { html } from '../html.ts';
-import { PAGE, q } from '../kit.ts';
+import { formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
-import { badge, empty } from '../views.ts';
+import {
+  newProviderForm,
+  type ProviderPageOptions,
+  providerHref,
+  providerPage,
+  providerTable,
+  typedValues,
+  valuesOf,
+} from '../provider-views.ts';
+import { formProblems } from '../views.ts';
+import { providerCredentialPages } from './provider-credentials.ts';
+import { createBody, invalidOf, patchBody, problemsOf, serviceRefusal } from './provider-form.ts';
 
-/** Providers (banks and acquirers) with their calls of the last day, and one provider's inbound log. */
+/** The admin API routes whose scope each form needs. */
+export const PROVIDER_ROUTES = {
+  create: '/admin/v1/providers',
+  patch: '/admin/v1/providers/:id',
+  rotate: '/admin/v1/providers/:id/rotate-secret',
+} as const;
+
+/** What a re-shown provider page carries besides the provider: a refused edit or rotation. */
+export type ProviderPageRefusal = Pick<ProviderPageOptions, 'edit' | 'rotate'>;
+
+/**
+ * Providers (banks and acquirers): the list with their calls of the last day, a new provider, one
+ * provider's page with its settings, editing them, disabling and enabling it, and its inbound log.
+ * A refused form is shown again as it was typed (but its secrets), with its problems (400, or 409
+ * for what it clashes with): nothing changed, so nothing redirects; every form that changes
+ * something redirects (Post/Redirect/Get). Each is validated by the admin API route's own schema.
+ */
 export function providerPages(op: FastifyInstance, pages: OperatorPages): void {
   const { clock, providers } = pages.deps;
+  const csrfOf = (request: FastifyRequest) => pages.operatorOf(request).csrf;
+  /** A form that did not act, in the audit log: its action marked refused, and why. */
+  const auditRefused = (
+    request: FastifyRequest,
+    action: string,
+    target: string | null,
+    status: number,
+    why: string[],
+  ) => pages.audit(request, { action: `${action} (refused)`, target, httpStatus: status, after: { refused: why } });
 
   op.get('/providers', { config }, async (request, reply) => {
-    const now = clock.now();
-    const [list, inbound] = await Promise.all([
+    const [list, calls] = await Promise.all([
       providers.list({ limit: 500 }),
-      providers.inboundCounts(now - 86_400_000),
+      providers.inboundCounts(clock.now() - 86_400_000),
     ]);
     return pages.page(
       request,
       reply,
       'Providers',
       'providers',
-      html`<h1>Providers</h1>${
-        list.items.length === 0
-          ? empty('No provider is registered.')
-          : html`<div class="table-wrap"><table><thead><tr><th>Name</th><th>Kind</th><th>Bank code</th><th>Status</th><th class="num">Calls (24 h)</th></tr></thead><tbody>${list.items.map(
-              (p) =>
-                html`<tr><td><a href="/console/providers/${encodeURIComponent(p.id)}">${p.name}</a>${p.isSandbox ? html` <span class="badge">sandbox</span>` : ''}</td><td>${p.kind}</td><td>${p.bankCode}</td><td>${badge(p.status, p.status)}</td><td class="num">${inbound[p.id] ?? 0}</td></tr>`,
-            )}</tbody></table></div>`
-      }`,
+      html`<h1>Providers</h1>
+${pages.can(request, 'POST', PROVIDER_ROUTES.create) ? html`<div class="actions"><a class="button" href="/console/providers/new">New provider</a></div>` : ''}
+${providerTable(list.items, calls)}`,
     );
   });
 
-  op.get<{ Params: { id: string } }>('/providers/:id', { config }, async (request, reply) => {
-    const p = await providers.get(request.params.id);
+  op.get('/providers/new', { config }, async (request, reply) => {
+    pages.need(request, 'POST', PROVIDER_ROUTES.create);
+    return pages.page(request, reply, 'New provider', 'providers', newProviderForm(csrfOf(request)));
+  });
+
+  op.post('/providers', { config }, async (request, reply) => {
+    pages.need(request, 'POST', PROVIDER_ROUTES.create);
+    const fields = formOf(request);
+    const again = async (problems: string[], status: 400 | 409 = 400) => {
+      await auditRefused(request, 'console: create provider', null, status, problems);
+      const shown = newProviderForm(csrfOf(request), typedValues(fields), {
+        problems: formProblems('The provider was not created:', problems),
+        invalid: invalidOf(problems),
+      });
+      return pages.page(request, reply, 'New provider', 'providers', shown, status);
+    };
+    const parsed = providerCreateSchema.safeParse(createBody(fields));
+    if (!parsed.success) return again(problemsOf(parsed.error.issues));
+    let made: Awaited<ReturnType<typeof providers.create>>;
+    try {
+      made = await providers.create(parsed.data);
+    } catch (e) {
+      const r = await serviceRefusal(e, providers, parsed.data);
+      return again(r.problems, r.status);
+    }
+    const { provider, clientSecret } = made;
+    await pages.audit(request, {
+      action: 'console: create provider',
+      target: provider.id,
+      httpStatus: 201,
+      fields,
+      after: providerView(provider),
+    });
+    return pages.showOnce(request, reply, `${providerHref(provider.id)}/created`, { clientSecret });
+  });
+
+  const show = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    p: ProviderRecord,
+    refusal: ProviderPageRefusal = {},
+    status = 200,
+  ) => {
     const calls = await providers.inbound(p.id, { limit: PAGE, cursor: q(request.query, 'cursor') });
-    return pages.page(
+    const body = providerPage(p, {
+      csrf: csrfOf(request),
+      now: clock.now(),
+      canEdit: pages.can(request, 'PATCH', PROVIDER_ROUTES.patch),
+      canRotate: pages.can(request, 'POST', PROVIDER_ROUTES.rotate),
+      calls: calls.items,
+      olderHref: calls.nextCursor ? `${providerHref(p.id)}?cursor=${encodeURIComponent(calls.nextCursor)}` : undefined,
+      ...refusal,
+    });
+    return pages.page(request, reply, p.name, 'providers', body, status);
+  };
+
+  op.get<{ Params: { id: string } }>('/providers/:id', { config }, async (request, reply) =>
+    show(request, reply, await providers.get(request.params.id)),
+  );
+
+  op.post<{ Params: { id: string } }>('/providers/:id', { config }, async (request, reply) => {
+    pages.need(request, 'PATCH', PROVIDER_ROUTES.patch);
+    const fields = formOf(request);
+    const before = await providers.get(request.params.id);
+    const again = async (problems: string[], status: 400 | 409 = 400) => {
+      await auditRefused(request, 'console: edit provider', before.id, status, problems);
+      const edit = {
+        values: typedValues(fields, valuesOf(before)),
+        problems: formProblems('Nothing was saved:', problems),
+        invalid: invalidOf(problems),
+      };
+      return show(request, reply, before, { edit }, status);
+    };
+    const parsed = providerPatchSchema.safeParse(patchBody(fields, before));
+    if (!parsed.success) return again(problemsOf(parsed.error.issues));
+    let after: ProviderRecord;
+    try {
+      after = await providers.update(before.id, parsed.data);
+    } catch (e) {
+      const r = await serviceRefusal(e, providers, {
+        id: before.id,
+        kind: before.kind,
+        bankCode: parsed.data.bankCode ?? before.bankCode,
+      });
+      return again(r.problems, r.status);
+    }
+    await pages.audit(request, {
+      action: 'console: edit provider',
+      target: before.id,
+      httpStatus: 200,
+      fields,
+      before: providerView(before),
+      after: providerView(after),
+    });
+    return pages.done(request, reply, providerHref(before.id), `Saved: the settings of ${after.name} are changed.`);
+  });
+
+  op.post<{ Params: { id: string } }>('/providers/:id/status', { config }, async (request, reply) => {
+    pages.need(request, 'PATCH', PROVIDER_ROUTES.patch);
+    const fields = formOf(request);
+    const before = await providers.get(request.params.id);
+    const path = providerHref(before.id);
+    const disabling = fields.status === 'disabled';
+    const action = disabling ? 'console: disable provider' : 'console: enable provider';
+    const parsed = providerPatchSchema.safeParse({ status: fields.status });
+    if (!parsed.success) {
+      const why = `Nothing changed: ${problemsOf(parsed.error.issues).join('; ')}.`;
+      return pages.refused(request, reply, path, why, {
+        status: 400,
+        action: 'console: change provider status',
+        target: before.id,
+      });
+    }
+    let after: ProviderRecord;
+    try {
+      after = await providers.update(before.id, parsed.data);
+    } catch (e) {
+      const r = await serviceRefusal(e, providers, before);
+      const why = `The provider was not ${disabling ? 'disabled' : 'enabled'}. ${r.problems.join(' ')}`;
+      return pages.refused(request, reply, path, why, { status: r.status, action, target: before.id });
+    }
+    await pages.audit(request, {
+      action,
+      target: before.id,
+      httpStatus: 200,
+      fields,
+      before: providerView(before),
+      after: providerView(after),
+    });
+    return pages.done(
       request,
       reply,
-      p.name,
-      'providers',
-      html`<h1>${p.name} ${badge(p.status, p.status)}</h1>
-<section class="card"><dl class="kv"><dt>Id</dt><dd>${p.id}</dd><dt>Kind</dt><dd>${p.kind}</dd><dt>Bank code</dt><dd>${p.bankCode}</dd><dt>Client key</dt><dd>${p.clientKey}</dd>
-<dt>Calls out to</dt><dd>${p.outbound?.baseUrl ?? '—'}</dd></dl></section>
-<h2>Inbound log</h2>
-${
-  calls.items.length === 0
-    ? empty('This provider has not called the gateway yet.')
-    : calls.items.map(
-        (
-          c,
-        ) => html`<details><summary>${jakartaTime(c.at)} · ${c.method} ${c.path} · HTTP ${c.httpStatus} ${c.responseCode ?? ''} · ${c.durationMs} ms</summary>
-<h4>Request body</h4><pre>${c.requestBody}</pre><h4>Response body</h4><pre>${c.responseBody}</pre></details>`,
-      )
-}
-${calls.nextCursor ? html`<nav class="pager"><a href="/console/providers/${encodeURIComponent(p.id)}?cursor=${encodeURIComponent(calls.nextCursor)}">Older →</a></nav>` : ''}`,
+      path,
+      disabling
+        ? `${after.name} is disabled: its tokens stopped working at once, and its calls are refused until it is enabled again.`
+        : `${after.name} is active again: it takes a new token to call the gateway (its tokens from before it was disabled stay dead).`,
     );
   });
+
+  providerCredentialPages(op, pages, show);
 }

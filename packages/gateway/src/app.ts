@@ -10,6 +10,7 @@ import './http/fastify-types.ts';
 import { type AddressGuard, createAddressGuard, type OutboundPolicy, trustedCasWith } from './address-guard.ts';
 import { type BootstrapResult, bootstrap } from './bootstrap.ts';
 import { createCertificationService } from './certification/certification-service.ts';
+import { type CheckoutLive, createCheckoutLive } from './checkout/live.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { consoleRoutes } from './console/console-routes.ts';
@@ -102,6 +103,8 @@ export interface Gateway {
   deliveryMetrics: DeliveryMetrics;
   /** SNAPGATE_SETTLEMENT_SCHEDULE; started by main.ts. */
   settlementScheduler: SettlementScheduler;
+  /** Who waits for which transaction's status (the hosted checkout's pages). */
+  live: CheckoutLive;
   /** The operator services the admin API, the console and the portal share. */
   operators: OperatorServices;
 }
@@ -191,10 +194,13 @@ export function buildApp(deps: AppDeps): Gateway {
     await sender.close();
     await snapClient.close();
   });
+  const live = createCheckoutLive();
+  app.addHook('onClose', () => live.close());
   const changer = createStatusChanger({
     store,
     firstAttemptDelayMs: config.retryScheduleMs[0] ?? 0,
     onNotified: () => dispatcher.wake(),
+    onChanged: (change) => live.publish(change),
     claimer: dispatcher,
   });
   const snapClient = createSnapClient({ clock, timeoutMs: config.upstreamTimeoutMs, outbound });
@@ -302,6 +308,7 @@ export function buildApp(deps: AppDeps): Gateway {
     deliveryMetrics,
     operators,
     settlementScheduler,
+    live,
   };
 }
 

@@ -117,6 +117,8 @@ export function createStatusChanger(deps: {
   firstAttemptDelayMs: number;
   /** Called after a change with a notification committed that nobody claimed (wakes the dispatcher). */
   onNotified?: () => void;
+  /** Called after every committed change (the hosted checkout's live status). */
+  onChanged?: (change: { referenceNo: string; status: string; statusDesc: string | null; seq: number }) => void;
   /**
    * With a first attempt due at once, a notification is claimed at birth for this dispatcher: it
    * is sent as soon as its change commits, without a claim of its own.
@@ -209,6 +211,12 @@ export function createStatusChanger(deps: {
         else place?.release();
         if (changed) {
           if (notify && !changed.claimed) deps.onNotified?.();
+          deps.onChanged?.({
+            referenceNo: changed.txn.referenceNo,
+            status: changed.txn.status,
+            statusDesc: changed.txn.statusDesc,
+            seq: changed.txn.seq,
+          });
           return changed.txn;
         }
         if (request.decidedOnRead) throw new LostRace(txn.referenceNo);

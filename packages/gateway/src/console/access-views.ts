@@ -1,7 +1,7 @@
 import type { AdminKeyRecord } from '../operators/admin-keys.ts';
 import type { StoredAuditEntry } from '../operators/audit-log.ts';
 import type { MasterKeyStatus } from '../operators/master-keys.ts';
-import { jakartaTime } from './format.ts';
+import { jakartaTime, prettyJson } from './format.ts';
 import { type Html, html } from './html.ts';
 import { badge, csrfField, empty } from './views.ts';
 
@@ -22,10 +22,6 @@ export function accessTabs(current: string, showMasterKeys: boolean): Html {
     ([k, label, href]) => html`<a href="${href}"${k === current ? html` aria-current="page"` : ''}>${label}</a>`,
   )}</nav>`;
 }
-
-/** Issues of a schema as the admin API lists them (`field: message`). */
-export const issuesOf = (issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>) =>
-  issues.map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`);
 
 export interface KeyListOptions {
   /** The key the operator is signed in with. */
@@ -103,16 +99,6 @@ export function auditFilters(typed: Record<string, string | undefined>): Html {
 <button type="submit" class="secondary">Filter</button> <a href="${AUDIT_HREF}">Clear</a></form>`;
 }
 
-/** A stored JSON text, indented; `—` for none. */
-function pretty(text: string | null): string {
-  if (text === null) return '—';
-  try {
-    return JSON.stringify(JSON.parse(text), null, 2);
-  } catch {
-    return text;
-  }
-}
-
 const outcome = (status: number) =>
   status === 0 ? badge('pending', 'not finished') : badge(status >= 400 ? 'error' : 'ok', String(status));
 
@@ -123,7 +109,7 @@ const outcome = (status: number) =>
 export function auditTable(rows: readonly StoredAuditEntry[], filterHref: (target: string) => string): Html {
   if (rows.length === 0) return empty('No audit row matches these filters.');
   const block = (cls: string, title: string, text: string | null) =>
-    html`<div><h4>${title}</h4><pre class="${cls}">${pretty(text)}</pre></div>`;
+    html`<div><h4>${title}</h4><pre class="${cls}">${prettyJson(text, '—')}</pre></div>`;
   return html`<div class="table-wrap"><table class="stack" id="audit">
 <thead><tr><th>When</th><th>Key</th><th>Action</th><th>Target</th><th>Status</th><th>From</th></tr></thead>
 ${rows.map(

@@ -19,19 +19,30 @@ export function jakartaMinute(ms: number): string {
 export const jakartaDayStart = (ms: number) =>
   Math.floor((ms + JAKARTA_OFFSET_MS) / DAY_MS) * DAY_MS - JAKARTA_OFFSET_MS;
 
+/**
+ * A Jakarta wall-clock time typed as `2026-11-24T10:30[:15]` as epoch ms; undefined when malformed
+ * or impossible (`2026-02-30` is no day: Date.parse would roll it over to March).
+ */
+function parseJakartaWallClock(text: string): number | undefined {
+  const t = Date.parse(`${text}+07:00`);
+  if (Number.isNaN(t)) return undefined;
+  return formatJakartaTimestamp(t).slice(0, 19) === text ? t : undefined;
+}
+
 /** `2026-11-24` (a date input's value) as the epoch ms that Jakarta day starts; undefined when malformed. */
 export function parseJakartaDate(value: string | undefined): number | undefined {
   if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
-  const t = Date.parse(`${value}T00:00:00+07:00`);
-  return Number.isNaN(t) ? undefined : t;
+  return parseJakartaWallClock(`${value}T00:00:00`);
 }
 
 /** `2026-11-24T10:30` (a datetime-local input's value) read as Jakarta time. */
 export function parseJakartaDateTime(value: string | undefined): number | undefined {
   if (!value || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined;
-  const t = Date.parse(`${value.length === 16 ? `${value}:00` : value}+07:00`);
-  return Number.isNaN(t) ? undefined : t;
+  return parseJakartaWallClock(value.length === 16 ? `${value}:00` : value);
 }
+
+/** An epoch ms as ISO 8601 in Jakarta time (`2026-11-24T10:30:00+07:00`), as the admin API reads times. */
+export const jakartaIso = (ms: number) => `${formatJakartaTimestamp(ms).slice(0, 19)}+07:00`;
 
 /** A SNAP money string (`15000.00`) as `Rp 15.000,00`. */
 export function rupiah(value: string | null | undefined): string {
@@ -56,3 +67,13 @@ export function age(ms: number): string {
 
 export const statusName = (status: string) =>
   `${status} ${(TRANSACTION_STATUS as Record<string, string>)[status] ?? ''}`.trim();
+
+/** A stored JSON text, indented as people read it; a text that is no JSON as it is; `none` for null. */
+export function prettyJson(text: string | null, none = ''): string {
+  if (text === null) return none;
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}

@@ -202,6 +202,46 @@ export interface Refusal {
 }
 
 /**
+ * A form refused without acting and shown again with what was typed (400), or refused for the
+ * state of what it is about (409): its audit row names the action `(refused)` and says why.
+ */
+export function auditRefusedForm(
+  log: AuditLog,
+  request: FastifyRequest,
+  caller: Caller,
+  refusal: Refusal,
+  problems: readonly string[],
+): Promise<void> {
+  return audit(log, request, caller, {
+    action: endedAs(refusal.action, refusal.status),
+    target: refusal.target ?? null,
+    httpStatus: refusal.status,
+    after: { refused: problems },
+  });
+}
+
+/** A schema's issues as the admin API lists them (`field: message`); `label` renames a field. */
+export function issuesOf(
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
+  label: (path: string) => string = (path) => path,
+): string[] {
+  return issues.map((i) => {
+    const path = i.path.map(String).join('.');
+    return path ? `${label(path)}: ${i.message}` : i.message;
+  });
+}
+
+/**
+ * Why a service refused a form (invalid input 400, a state or a clash 409), as the form shows it
+ * again; anything else is no form problem and is thrown on.
+ */
+export function serviceRefusal(e: unknown): { status: 400 | 409; problems: string[] } {
+  const r = asConsoleError(e);
+  if (!r || (r.status !== 400 && r.status !== 409)) throw e;
+  return { status: r.status, problems: r.problems.length > 0 ? r.problems : [r.message] };
+}
+
+/**
  * A refused form, alike in the console and the portal (Post/Redirect/Get): recorded in the audit log
  * with the status the refusal stands for (the answer itself is a redirect), the action marked
  * `(refused)`, and why, in the words the page shows; then back to the page at `path` (no query),
@@ -294,7 +334,6 @@ const FLASH: Record<string, string> = {
   saved: 'Saved.',
   disabled: 'The merchant is disabled: its tokens stopped working.',
   enabled: 'The merchant is active again.',
-  recovered: 'Dead notifications were queued again.',
   paid: 'The sandbox acquirer or bank reported the payment.',
   pending: 'The pending status was notified again.',
   failed: 'The sandbox acquirer reported a failed payment.',

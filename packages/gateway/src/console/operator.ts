@@ -24,6 +24,7 @@ import type { Html } from './html.ts';
 import {
   acceptForm,
   audit,
+  auditRefusedForm,
   ConsoleError,
   closeFormAudits,
   flashOf,
@@ -100,6 +101,8 @@ export interface OperatorPages {
   ): FastifyReply;
   /** Records the operator's action in the audit log. */
   audit(request: FastifyRequest, entry: Parameters<typeof audit>[3]): Promise<void>;
+  /** Records a form refused and shown again (not redirected): its action `(refused)` and the problems. */
+  refusedForm(request: FastifyRequest, refusal: Refusal, problems: readonly string[]): Promise<void>;
   /**
    * A refused action (Post/Redirect/Get): back to the page at `path` (no query), which shows `why`
    * once, instead of an error page a reload would post again. Its audit row says it was refused,
@@ -118,8 +121,9 @@ export interface OperatorPages {
    */
   showOnce(request: FastifyRequest, reply: FastifyReply, path: string, value: Record<string, string>): FastifyReply;
   /**
-   * A done action (Post/Redirect/Get): back to the page at `path`, which shows `text` once as its
-   * outcome (what was done, with its counts), so a reload repeats nothing and says nothing twice.
+   * A done action (Post/Redirect/Get): back to the page at `path` (a query kept), which shows `text`
+   * once as its outcome (what was done, with its counts), so a reload repeats nothing and says
+   * nothing twice.
    */
   done(request: FastifyRequest, reply: FastifyReply, path: string, text: string): FastifyReply;
   /** The value left for this page by this session, opened and deleted: a reload finds none. */
@@ -199,10 +203,13 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
     },
     page,
     audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
+    refusedForm: (request, refusal, problems) =>
+      auditRefusedForm(deps.audit, request, callerOf(request), refusal, problems),
     refused: (request, reply, path, why, refusal) =>
       refuseTo(deps, request, reply, callerOf(request), path, why, refusal),
     done(request, reply, path, text) {
-      leaveNotice(request, reply, deps.sessions, path, { kind: 'ok', text });
+      // The notice is bound to the page's path, which is what the page it lands on compares.
+      leaveNotice(request, reply, deps.sessions, path.split(/[?#]/)[0] as string, { kind: 'ok', text });
       return reply.redirect(path, 303);
     },
     showOnce(request, reply, path, value) {

@@ -227,11 +227,15 @@ describe('Access: admin keys and the audit log in the console', { skip }, () => 
       assert.equal(await text(page, 'header nav a[aria-current=page]'), 'Access', 'the menu stays');
     }
     assert.equal((await keys()).length, count, 'no key was made');
-    const refused = (await audits()).filter((a) => a.action === 'console: POST /console/access/keys (refused)');
+    const refused = (await audits()).filter((a) => a.action === 'console: create admin key (refused)');
     assert.deepEqual(
       refused.map((a) => a.httpStatus).sort(),
       cases.map((c) => c.status).sort(),
-      'each refusal audited with its status',
+      'each refusal audited by its action, with its status',
+    );
+    assert.ok(
+      refused.every((a) => Array.isArray((a.after as { refused?: unknown } | null)?.refused)),
+      'and why',
     );
   });
 

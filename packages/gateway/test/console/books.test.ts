@@ -337,22 +337,28 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
     assert.match(await text(page, '.flash.error'), /Nothing was settled: cutoff: must not be later than now/);
     assert.equal(await countOf('/settlements'), before);
 
-    // A cutoff no date input would send, posted by hand with the page's token.
+    // Cutoffs no date input would send, posted by hand with the page's token: not a time, and a
+    // day that does not exist (never rolled over into March).
     const csrf = await page.inputValue('main form[action="/console/books/settlements"] input[name=_csrf]');
-    const status = await page.evaluate(async (token) => {
-      const r = await fetch('/console/books/settlements', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: token, cutoff: 'yesterday' }).toString(),
-        redirect: 'manual',
-      });
-      return r.type === 'opaqueredirect' ? 303 : r.status;
-    }, csrf);
-    assert.equal(status, 303);
-    await page.reload();
-    assert.match(await text(page, '.flash.error'), /the cutoff yesterday is not a date and time/);
+    for (const cutoff of ['yesterday', '2026-02-30T10:00']) {
+      const status = await page.evaluate(
+        async ([token, typed]) => {
+          const r = await fetch('/console/books/settlements', {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ _csrf: token as string, cutoff: typed as string }).toString(),
+            redirect: 'manual',
+          });
+          return r.type === 'opaqueredirect' ? 303 : r.status;
+        },
+        [csrf, cutoff],
+      );
+      assert.equal(status, 303);
+      await page.reload();
+      assert.match(await text(page, '.flash.error'), new RegExp(`the cutoff ${cutoff} is not a date and time`));
+    }
     assert.equal(await countOf('/settlements'), before);
-    assert.deepEqual(await auditStatuses('console: settle now (refused)'), [400, 400]);
+    assert.deepEqual(await auditStatuses('console: settle now (refused)'), [400, 400, 400]);
   });
 
   test('a read key sees the books, but settling, paying out, reconciling and applying are hidden and refused', async () => {

@@ -38,7 +38,7 @@ export async function launchChromium() {
       '--disable-component-update',
       '--disable-sync',
     ],
-    viewport: { width: 1280, height: 900 },
+    viewport: { width: 1366, height: 900 },
   });
   return {
     context,

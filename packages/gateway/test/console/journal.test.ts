@@ -130,6 +130,7 @@ describe('the journal in Chromium', { skip: !available && !CI ? missing : false 
       ['kind=bonus', /kind:/],
       ['from=2026-13-45', /from:/],
       ['to=yesterday', /to:/],
+      ['to=2026-02-30', /to:/],
       ['cursor=not-a-cursor', /cursor|refused|not valid/i],
     ] as const) {
       const r = await page.goto(`${gw.url}/console/books/journal?${query}`);

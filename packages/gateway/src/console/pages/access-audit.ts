@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { auditQuery } from '../../http/routes/admin-access.ts';
-import { AUDIT_HREF, accessTabs, auditFilters, auditTable, issuesOf } from '../access-views.ts';
+import { AUDIT_HREF, accessTabs, auditFilters, auditTable } from '../access-views.ts';
 import { html } from '../html.ts';
-import { asConsoleError, blank, q } from '../kit.ts';
+import { asConsoleError, blank, issuesOf, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { formProblems } from '../views.ts';
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminKeyCreateSchema } from '../../http/routes/admin-access.ts';
 import { type AdminKeyRecord, adminKeyView } from '../../operators/admin-keys.ts';
-import { ACCESS_HREF, accessTabs, createdKeyPage, issuesOf, keyHref, keyTable, newKeyForm } from '../access-views.ts';
+import { ACCESS_HREF, accessTabs, createdKeyPage, keyHref, keyTable, newKeyForm } from '../access-views.ts';
 import { html } from '../html.ts';
-import { asConsoleError, blank, ConsoleError, formOf } from '../kit.ts';
+import { asConsoleError, blank, ConsoleError, formOf, issuesOf } from '../kit.ts';
 import { secretField } from '../merchant-views.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { leaveNotice, OPERATOR_COOKIE, setCookie } from '../session.ts';
@@ -56,8 +56,11 @@ ${keyTable(keys, { ownKeyId: key.id, csrf, canRevoke: pages.can(request, 'POST',
     const scope = blank(fields.scope);
     // The admin API's own schema; a name is checked as typed, but for spaces around it.
     const parsed = adminKeyCreateSchema.safeParse({ name: (fields.name ?? '').trim(), ...(scope ? { scope } : {}) });
-    if (!parsed.success)
-      return keysPage(request, reply, { typed: fields, problems: issuesOf(parsed.error.issues) }, 400);
+    const refused = async (problems: string[], status: 400 | 409) => {
+      await pages.refusedForm(request, { action: 'console: create admin key', status }, problems);
+      return keysPage(request, reply, { typed: fields, problems }, status);
+    };
+    if (!parsed.success) return refused(issuesOf(parsed.error.issues), 400);
     let made: Awaited<ReturnType<typeof adminKeys.create>>;
     try {
       made = await adminKeys.create(parsed.data);
@@ -65,7 +68,7 @@ ${keyTable(keys, { ownKeyId: key.id, csrf, canRevoke: pages.can(request, 'POST',
       // A name taken: said on the form, as typed.
       const r = asConsoleError(e);
       if (r?.status !== 409) throw e;
-      return keysPage(request, reply, { typed: fields, problems: [r.message] }, 409);
+      return refused([r.message], 409);
     }
     await pages.audit(request, {
       action: 'console: create admin key',

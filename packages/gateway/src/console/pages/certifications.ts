@@ -13,7 +13,7 @@ import {
   reportPage,
   summaryOf,
 } from '../certification-views.ts';
-import { blank, ConsoleError, formOf } from '../kit.ts';
+import { blank, ConsoleError, formOf, issuesOf } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { formProblems } from '../views.ts';
 import { conformanceBlocked, conformancePages, RUN_ROUTE } from './certification-conformance.ts';
@@ -22,12 +22,7 @@ const ACTION = 'console: certify merchant';
 const PRODUCTION =
   'Nothing was run: webhook certification runs only in sandbox mode, because it pays and fails transactions.';
 
-type Issues = ReadonlyArray<{ path: PropertyKey[]; message: string }>;
-const listed = (issues: Issues) =>
-  issues.map((i) => {
-    const path = i.path.join('.');
-    return `${CERTIFY_LABELS[path] ?? path}: ${i.message}`;
-  });
+const listed = (issues: Parameters<typeof issuesOf>[0]) => issuesOf(issues, (path) => CERTIFY_LABELS[path] ?? path);
 
 /**
  * The certification form as the admin API's body (certifyBody judges it): the two QRIS inputs are
@@ -111,12 +106,7 @@ export function certificationPages(op: FastifyInstance, pages: OperatorPages): v
     const refuse = (why: string) =>
       pages.refused(request, reply, certificationsHref(m.id), why, { status: 409, action: ACTION, target: m.id });
     const again = async (problems: string[]) => {
-      await pages.audit(request, {
-        action: `${ACTION} (refused)`,
-        target: m.id,
-        httpStatus: 400,
-        after: { refused: problems },
-      });
+      await pages.refusedForm(request, { action: ACTION, target: m.id, status: 400 }, problems);
       return show(request, reply, m, { typed: fields, problems }, 400);
     };
     if (certifications.mode !== 'sandbox') return refuse(PRODUCTION);

@@ -1,22 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import { ledgerQuery } from '../../http/routes/admin-books.ts';
 import { booksTabs, ledgerTable } from '../book-views.ts';
+import { jakartaIso, parseJakartaDate } from '../format.ts';
 import { html } from '../html.ts';
-import { q } from '../kit.ts';
+import { issuesOf, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { formProblems } from '../views.ts';
 
-const KINDS = ['payment', 'refund', 'settlement', 'payout'] as const;
-
-/** A day typed in a date input (`2026-11-24`), as the start of that day in Jakarta (ISO 8601). */
-const dayStart = (day: string) => `${day}T00:00:00+07:00`;
-/** The start of the next day: "to" a day includes that whole day. */
-const nextDayStart = (day: string) => {
-  const d = new Date(`${day}T00:00:00Z`);
-  if (Number.isNaN(d.getTime())) return day;
-  d.setUTCDate(d.getUTCDate() + 1);
-  return dayStart(d.toISOString().slice(0, 10));
+const KINDS = ledgerQuery.shape.kind.unwrap().options;
+const DAY_MS = 86_400_000;
+/** The admin API's query names as the form names them. */
+const FILTER_NAMES: Record<string, string> = {
+  merchantId: 'merchant',
+  referenceNo: 'reference',
+  since: 'from',
+  until: 'to',
 };
+
+/**
+ * A day typed in a date input as the admin API reads times: the start of that Jakarta day (plus
+ * `after`: "to" a day includes that whole day); a day that does not exist stays as typed, for the
+ * schema to refuse.
+ */
+function dayOf(day: string, after = 0): string {
+  const start = parseJakartaDate(day);
+  return start === undefined ? day : jakartaIso(start + after);
+}
 
 /**
  * The journal (GET /admin/v1/ledger/entries in the browser): every ledger entry, newest first, by
@@ -40,8 +49,8 @@ export function journalPages(op: FastifyInstance, pages: OperatorPages): void {
       ...(typed.merchant ? { merchantId: typed.merchant } : {}),
       ...(typed.kind ? { kind: typed.kind } : {}),
       ...(typed.ref ? { referenceNo: typed.ref } : {}),
-      ...(typed.from ? { since: dayStart(typed.from) } : {}),
-      ...(typed.to ? { until: nextDayStart(typed.to) } : {}),
+      ...(typed.from ? { since: dayOf(typed.from) } : {}),
+      ...(typed.to ? { until: dayOf(typed.to, DAY_MS) } : {}),
       ...(cursor ? { cursor } : {}),
     });
     const [all, banks] = await Promise.all([merchants.all(), providers.list({ limit: 500 })]);
@@ -71,11 +80,7 @@ ${form}${body}`,
         status,
       );
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => {
-        const field = String(i.path[0] ?? '');
-        const name = { merchantId: 'merchant', referenceNo: 'reference', since: 'from', until: 'to' }[field] ?? field;
-        return `${name}: ${i.message}`;
-      });
+      const problems = issuesOf(parsed.error.issues, (field) => FILTER_NAMES[field] ?? field);
       return frame(formProblems('These filters cannot be used:', problems), 400);
     }
     const f = parsed.data;

@@ -6,7 +6,7 @@ import {
 import { type MerchantRecord, merchantView } from '../../merchants/merchant-service.ts';
 import { jakartaTime } from '../format.ts';
 import { html } from '../html.ts';
-import { asConsoleError, ConsoleError, formOf, q } from '../kit.ts';
+import { ConsoleError, formOf, q, serviceRefusal } from '../kit.ts';
 import {
   type Acquirer,
   createInput,
@@ -27,16 +27,6 @@ const typedForm = (what: string, values: MerchantFormValues, problems: string[])
   problems: formProblems(what, problems),
   invalid: invalidFields(problems),
 });
-
-/**
- * Why the service refused a form (invalid settings, a partner id taken), as the form shows it
- * again; anything else is no form problem and is thrown on.
- */
-function serviceRefusal(e: unknown): { status: number; problems: string[] } {
-  const r = asConsoleError(e);
-  if (!r || (r.status !== 400 && r.status !== 409)) throw e;
-  return { status: r.status, problems: r.problems.length > 0 ? r.problems : [r.message] };
-}
 
 /**
  * Merchants: the list, a new merchant, one merchant's page, editing it and its status. A refused
@@ -84,8 +74,9 @@ ${
   op.post('/merchants', { config }, async (request, reply) => {
     pages.need(request, 'POST', '/admin/v1/merchants');
     const fields = formOf(request);
-    const again = async (problems: string[], status = 400) =>
-      pages.page(
+    const again = async (problems: string[], status: 400 | 409 = 400) => {
+      await pages.refusedForm(request, { action: 'console: create merchant', status }, problems);
+      return pages.page(
         request,
         reply,
         'New merchant',
@@ -97,6 +88,7 @@ ${
         ),
         status,
       );
+    };
     const parsed = createSchema.safeParse(createInput(fields));
     if (!parsed.success) return again(problemsOf(parsed.error.issues));
     let made: Awaited<ReturnType<typeof merchants.create>>;
@@ -158,15 +150,18 @@ ${
       });
       return pages.done(request, reply, merchantHref(before.id), 'Nothing to save: every setting is as it was.');
     }
+    const refused = async (problems: string[], status: 400 | 409) => {
+      await pages.refusedForm(request, { action: 'console: edit merchant', target: before.id, status }, problems);
+      return show(request, reply, before, { typed: fields, problems }, status);
+    };
     const parsed = patchSchema.safeParse(patch);
-    if (!parsed.success)
-      return show(request, reply, before, { typed: fields, problems: problemsOf(parsed.error.issues) }, 400);
+    if (!parsed.success) return refused(problemsOf(parsed.error.issues), 400);
     let after: MerchantRecord;
     try {
       after = await merchants.update(before.id, parsed.data, pages.callerOf(request));
     } catch (e) {
       const r = serviceRefusal(e);
-      return show(request, reply, before, { typed: fields, problems: r.problems }, r.status);
+      return refused(r.problems, r.status);
     }
     await pages.audit(request, {
       action: 'console: edit merchant',

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NOTIFICATION_STATES, type NotificationState } from '../../delivery/notification-operations.ts';
-import { parseJakartaDateTime } from '../format.ts';
+import { jakartaTime, parseJakartaDateTime } from '../format.ts';
 import { html } from '../html.ts';
 import { formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
@@ -15,29 +15,39 @@ export function notificationPages(op: FastifyInstance, pages: OperatorPages): vo
     const view = q(request.query, 'view');
     const merchantId = q(request.query, 'merchant');
     const asked = q(request.query, 'state') ?? '';
-    const state = (NOTIFICATION_STATES as readonly string[]).includes(asked) ? (asked as NotificationState) : 'dead';
+    // Every state (`all`), one of them, or the dead ones first.
+    const state =
+      asked === 'all'
+        ? undefined
+        : (NOTIFICATION_STATES as readonly string[]).includes(asked)
+          ? (asked as NotificationState)
+          : 'dead';
+    const sinceText = q(request.query, 'since', 19);
+    const since = parseJakartaDateTime(sinceText);
     const cursor = q(request.query, 'cursor');
     const all = await merchants.all();
     const names = new Map(all.map((m) => [m.id, m.name]));
     const list =
       view === 'undelivered'
         ? { items: await notifications.undelivered(caller, merchantId, 500), nextCursor: null }
-        : await notifications.list(caller, { merchantId, state }, { limit: PAGE, cursor });
+        : await notifications.list(caller, { merchantId, state, since }, { limit: PAGE, cursor });
     const tab = (label: string, href: string, current: boolean) =>
       html`<a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a>`;
-    const suffix = merchantId ? `&merchant=${encodeURIComponent(merchantId)}` : '';
+    const suffix = `${merchantId ? `&merchant=${encodeURIComponent(merchantId)}` : ''}${since !== undefined && sinceText ? `&since=${encodeURIComponent(sinceText)}` : ''}`;
     const canRecover = pages.can(request, 'POST', '/admin/v1/merchants/:id/recover');
+    const shown = state ?? 'all';
     return pages.page(
       request,
       reply,
       'Notifications',
       'notifications',
       html`<h1>Notifications${merchantId ? html` of ${names.get(merchantId) ?? merchantId}` : ''}</h1>
-<nav class="tabs" aria-label="States">${NOTIFICATION_STATES.map((s) => tab(s, `/console/notifications?state=${s}${suffix}`, view !== 'undelivered' && s === state))}
-${tab('undelivered report', `/console/notifications?view=undelivered${suffix}`, view === 'undelivered')}</nav>
+<nav class="tabs" aria-label="States">${[...NOTIFICATION_STATES, 'all'].map((s) => tab(s, `/console/notifications?state=${s}${suffix}`, view !== 'undelivered' && s === shown))}
+${tab('undelivered report', `/console/notifications?view=undelivered${merchantId ? `&merchant=${encodeURIComponent(merchantId)}` : ''}`, view === 'undelivered')}</nav>
 ${view === 'undelivered' ? html`<p class="muted">The latest notification of every transaction whose latest status the merchant has not acknowledged.</p>` : ''}
+${since !== undefined && view !== 'undelivered' ? html`<p class="muted" id="since-note">${shown === 'all' ? 'Every' : `The ${shown}`} notification${merchantId ? html` of ${names.get(merchantId) ?? merchantId}` : ''} created since ${jakartaTime(since)}, newest first. <a href="/console/notifications?state=${shown}${merchantId ? `&merchant=${encodeURIComponent(merchantId)}` : ''}">Any time</a></p>` : ''}
 ${notificationTable(list.items, '/console', names)}
-${list.nextCursor ? html`<nav class="pager"><a href="/console/notifications?state=${state}${suffix}&cursor=${encodeURIComponent(list.nextCursor)}">More →</a></nav>` : ''}
+${list.nextCursor ? html`<nav class="pager"><a href="/console/notifications?state=${shown}${suffix}&cursor=${encodeURIComponent(list.nextCursor)}">More →</a></nav>` : ''}
 ${
   canRecover && all.length > 0
     ? html`<section class="card"><h2>Recover a merchant's dead notifications</h2>
@@ -73,9 +83,17 @@ ${
       fields,
       after: { recovered },
     });
-    return reply.redirect(
-      `/console/notifications?state=pending&merchant=${encodeURIComponent(merchantId)}&ok=recovered`,
-      303,
+    // Recovered ones move on at once (delivered, retrying, dead again): the list that shows them is
+    // every state of that merchant's notifications created since that time.
+    const name = (await merchants.find(merchantId))?.name ?? merchantId;
+    const when = jakartaTime(since);
+    return pages.done(
+      request,
+      reply,
+      `/console/notifications?${new URLSearchParams({ state: 'all', merchant: merchantId, since: fields.since ?? '' })}`,
+      recovered === 0
+        ? `Nothing to recover: ${name} has no dead notification created since ${when}.`
+        : `${recovered} queued again: the dead notification${recovered === 1 ? '' : 's'} of ${name} created since ${when} ${recovered === 1 ? 'is' : 'are'} being delivered again.`,
     );
   };
 

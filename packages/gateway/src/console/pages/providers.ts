@@ -37,15 +37,6 @@ export type ProviderPageRefusal = Pick<ProviderPageOptions, 'edit' | 'rotate'>;
 export function providerPages(op: FastifyInstance, pages: OperatorPages): void {
   const { clock, providers } = pages.deps;
   const csrfOf = (request: FastifyRequest) => pages.operatorOf(request).csrf;
-  /** A form that did not act, in the audit log: its action marked refused, and why. */
-  const auditRefused = (
-    request: FastifyRequest,
-    action: string,
-    target: string | null,
-    status: number,
-    why: string[],
-  ) => pages.audit(request, { action: `${action} (refused)`, target, httpStatus: status, after: { refused: why } });
-
   op.get('/providers', { config }, async (request, reply) => {
     const [list, calls] = await Promise.all([
       providers.list({ limit: 500 }),
@@ -71,7 +62,7 @@ ${providerTable(list.items, calls)}`,
     pages.need(request, 'POST', PROVIDER_ROUTES.create);
     const fields = formOf(request);
     const again = async (problems: string[], status: 400 | 409 = 400) => {
-      await auditRefused(request, 'console: create provider', null, status, problems);
+      await pages.refusedForm(request, { action: 'console: create provider', status }, problems);
       const shown = newProviderForm(csrfOf(request), typedValues(fields), {
         problems: formProblems('The provider was not created:', problems),
         invalid: invalidOf(problems),
@@ -127,7 +118,7 @@ ${providerTable(list.items, calls)}`,
     const fields = formOf(request);
     const before = await providers.get(request.params.id);
     const again = async (problems: string[], status: 400 | 409 = 400) => {
-      await auditRefused(request, 'console: edit provider', before.id, status, problems);
+      await pages.refusedForm(request, { action: 'console: edit provider', target: before.id, status }, problems);
       const edit = {
         values: typedValues(fields, valuesOf(before)),
         problems: formProblems('Nothing was saved:', problems),

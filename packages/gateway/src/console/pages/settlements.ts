@@ -9,9 +9,9 @@ import {
   settlementSummary,
   settlementTable,
 } from '../book-views.ts';
-import { jakartaTime, parseJakartaDateTime } from '../format.ts';
+import { jakartaIso, jakartaTime, parseJakartaDateTime } from '../format.ts';
 import { type Html, html } from '../html.ts';
-import { asConsoleError, blank, formOf, PAGE, q, sendAttachment } from '../kit.ts';
+import { asConsoleError, blank, formOf, issuesOf, PAGE, q, sendAttachment } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { csrfField } from '../views.ts';
 
@@ -76,18 +76,16 @@ ${
       return refused(`Nothing was settled: the cutoff ${typedCutoff} is not a date and time.`);
     const body = settlementRunBody.safeParse({
       ...(merchantId ? { merchantId } : {}),
-      ...(cutoffMs === undefined ? {} : { cutoff: new Date(cutoffMs).toISOString() }),
+      ...(cutoffMs === undefined ? {} : { cutoff: jakartaIso(cutoffMs) }),
     });
-    if (!body.success)
-      return refused(
-        `Nothing was settled: ${body.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}.`,
-      );
+    if (!body.success) return refused(`Nothing was settled: ${issuesOf(body.error.issues).join('; ')}.`);
     let made: SettlementRecord[];
     try {
       made = await settlements.run({ merchantId, cutoff: cutoffMs });
     } catch (e) {
       const r = asConsoleError(e);
-      if (!r || r.status >= 500) throw e;
+      // An unknown merchant is no refusal of the form: the page says it is not found.
+      if (!r || r.status >= 500 || r.status === 404) throw e;
       return refused(`Nothing was settled: ${r.problems[0] ?? r.message}.`, r.status === 400 ? 400 : 409);
     }
     await pages.audit(request, {

@@ -1,19 +1,30 @@
 import { TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ReplayRefused } from '../../delivery/notification-operations.ts';
 import type { TransactionKind } from '../../payments/transaction-reads.ts';
 import { ledgerTable } from '../book-views.ts';
 import { parseJakartaDate, statusName } from '../format.ts';
 import { html } from '../html.ts';
-import { formOf, PAGE, q } from '../kit.ts';
+import { formOf, PAGE, q, sendHtml } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
-import { transactionDetail } from '../transaction-views.ts';
+import {
+  type DetailOptions,
+  liveParts,
+  reasonText,
+  transactionDetail,
+  watchOf,
+  watchQuery,
+} from '../transaction-views.ts';
 import { transactionTable } from '../views.ts';
 import { sandboxActions, sandboxState } from './sandbox.ts';
+import { ACT_ROUTE, type ShowTransaction, transactionActionPages, transactionActions } from './transaction-actions.ts';
 
-/** Transactions: the search, one transaction with its history and notifications, and replay. */
+/**
+ * Transactions: the search, one transaction with its history, notifications (live while a delivery
+ * is pending) and ledger entries, refund and cancel (transaction-actions.ts), and replay.
+ */
 export function transactionPages(op: FastifyInstance, pages: OperatorPages): void {
-  const { merchants, transactions, notifications, ledger } = pages.deps;
+  const { merchants, transactions, notifications, ledger, providers } = pages.deps;
 
   op.get('/transactions', { config }, async (request, reply) => {
     const filter = searchOf(request.query);
@@ -54,40 +65,78 @@ ${transactionTable(rows.slice(0, PAGE), '/console', names)}
     );
   });
 
-  op.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo', { config }, async (request, reply) => {
+  /** The provider names an operator reads in a status change's reason instead of their ids. */
+  const reader = async () => {
+    const list = await providers.list({ limit: 500 });
+    return {
+      kind: 'operator' as const,
+      names: new Map(list.items.map((p) => [p.id, p.name])),
+      banks: new Map(list.items.filter((p) => p.kind === 'bank').map((p) => [p.bankCode, p.name])),
+    };
+  };
+
+  /** What the page and its live parts have in common. */
+  const detailOf = async (request: FastifyRequest, referenceNo: string) => {
+    const d = await transactions.detail(pages.callerOf(request), referenceNo);
+    const deliveries = (await notifications.withAttempts(d.notifications)).reverse();
+    const watch = watchOf(request.query);
+    const options: DetailOptions = {
+      base: '/console',
+      csrf: pages.operatorOf(request).csrf,
+      canReplay: pages.can(request, 'POST', ACT_ROUTE),
+      reason: (r) => r,
+      watch: watch && deliveries.some((x) => x.notification.id === watch.id) ? watch : undefined,
+      now: pages.deps.clock.now(),
+    };
+    return { ...d, deliveries, options };
+  };
+
+  const show: ShowTransaction = async (request, reply, referenceNo, typed, status = 200) => {
     const caller = pages.callerOf(request);
-    const d = await transactions.detail(caller, request.params.referenceNo);
-    const t = d.transaction;
-    const [withAttempts, merchant, entries] = await Promise.all([
-      notifications.withAttempts(d.notifications),
+    const { transaction: t, history, deliveries, options } = await detailOf(request, referenceNo);
+    const [merchant, entries, names] = await Promise.all([
       merchants.find(t.merchantId),
       ledger.entries(caller, { referenceNo: t.referenceNo }, { limit: PAGE }),
+      reader(),
     ]);
-    const csrf = pages.operatorOf(request).csrf;
     const sandbox =
       pages.sandbox && pages.can(request, 'POST', '/admin/v1/sandbox/qris/:referenceNo/pay')
-        ? sandboxActions(t, csrf, await sandboxState(pages, t, merchant), pages.deps.clock.now())
+        ? sandboxActions(t, options.csrf, await sandboxState(pages, t, merchant), options.now)
         : undefined;
     return pages.page(
       request,
       reply,
       `Transaction ${t.referenceNo}`,
       'transactions',
-      transactionDetail(t, d.history, withAttempts.reverse(), {
-        base: '/console',
-        csrf,
-        canReplay: pages.can(request, 'POST', '/admin/v1/notifications/:id/replay'),
+      transactionDetail(t, history, deliveries, {
+        ...options,
         merchantName: merchant?.name ?? t.merchantId,
+        reason: (r) => reasonText(r, names),
+        actions: options.canReplay ? transactionActions(t, options.csrf, options.now, typed) : undefined,
         // Oldest first, as the status history reads.
         ledger: html`<section aria-labelledby="h-ledger"><h2 id="h-ledger">Ledger entries</h2>
 ${ledgerTable([...entries.items].reverse(), 'operator', 'No ledger entry: nothing is posted before a payment.')}</section>`,
         sandbox,
       }),
+      status,
     );
+  };
+
+  op.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo', { config }, (request, reply) =>
+    show(request, reply, request.params.referenceNo),
+  );
+
+  // The page's live parts alone (transaction-views.ts), polled by the console script while a
+  // delivery is pending.
+  op.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo/live', { config }, async (request, reply) => {
+    const { transaction, deliveries, options } = await detailOf(request, request.params.referenceNo);
+    return sendHtml(reply, liveParts(transaction, deliveries, options).value);
   });
 
+  transactionActionPages(op, pages, show);
+
   op.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, async (request, reply) => {
-    pages.need(request, 'POST', '/admin/v1/notifications/:id/replay');
+    pages.need(request, 'POST', ACT_ROUTE);
     const fields = formOf(request);
     const action = 'console: replay notification';
     const caller = pages.callerOf(request);
@@ -107,7 +156,11 @@ ${ledgerTable([...entries.items].reverse(), 'operator', 'No ledger entry: nothin
       );
     }
     await pages.audit(request, { action, target: n.id, httpStatus: 202, fields, after: { id: n.id, state: n.state } });
-    return reply.redirect(`/console/transactions/${encodeURIComponent(n.referenceNo)}?ok=replayed#n-${n.id}`, 303);
+    // Back to the top of the transaction's page, which waits on this replay's attempt and says how it went.
+    return reply.redirect(
+      `/console/transactions/${encodeURIComponent(n.referenceNo)}?ok=replayed&${watchQuery(n)}`,
+      303,
+    );
   });
 }
 

@@ -3,7 +3,7 @@ import { DomainError } from '../../domain-error.ts';
 import { merchantPatchSchema as patchSchema } from '../../merchants/merchant-fields.ts';
 import { MERCHANT_EDITABLE, type MerchantRecord, merchantView } from '../../merchants/merchant-service.ts';
 import { type Html, html } from '../html.ts';
-import { asConsoleError, formOf } from '../kit.ts';
+import { asConsoleError, formOf, issuesOf } from '../kit.ts';
 import { config } from '../operator.ts';
 import { csrfField, formProblems } from '../views.ts';
 import type { PortalPages } from './portal-gate.ts';
@@ -87,11 +87,7 @@ ${portalFields(merchant).map(
     const again = (problems: string[], status: number) =>
       settingsPage(request, reply, { ...before, ...fields }, formProblems('Nothing was saved:', problems), status);
     const parsed = patchSchema.safeParse(patch);
-    if (!parsed.success)
-      return again(
-        parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`),
-        400,
-      );
+    if (!parsed.success) return again(issuesOf(parsed.error.issues), 400);
     let after: Awaited<ReturnType<typeof merchants.update>>;
     try {
       after = await merchants.update(before.id, parsed.data, pages.callerOf(request));

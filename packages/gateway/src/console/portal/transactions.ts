@@ -1,9 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ReplayRefused } from '../../delivery/notification-operations.ts';
 import { html } from '../html.ts';
-import { q } from '../kit.ts';
+import { q, sendHtml } from '../kit.ts';
 import { config } from '../operator.ts';
-import { transactionDetail } from '../transaction-views.ts';
+import {
+  type DetailOptions,
+  liveParts,
+  reasonText,
+  transactionDetail,
+  watchOf,
+  watchQuery,
+} from '../transaction-views.ts';
 import { transactionTable } from '../views.ts';
 import type { PortalPages } from './portal-gate.ts';
 
@@ -33,20 +40,37 @@ ${transactionTable(rows.slice(0, 50), '/console/portal')}
     );
   });
 
+  /** What the page and its live parts have in common: the merchant reads `the acquirer`, never a provider's id. */
+  const detailOf = async (request: FastifyRequest, referenceNo: string) => {
+    const d = await transactions.detail(pages.callerOf(request), referenceNo);
+    const deliveries = (await notifications.withAttempts(d.notifications)).reverse();
+    const watch = watchOf(request.query);
+    const options: DetailOptions = {
+      base: '/console/portal',
+      csrf: pages.sessionOf(request).csrf,
+      canReplay: true,
+      reason: (r) => reasonText(r, { kind: 'merchant' }),
+      watch: watch && deliveries.some((x) => x.notification.id === watch.id) ? watch : undefined,
+      now: pages.deps.clock.now(),
+    };
+    return { ...d, deliveries, options };
+  };
+
   p.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo', { config }, async (request, reply) => {
-    const d = await transactions.detail(pages.callerOf(request), request.params.referenceNo);
-    const withAttempts = await notifications.withAttempts(d.notifications);
+    const { transaction, history, deliveries, options } = await detailOf(request, request.params.referenceNo);
     return pages.page(
       request,
       reply,
-      `Transaction ${d.transaction.referenceNo}`,
+      `Transaction ${transaction.referenceNo}`,
       'portal',
-      transactionDetail(d.transaction, d.history, withAttempts.reverse(), {
-        base: '/console/portal',
-        csrf: pages.sessionOf(request).csrf,
-        canReplay: true,
-      }),
+      transactionDetail(transaction, history, deliveries, options),
     );
+  });
+
+  // The page's live parts alone, polled by the console script while a delivery is pending.
+  p.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo/live', { config }, async (request, reply) => {
+    const { transaction, deliveries, options } = await detailOf(request, request.params.referenceNo);
+    return sendHtml(reply, liveParts(transaction, deliveries, options).value);
   });
 
   p.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, async (request, reply) => {
@@ -68,8 +92,9 @@ ${transactionTable(rows.slice(0, 50), '/console/portal')}
       );
     }
     await pages.audit(request, { action, target: n.id, httpStatus: 202 });
+    // Back to the top of the transaction's page, which waits on this replay's attempt and says how it went.
     return reply.redirect(
-      `/console/portal/transactions/${encodeURIComponent(n.referenceNo)}?ok=replayed#n-${n.id}`,
+      `/console/portal/transactions/${encodeURIComponent(n.referenceNo)}?ok=replayed&${watchQuery(n)}`,
       303,
     );
   });

@@ -10,7 +10,10 @@ import './http/fastify-types.ts';
 import { type AddressGuard, createAddressGuard, type OutboundPolicy, trustedCasWith } from './address-guard.ts';
 import { type BootstrapResult, bootstrap } from './bootstrap.ts';
 import { createCertificationService } from './certification/certification-service.ts';
+import type { EventStreams } from './checkout/checkout-events.ts';
+import { type CheckoutLimits, checkoutRoutes } from './checkout/checkout-routes.ts';
 import { type CheckoutLive, createCheckoutLive } from './checkout/live.ts';
+import { followStatusChanges, liveStatusReader } from './checkout/live-feed.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { consoleRoutes } from './console/console-routes.ts';
@@ -79,6 +82,8 @@ export interface AppDeps {
   /** Keys every instance shares through the store (bootstrap.ts). */
   keys: Pick<BootstrapResult, 'jwtKey' | 'adminTokenSha256' | 'callbackPrivateKey' | 'callbackPublicKeyPem'>;
   metrics?: Metrics;
+  /** Requests a minute per client address on the checkout pages (default DEFAULT_CHECKOUT_LIMITS). */
+  checkoutLimits?: Partial<CheckoutLimits>;
 }
 
 export interface Gateway {
@@ -105,6 +110,8 @@ export interface Gateway {
   settlementScheduler: SettlementScheduler;
   /** Who waits for which transaction's status (the hosted checkout's pages). */
   live: CheckoutLive;
+  /** The checkout pages' open event streams on this instance. */
+  checkoutStreams: EventStreams;
   /** The operator services the admin API, the console and the portal share. */
   operators: OperatorServices;
 }
@@ -194,8 +201,17 @@ export function buildApp(deps: AppDeps): Gateway {
     await sender.close();
     await snapClient.close();
   });
-  const live = createCheckoutLive();
-  app.addHook('onClose', () => live.close());
+  const live = createCheckoutLive({
+    read: liveStatusReader(store),
+    onError: (err, referenceNo) => logger.warn({ err, referenceNo }, 'checkout live status: a page was not told'),
+  });
+  // On PostgreSQL, every instance's changes (NOTIFY); this instance's own come through onChanged too.
+  const stopFollowing = followStatusChanges(store, live);
+  // preClose: open event streams end before the server waits for its connections to close.
+  app.addHook('preClose', async () => {
+    stopFollowing();
+    await live.close();
+  });
   const changer = createStatusChanger({
     store,
     firstAttemptDelayMs: config.retryScheduleMs[0] ?? 0,
@@ -212,7 +228,7 @@ export function buildApp(deps: AppDeps): Gateway {
     logger,
   });
   const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream, mode: config.mode });
-  const va = createVaService({ store, changer, mode: config.mode });
+  const va = createVaService({ store, changer, mode: config.mode, publicUrl: () => config.publicUrl });
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
@@ -247,6 +263,16 @@ export function buildApp(deps: AppDeps): Gateway {
   paymentRoutes(app, { store, tokens, clock, qris, va, mounts });
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode, mounts });
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
+  const checkoutStreams = checkoutRoutes(app, {
+    store,
+    live,
+    clock,
+    logger,
+    mode: config.mode,
+    publicUrl: () => config.publicUrl,
+    payer,
+    limits: deps.checkoutLimits,
+  });
   openapiRoutes(app, { config });
   const masterKeys = createMasterKeyService({ store, sealer: deps.sealer });
   const certifications = createCertificationService({
@@ -309,6 +335,7 @@ export function buildApp(deps: AppDeps): Gateway {
     operators,
     settlementScheduler,
     live,
+    checkoutStreams,
   };
 }
 

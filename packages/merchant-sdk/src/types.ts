@@ -28,7 +28,14 @@ export interface GenerateQrisRequest {
   storeId?: string;
   /** ISO 8601; the gateway's default is now + 30 minutes. */
   validityPeriod?: string;
-  additionalInfo?: Record<string, unknown>;
+  additionalInfo?: {
+    /**
+     * Where the hosted checkout page sends the payer when the payment ends: an absolute http(s)
+     * URL, https in production (else 400 `Invalid Field Format {additionalInfo.returnUrl}`).
+     */
+    returnUrl?: string;
+    [key: string]: unknown;
+  };
 }
 
 /**
@@ -44,7 +51,12 @@ export interface GenerateQrisResponse extends SnapResponseBody {
   qrContent: string;
   qrUrl: string;
   merchantName: string;
-  additionalInfo: { validityPeriod: string; [key: string]: unknown };
+  additionalInfo: {
+    validityPeriod: string;
+    /** The hosted checkout page of this QRIS (`<gateway>/pay/<id>`): send the payer there. */
+    checkoutUrl: string;
+    [key: string]: unknown;
+  };
 }
 
 /**
@@ -174,7 +186,12 @@ export interface CreateVaRequest {
   virtualAccountPhone?: string;
   /** ISO 8601; empty or absent = the gateway's default (24 h). */
   expiredDate?: string;
-  additionalInfo?: { bankCode?: string; [key: string]: unknown };
+  additionalInfo?: {
+    bankCode?: string;
+    /** Where the hosted checkout page sends the payer when the payment ends (http(s); https in production). */
+    returnUrl?: string;
+    [key: string]: unknown;
+  };
 }
 
 /**
@@ -196,7 +213,12 @@ export interface VirtualAccountData {
   totalAmount: Money;
   virtualAccountTrxType: 'C' | 'O';
   expiredDate: string;
-  additionalInfo: { bankCode: string; [key: string]: unknown };
+  additionalInfo: {
+    bankCode: string;
+    /** The VA's hosted checkout page (`<gateway>/pay/<id>`); absent on VAs made before the checkout. */
+    checkoutUrl?: string;
+    [key: string]: unknown;
+  };
 }
 
 /**

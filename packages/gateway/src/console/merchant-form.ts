@@ -31,7 +31,7 @@ interface FieldSpec {
   help?: string;
   /** What an empty field means (the gateway's default), said on the new form and the settings. */
   unset?: string;
-  kind?: 'url' | 'pem' | 'provider';
+  kind?: 'url' | 'pem' | 'provider' | 'list';
   /** An enumeration's options as shown (the schema lists them; one not named here shows as is). */
   options?: Record<string, string>;
 }
@@ -127,6 +127,12 @@ const FIELDS: Record<MerchantField, FieldSpec> = {
     help: 'An acquirer issues its QRIS; none: snapgate issues them itself.',
     unset: 'snapgate itself',
   },
+  checkoutFrameAncestors: {
+    label: 'Checkout may be framed by',
+    kind: 'list',
+    help: 'The merchant’s own https origins that may show its hosted checkout pages in a frame, separated by spaces, like https://shop.example. Empty: no site may frame them.',
+    unset: 'none',
+  },
   'fees.qris.percent': {
     label: 'QRIS fee, percent',
     help: 'Like 0.70. Both QRIS fields empty: Bank Indonesia’s MDR for its QRIS criteria.',
@@ -147,6 +153,7 @@ const GROUPS: Array<{ legend: string; fields: MerchantField[]; note?: string }> 
     fields: ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackJson', 'callbackVaBody'],
   },
   { legend: 'QRIS', fields: ['merchantName', 'merchantCity', 'nmid', 'mcc', 'qrisCriteria', 'qrisProvider'] },
+  { legend: 'Checkout', fields: ['checkoutFrameAncestors'] },
   {
     legend: 'Fees',
     fields: [...FEE_FIELDS],
@@ -173,16 +180,20 @@ function textOf(f: MerchantField, value: string | undefined): string {
   return f === 'publicKeyPem' ? v.replace(/\r\n?/g, '\n') : v;
 }
 
-/** A field's value as the admin API takes it (a PEM ends with its line end). */
-const sentValue = (f: MerchantField, text: string) => (f === 'publicKeyPem' ? `${text}\n` : text);
+/** A field's value as the admin API takes it (a PEM ends with its line end; a list is its words). */
+const sentValue = (f: MerchantField, text: string): unknown =>
+  f === 'publicKeyPem' ? `${text}\n` : FIELDS[f].kind === 'list' ? text.split(/[\s,]+/).filter(Boolean) : text;
+
+/** A setting's value as a form's text (a list: its items separated by spaces). */
+const textValue = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : Array.isArray(v) ? v.join(' ') : undefined;
 
 /** What the form shows for a merchant's settings. */
 export function shownValues(m: MerchantRecord): MerchantFormValues {
   const out: MerchantFormValues = {};
   for (const f of MERCHANT_FORM_FIELDS) {
     if (f.startsWith('fees.')) continue;
-    const v = m[f as Exclude<MerchantField, FeeField>];
-    out[f] = typeof v === 'string' ? textOf(f, v) : '';
+    out[f] = textOf(f, textValue(m[f as Exclude<MerchantField, FeeField>]));
   }
   const qris = m.fees?.qris;
   if (qris && 'percent' in qris) {
@@ -354,8 +365,8 @@ function shownSetting(m: MerchantRecord, f: MerchantField, acquirers: readonly A
     const a = acquirers.find((x) => x.id === m.qrisProvider);
     return a ? html`<a href="/console/providers/${encodeURIComponent(a.id)}">${a.name}</a>` : m.qrisProvider;
   }
-  const v = m[f as Exclude<MerchantField, FeeField>];
-  if (typeof v !== 'string' || v === '') return dash(spec);
+  const v = textValue(m[f as Exclude<MerchantField, FeeField>]);
+  if (v === undefined || v === '') return dash(spec);
   return optionsOf(f) ? (spec.options?.[v] ?? v) : v;
 }
 

@@ -22,6 +22,18 @@ const percent = z
 /** An amount in rupiah with two fraction digits. */
 const amount = z.string().regex(/^(0|[1-9]\d{0,15})\.\d{2}$/, 'must be an amount like 2500.00');
 const percentFee = z.strictObject({ percent, fixed: amount.optional() });
+/** `https://shop.example` or `https://shop.example:8443`: an origin as CSP names it, nothing more. */
+const httpsOrigin = z
+  .string()
+  .max(200)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'https:' && u.origin === v;
+    } catch {
+      return false;
+    }
+  }, 'must be an https origin like https://shop.example (no path, no trailing slash)');
 
 /** Every setting an operator chooses; `.nullable()`: null clears it (the gateway's default again). */
 export const merchantSettings = z.object({
@@ -118,6 +130,15 @@ export const merchantSettings = z.object({
     .meta(
       about(
         'What the gateway charges per paid transaction, kept with each transaction at its creation. Null: the defaults. A fee is rounded half up to the whole rupiah, never more than the amount.',
+      ),
+    ),
+  checkoutFrameAncestors: z
+    .array(httpsOrigin)
+    .max(10)
+    .nullable()
+    .meta(
+      about(
+        'The https origins that may show its hosted checkout pages in a frame (CSP `frame-ancestors`), at most 10. Null or empty: no site may frame them.',
       ),
     ),
   retrySchedule: retrySchedule

@@ -52,6 +52,7 @@ export function merchantView(m: MerchantRecord): MerchantView {
   } = m;
   return {
     ...rest,
+    checkoutFrameAncestors: m.checkoutFrameAncestors ?? null,
     previousValidUntil: m.previousValidUntil === null ? null : new Date(m.previousValidUntil).toISOString(),
     createdAt: new Date(m.createdAt).toISOString(),
     updatedAt: new Date(m.updatedAt).toISOString(),
@@ -164,6 +165,7 @@ export function createMerchantService({ store, clock, mode, guard }: MerchantSer
         qrisCriteria: input.qrisCriteria ?? 'UMI',
         fees: input.fees ?? null,
         retrySchedule: input.retrySchedule ?? null,
+        ...(input.checkoutFrameAncestors?.length ? { checkoutFrameAncestors: input.checkoutFrameAncestors } : {}),
         status: 'active',
         createdAt: now,
         updatedAt: now,
@@ -212,7 +214,8 @@ export function createMerchantService({ store, clock, mode, guard }: MerchantSer
 
     /**
      * Changes a merchant's settings. A merchant (its portal) changes only itself, and only where its
-     * callbacks go (MERCHANT_EDITABLE); another merchant answers as one that does not exist.
+     * callbacks go (MERCHANT_EDITABLE; the token URL with SNAP B2B token callbacks only); another
+     * merchant answers as one that does not exist.
      */
     async update(id: string, patch: MerchantPatch, caller?: Caller): Promise<MerchantRecord> {
       if (caller && !reaches(caller, id)) throw notFound('merchant');
@@ -227,6 +230,12 @@ export function createMerchantService({ store, clock, mode, guard }: MerchantSer
         }
       }
       const existing = await this.get(id);
+      // The token URL is the portal's only where the callbacks are signed with a SNAP B2B token.
+      if (caller?.kind === 'merchant' && 'callbackTokenUrl' in patch && existing.callbackSignature !== 'snap-b2b') {
+        throw invalid('a merchant sets its callback token URL only for SNAP B2B token callbacks', [
+          'callbackTokenUrl: only with callbackSignature snap-b2b',
+        ]);
+      }
       const problems = await checkSettings(
         {
           callbackBaseUrl: patch.callbackBaseUrl ?? undefined,
@@ -241,8 +250,10 @@ export function createMerchantService({ store, clock, mode, guard }: MerchantSer
       );
       problems.push(...(await qrisProviderProblems(patch.qrisProvider)));
       if (problems.length > 0) throw invalid('invalid merchant settings', problems);
+      // No origin may frame its pages: one way to say it, null.
+      const stored = patch.checkoutFrameAncestors?.length === 0 ? { ...patch, checkoutFrameAncestors: null } : patch;
       try {
-        const m = await store.updateMerchant(id, patch, clock.now());
+        const m = await store.updateMerchant(id, stored, clock.now());
         if (!m) throw notFound('merchant');
         return m;
       } catch (e) {

@@ -16,6 +16,7 @@ import {
   type TransactionRecord,
   UniqueViolation,
 } from '../store/store.ts';
+import { checkoutUrlOf, isDrawnAgain, newCheckoutId, readReturnUrl } from './checkout-link.ts';
 import { expireIfDue } from './expiry.ts';
 import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader } from './fields.ts';
@@ -161,6 +162,7 @@ export function createQrisService(deps: QrisServiceDeps) {
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'validityPeriod' });
       }
       const additionalInfo = f.passthrough('additionalInfo');
+      readReturnUrl(f, svc, deps.mode);
       const expiresAt = validityMs ?? ctx.now + DEFAULT_VALIDITY_MS;
       const m = ctx.merchant;
       const acquirer = await issuingAcquirer(ctx);
@@ -175,6 +177,7 @@ export function createQrisService(deps: QrisServiceDeps) {
 
       for (let attempt = 0; ; attempt++) {
         const referenceNo = newReferenceNo(ctx.now);
+        const checkoutId = newCheckoutId();
         const respond = (qrContent: string) =>
           ok(svc, {
             referenceNo,
@@ -182,7 +185,10 @@ export function createQrisService(deps: QrisServiceDeps) {
             qrContent,
             qrUrl: `${publicUrl()}/qr/${referenceNo}.png`,
             merchantName: m.merchantName,
-            additionalInfo: { validityPeriod: formatJakartaTimestamp(expiresAt) },
+            additionalInfo: {
+              validityPeriod: formatJakartaTimestamp(expiresAt),
+              checkoutUrl: checkoutUrlOf(publicUrl(), checkoutId),
+            },
           });
         const qrContent = acquirer
           ? ''
@@ -216,6 +222,7 @@ export function createQrisService(deps: QrisServiceDeps) {
           // by our clock: its due time is that of the reconciliation (the validity is in details).
           expiresAt: acquirer ? expiresAt + RECONCILE_AFTER_MS : expiresAt,
           paidAt: null,
+          checkoutId,
           details: {
             qrContent,
             fee: feeSnapshotOf(m, 'qris'),
@@ -251,8 +258,8 @@ export function createQrisService(deps: QrisServiceDeps) {
             }
             throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { partnerReferenceNo } });
           }
-          // A referenceNo collision is astronomically rare; draw again once.
-          if (e instanceof UniqueViolation && e.constraint.includes('reference_no') && attempt === 0) continue;
+          // A referenceNo (or checkout id) collision is astronomically rare; draw both again once.
+          if (e instanceof UniqueViolation && isDrawnAgain(e.constraint) && attempt === 0) continue;
           throw e;
         }
       }

@@ -61,6 +61,15 @@ const PRINTABLE = /^[\x20-\x7e]*$/;
 // An empty string counts as absent: a present one has 1 to 32 digits.
 const DIGITS_32 = /^\d{0,32}$/;
 
+/** `additionalInfo.returnUrl` of QRIS generate and VA create (the service checks the rest: checkout-link.ts). */
+export const RETURN_URL = text(
+  { max: 2048, pattern: /^https?:\/\/\S+$/ },
+  {
+    description:
+      'Where the hosted checkout page sends the payer when the payment ends (docs/checkout.md): an absolute http(s) URL, https in production.',
+  },
+);
+
 export const ACCESS_TOKEN = {
   grantType: text({ required: true, oneOf: ['client_credentials'] }),
 } satisfies SnapFields;
@@ -79,6 +88,7 @@ export const QR_GENERATE = {
   storeId: text({ max: 25, pattern: PRINTABLE }, { description: 'Printable ASCII; written into the QR.' }),
   validityPeriod: dateTime('When the QR expires: in the future; 30 minutes from now when absent.'),
   additionalInfo: passthrough(KEPT_AS_GIVEN),
+  'additionalInfo.returnUrl': RETURN_URL,
 } satisfies SnapFields;
 
 /** How query, cancel and refund name a QRIS (either or both; the rule between them is code). */
@@ -130,6 +140,7 @@ export const VA_CREATE = {
     { pattern: /^\d{3}$/ },
     { description: 'The bank whose customers pay it; default 999, the sandbox bank.' },
   ),
+  'additionalInfo.returnUrl': RETURN_URL,
 } satisfies SnapFields;
 
 /** How inquiry, status, update and delete name a merchant's VA. */

@@ -8,6 +8,7 @@ import {
   type VaDetails,
   type VaTransaction,
 } from '../store/store.ts';
+import { checkoutUrlOf, isDrawnAgain, newCheckoutId, readReturnUrl } from './checkout-link.ts';
 import { expireIfDue } from './expiry.ts';
 import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader } from './fields.ts';
@@ -43,9 +44,10 @@ function respond(serviceCode: string, message: string, fields: Record<string, un
 const PAID_REASON = { english: 'Success', indonesia: 'Sukses' };
 const UNPAID_REASON = { english: 'Not Paid', indonesia: 'Belum Dibayar' };
 
-/** `virtualAccountData` as create and inquiry answer it. */
-function vaData(txn: TransactionRecord): Record<string, unknown> {
+/** `virtualAccountData` as create, inquiry and update answer it (with its checkout page, when it has one). */
+function vaDataOf(txn: TransactionRecord, publicUrl: string): Record<string, unknown> {
   const d = detailsOf(txn);
+  const checkout = txn.checkoutId ? { checkoutUrl: checkoutUrlOf(publicUrl, txn.checkoutId) } : {};
   return {
     ...vaIdentity(asVa(txn)),
     totalAmount:
@@ -54,7 +56,7 @@ function vaData(txn: TransactionRecord): Record<string, unknown> {
         : { value: txn.amount, currency: txn.currency },
     virtualAccountTrxType: d.virtualAccountTrxType,
     expiredDate: txn.expiresAt === null ? '' : formatJakartaTimestamp(txn.expiresAt),
-    additionalInfo: { ...d.additionalInfo, bankCode: d.bankCode },
+    additionalInfo: { ...d.additionalInfo, bankCode: d.bankCode, ...checkout },
   };
 }
 
@@ -70,9 +72,12 @@ export interface VaServiceDeps {
   store: Store;
   changer: StatusChanger;
   mode: Mode;
+  /** The gateway's public address, read when a VA is answered (its checkout page's). */
+  publicUrl: () => string;
 }
 
-export function createVaService({ store, changer, mode }: VaServiceDeps) {
+export function createVaService({ store, changer, mode, publicUrl }: VaServiceDeps) {
+  const vaData = (txn: TransactionRecord) => vaDataOf(txn, publicUrl());
   async function findOwn(ctx: MerchantRequest): Promise<TransactionRecord> {
     const svc = ctx.serviceCode;
     const f = createFieldReader(ctx.body, svc);
@@ -100,6 +105,7 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
       if (expiredMs !== undefined && expiredMs <= ctx.now)
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'expiredDate' });
       const additionalInfo = f.passthrough('additionalInfo');
+      readReturnUrl(f, svc, mode);
       const bankCode = f.str('additionalInfo.bankCode', VA_CREATE['additionalInfo.bankCode']) ?? DEFAULT_BANK_CODE;
       // Production has no sandbox bank: a VA nobody can pay is refused up front.
       if (mode === 'production' && !(await store.findBanks(bankCode)).some((b) => b.status === 'active')) {
@@ -121,8 +127,8 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
         fee: feeSnapshotOf(ctx.merchant, 'va'),
         ...(additionalInfo ? { additionalInfo } : {}),
       };
-      // The reference is 12 random digits: a collision with an existing one draws once more
-      // (the VA number stays the one allocated above).
+      // The reference is 12 random digits: a collision with an existing one draws it (and the
+      // checkout id) once more (the VA number stays the one allocated above).
       for (let attempt = 0; ; attempt++) {
         const txn: TransactionRecord = {
           referenceNo: newReferenceNo(ctx.now),
@@ -141,6 +147,7 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
           billNumber: newBillNumber(),
           expiresAt: expiredMs ?? ctx.now + DEFAULT_EXPIRY_MS,
           paidAt: null,
+          checkoutId: newCheckoutId(),
           details,
           createdAt: ctx.now,
           updatedAt: ctx.now,
@@ -153,7 +160,7 @@ export function createVaService({ store, changer, mode }: VaServiceDeps) {
           if (e instanceof UniqueViolation && e.constraint.includes('partner_reference_no')) {
             throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { trxId } });
           }
-          if (e instanceof UniqueViolation && e.constraint.includes('reference_no') && attempt === 0) continue;
+          if (e instanceof UniqueViolation && isDrawnAgain(e.constraint) && attempt === 0) continue;
           throw e;
         }
       }

@@ -53,6 +53,10 @@ export function merchantFromRow(r: Row): MerchantRecord {
     qrisProvider: strOrNull(r.qris_provider),
     qrisCriteria: (r.qris_criteria ?? 'UMI') as QrisCriteria,
     fees: r.fees === null || r.fees === undefined ? null : (jsonOf(r.fees) as MerchantFees),
+    // Only a merchant that lets origins frame its checkout pages says so (null: none may).
+    ...(r.checkout_frame_ancestors === null || r.checkout_frame_ancestors === undefined
+      ? {}
+      : { checkoutFrameAncestors: jsonOf(r.checkout_frame_ancestors) as string[] }),
     status: r.status as MerchantStatus,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
@@ -79,8 +83,12 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   retrySchedule: 'retry_schedule',
   qrisCriteria: 'qris_criteria',
   fees: 'fees',
+  checkoutFrameAncestors: 'checkout_frame_ancestors',
   status: 'status',
 };
+
+/** Settings kept as JSON text (null clears them). */
+const JSON_SETTINGS = new Set(['fees', 'checkoutFrameAncestors']);
 
 /**
  * `snap-b2b` lives in its own column: the SQLite table's CHECK on callback_signature cannot be
@@ -135,7 +143,7 @@ function merchantPatchColumns(patch: Record<string, unknown>): Array<[string, un
     // An NMID given is the operator's, never one the gateway made up.
     if (field === 'nmid') out.push(['nmid_generated', 0]);
     const column = MERCHANT_COLUMNS[field];
-    if (column) out.push([column, field === 'fees' && value !== null ? JSON.stringify(value) : value]);
+    if (column) out.push([column, JSON_SETTINGS.has(field) && value !== null ? JSON.stringify(value) : value]);
   }
   return out;
 }
@@ -169,6 +177,7 @@ export function merchantToRow(m: MerchantRecord): Row {
     qris_criteria: m.qrisCriteria,
     fees: m.fees ? JSON.stringify(m.fees) : null,
     retry_schedule: m.retrySchedule ?? null,
+    checkout_frame_ancestors: m.checkoutFrameAncestors ? JSON.stringify(m.checkoutFrameAncestors) : null,
     status: m.status,
     created_at: m.createdAt,
     updated_at: m.updatedAt,

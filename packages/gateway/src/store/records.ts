@@ -71,6 +71,8 @@ export interface MerchantRecord {
   qrisCriteria: QrisCriteria;
   /** Null: the defaults (QRIS by Bank Indonesia's MDR, VA free). */
   fees: MerchantFees | null;
+  /** The https origins that may frame its checkout pages (docs/checkout.md); null: none. */
+  checkoutFrameAncestors?: string[] | null;
   status: MerchantStatus;
   createdAt: number;
   updatedAt: number;
@@ -99,6 +101,7 @@ export type MerchantPatch = Partial<
     | 'qrisCriteria'
     | 'fees'
     | 'retrySchedule'
+    | 'checkoutFrameAncestors'
     | 'status'
   >
 >;
@@ -344,6 +347,11 @@ interface TransactionBase {
   billNumber: number;
   expiresAt: number | null;
   paidAt: number | null;
+  /**
+   * Its hosted checkout page's id (`/pay/<checkoutId>`, docs/checkout.md): random, never derived
+   * from a reference. Null (or absent) on transactions from before the checkout: they have no page.
+   */
+  checkoutId?: string | null;
   createdAt: number;
   updatedAt: number;
 }

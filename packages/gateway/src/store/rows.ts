@@ -70,6 +70,8 @@ export function transactionFromRow(r: Row): TransactionRecord {
     expiresAt: numOrNull(r.expires_at),
     paidAt: numOrNull(r.paid_at),
     details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as TransactionDetails,
+    // Only a transaction that has a checkout page says so: older ones read as they were written.
+    ...(r.checkout_id === null || r.checkout_id === undefined ? {} : { checkoutId: String(r.checkout_id) }),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   } as TransactionRecord;
@@ -94,6 +96,7 @@ export function transactionToRow(t: TransactionRecord): Row {
     expires_at: t.expiresAt,
     paid_at: t.paidAt,
     details: JSON.stringify(t.details),
+    checkout_id: t.checkoutId ?? null,
     created_at: t.createdAt,
     updated_at: t.updatedAt,
   };

@@ -187,6 +187,9 @@ export abstract class SqlStore {
   findTransactionByVirtualAccountNo(virtualAccountNo: string) {
     return transactions.findTransactionByVirtualAccountNo(this.sql, virtualAccountNo);
   }
+  findTransactionByCheckoutId(checkoutId: string) {
+    return transactions.findTransactionByCheckoutId(this.sql, checkoutId);
+  }
   listTransactions(filter: TransactionFilter, page: PageRequest) {
     return transactions.listTransactions(this.sql, filter, page);
   }

@@ -49,13 +49,21 @@ import type {
   TransactionUpdate,
   VaPaymentRecord,
 } from './records.ts';
+import type { StatusWatcher } from './status-watch.ts';
 
 export * from './book-records.ts';
 export * from './records.ts';
+export * from './status-watch.ts';
 
 /** The database itself: schema, reachability, secrets at rest, retention. */
 export interface StoreLifecycle {
   readonly kind: 'sqlite' | 'postgres';
+  /**
+   * PostgreSQL: every instance's committed status changes, and a resync after each gap in what
+   * this instance heard; returns the stop. SQLite has none: one process per database file, whose
+   * status changes already tell its pages.
+   */
+  watchStatusChanges?(watcher: StatusWatcher): () => void;
   /** Applies pending numbered migrations. */
   migrate(): Promise<void>;
   /** Throws when the database cannot be reached. */
@@ -173,6 +181,8 @@ export interface TransactionStore {
     partnerReferenceNo: string,
   ): Promise<TransactionRecord | undefined>;
   findTransactionByVirtualAccountNo(virtualAccountNo: string): Promise<TransactionRecord | undefined>;
+  /** The transaction whose hosted checkout page this is (docs/checkout.md). */
+  findTransactionByCheckoutId(checkoutId: string): Promise<TransactionRecord | undefined>;
   listTransactions(filter: TransactionFilter, page: PageRequest): Promise<Page<TransactionRecord>>;
   statusHistory(referenceNo: string): Promise<StatusHistoryEntry[]>;
   /**

@@ -174,6 +174,7 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       'Token & signatures',
       'Callbacks',
       'QRIS',
+      'Checkout',
       'Fees',
       'Delivery',
     ]);

@@ -380,8 +380,9 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     const check = (app: FastifyInstance, docs: ApiDocument[] | Json[]) => {
       const routed = routesOf(app);
       for (const self of SELF) assert.ok(routed.delete(self), `${self} is served`);
-      // The web console is pages for people, not an API (docs/console.md).
-      const pages = [...routed].filter((r) => / \/console(\/|$)/.test(r));
+      // The web console and the hosted checkout are pages for people, not an API (docs/console.md,
+      // docs/checkout.md).
+      const pages = [...routed].filter((r) => / \/(console|pay)(\/|$)/.test(r));
       assert.ok(pages.length > 5, 'the console is served');
       for (const p of pages) routed.delete(p);
       const documented = new Set<string>();

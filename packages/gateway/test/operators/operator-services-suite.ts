@@ -208,6 +208,15 @@ export function operatorServicesSuite(under: StoreUnderTest): void {
       const changed = await ops.merchants.update(a.id, { callbackBaseUrl: 'http://127.0.0.1:9' }, merchantCaller(a.id));
       assert.equal(changed.callbackBaseUrl, 'http://127.0.0.1:9');
       assert.equal((await ops.merchants.update(a.id, { name: 'Renamed' }, operator)).name, 'Renamed');
+      // Its callback token URL only where its callbacks are signed with a SNAP B2B token.
+      await assert.rejects(
+        ops.merchants.update(a.id, { callbackTokenUrl: 'http://127.0.0.1:9/token' }, merchantCaller(a.id)),
+        { kind: 'invalid', problems: ['callbackTokenUrl: only with callbackSignature snap-b2b'] },
+      );
+      await ops.merchants.update(a.id, { callbackSignature: 'snap-b2b' }, operator);
+      const tokenUrl = 'http://127.0.0.1:9/token';
+      const b2b = await ops.merchants.update(a.id, { callbackTokenUrl: tokenUrl }, merchantCaller(a.id));
+      assert.equal(b2b.callbackTokenUrl, tokenUrl);
     });
 
     it('makes a portal link for an active merchant only, the same through the admin API and the service', async () => {

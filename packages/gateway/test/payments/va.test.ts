@@ -58,7 +58,8 @@ describe('Virtual Account (docs/protocol.md#virtual-account)', () => {
     assert.equal(d.virtualAccountTrxType, 'C');
     assert.equal(d.virtualAccountEmail, 'budi@example.id');
     assert.match(d.expiredDate, /\+07:00$/);
-    assert.deepEqual(d.additionalInfo, { bankCode: '014' });
+    assert.deepEqual(d.additionalInfo, { bankCode: '014', checkoutUrl: d.additionalInfo.checkoutUrl });
+    assert.match(d.additionalInfo.checkoutUrl, /\/pay\/[A-Za-z0-9_-]{22}$/);
   });
 
   it('allocates separate number ranges per bankCode and never repeats a number', async () => {

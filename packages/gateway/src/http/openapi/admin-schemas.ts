@@ -180,6 +180,7 @@ export const MERCHANT_EXAMPLE = {
   qrisCriteria: 'UMI',
   fees: null,
   retrySchedule: null,
+  checkoutFrameAncestors: null,
   status: 'active',
   createdAt: T,
   updatedAt: T,

@@ -120,6 +120,7 @@ export function buildSnapDocument(options: { publicUrl: string; mounts?: SnapMou
         '`X-EXTERNAL-ID` is the idempotency key, per client and Jakarta day: a repeat with the same body answers the first success again; a different body under it is refused 409 xx00. Refusals are not kept, so a corrected request may reuse it.',
         'Body fields: a missing mandatory field is 400 xx02 `{field}`, a field of the wrong type, length or format 400 xx01 `{field}`. An empty string counts as absent. Unknown fields are ignored. Text holding a control character (other than tab, line feed, carriage return) or an unpaired surrogate, in any field, is 400 xx01 `{field}`. `responseCode` is the HTTP status, the service code and the case code.',
         'A request over 64 KiB, or malformed HTTP, is 400 xx00. An unknown path is 404 `4040000`.',
+        'Hosted checkout: QRIS generate and VA create answer `checkoutUrl`, a page at `/pay/{id}` where the payer pays and sees the status change live; `additionalInfo.returnUrl` in the request is where that page sends the payer once the payment ends. The page is for people (HTML, not an API): see the checkout guide.',
         mountsText(options.mounts ?? CANONICAL_MOUNTS),
       ].join('\n\n'),
     },

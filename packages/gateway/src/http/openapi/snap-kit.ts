@@ -47,7 +47,7 @@ export const VA_DATA_EXAMPLE = {
   totalAmount: { value: '150000.00', currency: 'IDR' },
   virtualAccountTrxType: 'C',
   expiredDate: '2026-01-16T10:30:00+07:00',
-  additionalInfo: { bankCode: '999' },
+  additionalInfo: { bankCode: '999', checkoutUrl: 'https://pay.example/pay/3q2-7wEGZ0mJ1y5b_8kQxA' },
 };
 
 const STATUS_TEXT: Record<number, string> = {

@@ -96,6 +96,15 @@ const EITHER_REFERENCE: JsonSchema = {
   anyOf: [{ required: ['originalReferenceNo'] }, { required: ['originalPartnerReferenceNo'] }],
 };
 
+/** The hosted checkout page of a QRIS or VA (docs/checkout.md). */
+const CHECKOUT_URL: JsonSchema = {
+  type: 'string',
+  format: 'uri',
+  pattern: '/pay/[A-Za-z0-9_-]{22}$',
+  description:
+    'The transaction’s hosted checkout page: send the payer there. `<public url>/pay/<id>`, the id random (16 bytes, base64url) and derived from no reference.',
+};
+
 const VA_NUMBERS = {
   partnerServiceId: {
     type: 'string',
@@ -122,8 +131,9 @@ const VA_DATA = {
   additionalInfo: {
     type: 'object',
     required: ['bankCode'],
-    properties: { bankCode: { type: 'string', pattern: '^\\d{3}$' } },
-    description: 'The `additionalInfo` the VA was created with, and the bank code it belongs to.',
+    properties: { bankCode: { type: 'string', pattern: '^\\d{3}$' }, checkoutUrl: CHECKOUT_URL },
+    description:
+      'The `additionalInfo` the VA was created with, the bank code it belongs to, and its hosted checkout page (`checkoutUrl`; none on VAs from before the checkout).',
   },
 } satisfies Record<string, JsonSchema>;
 
@@ -218,7 +228,11 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     qrContent: { type: 'string', description: 'The EMVCo QRIS payload to show as a QR code.' },
     qrUrl: { type: 'string', format: 'uri', description: 'The same QR as a PNG image (`GET /qr/{file}`).' },
     merchantName: { type: 'string' },
-    additionalInfo: closed({ validityPeriod: ref('SnapTimestamp') }),
+    // checkoutUrl: on every QRIS since the hosted checkout (an answer replayed from before has none).
+    additionalInfo: closed(
+      { validityPeriod: ref('SnapTimestamp'), checkoutUrl: CHECKOUT_URL },
+      { required: ['validityPeriod'] },
+    ),
   }),
   QrMpmQueryRequest: requestBody(QR_QUERY, {
     ...EITHER_REFERENCE,

@@ -164,7 +164,7 @@ function qrisOperations(): SnapOperation[] {
         qrContent: '00020101021226…6304ABCD',
         qrUrl: 'https://pay.example/qr/260115123456789012.png',
         merchantName: 'Warung Kopi',
-        additionalInfo: { validityPeriod: LATER },
+        additionalInfo: { validityPeriod: LATER, checkoutUrl: 'https://pay.example/pay/3q2-7wEGZ0mJ1y5b_8kQxA' },
       },
       cases: [...MERCHANT, 'DUPLICATE_PARTNER_REFERENCE_NO', ...UPSTREAM],
     },

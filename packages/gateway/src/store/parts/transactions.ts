@@ -51,6 +51,9 @@ export const findTransactionByVirtualAccountNo = (
   virtualAccountNo: string,
 ): Promise<TransactionRecord | undefined> => oneTransaction(sql, 'virtual_account_no = ?', [virtualAccountNo]);
 
+export const findTransactionByCheckoutId = (sql: Sql, checkoutId: string): Promise<TransactionRecord | undefined> =>
+  oneTransaction(sql, 'checkout_id = ?', [checkoutId]);
+
 export async function listTransactions(
   sql: Sql,
   filter: TransactionFilter,

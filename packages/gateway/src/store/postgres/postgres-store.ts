@@ -34,6 +34,7 @@ import type {
   TransactionRecord,
   TransactionUpdate,
 } from '../store.ts';
+import { type PgListener, startPgListener } from './listener.ts';
 import {
   type Client,
   DELIVERING_SIBLING_EXISTS,
@@ -49,6 +50,10 @@ import {
   sqlOn,
   vaPaymentCells,
 } from './statements.ts';
+import { ANNOUNCE, createAnnouncer, parseAnnouncement, STATUS_CHANNEL, type StatusWatcher } from './status-notify.ts';
+
+/** Migration 004's trigger announces every write to merchants here. */
+const MERCHANTS_CHANNEL = 'snapgate_merchants';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -71,11 +76,15 @@ export class PostgresStore extends SqlStore implements Store {
   readonly pool: pg.Pool;
   protected readonly sql: Sql;
   private readonly connectionString: string;
-  private listener: pg.Client | undefined;
-  private isListening = false;
+  private listener: PgListener | undefined;
   private isClosed = false;
+  private readonly statusWatchers = new Set<StatusWatcher>();
+  /** Committed status changes, announced to every instance after their commit (status-notify.ts). */
+  private readonly announcer = createAnnouncer((payload) => this.run(this.pool, ANNOUNCE, [STATUS_CHANNEL, payload]));
   /** Merchants are cached only while this instance hears every instance's merchant writes. */
-  protected readonly merchantCache = createRecordCache<MerchantRecord>({ isOn: () => this.isListening });
+  protected readonly merchantCache = createRecordCache<MerchantRecord>({
+    isOn: () => this.listener?.isListening === true,
+  });
   // Providers are read without a cache: there are few, and a disabled one must be refused at
   // once on every instance.
   protected readonly providerCache = noRecordCache<ProviderRecord>();
@@ -100,44 +109,37 @@ export class PostgresStore extends SqlStore implements Store {
 
   /**
    * The merchant cache is on only while this instance listens for `snapgate_merchants`
-   * (migration 004): every write to merchants, from any instance, empties every cache.
+   * (migration 004): every write to merchants, from any instance, empties every cache. The same
+   * connection hears every instance's status changes (`snapgate_status`, status-notify.ts).
    */
   private async listen(): Promise<void> {
-    if (this.isClosed) return;
-    // keepAlive and a heartbeat: a half-open connection raises no error by itself, and a silent
-    // listener must not keep serving cached merchants.
-    const client = new pg.Client({ connectionString: this.connectionString, keepAlive: true });
-    let heartbeat: NodeJS.Timeout | undefined;
-    const drop = () => {
-      if (heartbeat) clearInterval(heartbeat);
-      this.isListening = false;
-      this.forgetMerchants();
-      if (this.listener === client) this.listener = undefined;
-      client.end().catch(() => undefined);
-      if (!this.isClosed) setTimeout(() => void this.listen(), 1000).unref();
-    };
-    client.on('error', drop);
-    client.on('notification', () => this.forgetMerchants());
-    try {
-      await client.connect();
-      await client.query('LISTEN snapgate_merchants');
-      this.listener = client;
-      this.forgetMerchants();
-      this.isListening = true;
-      heartbeat = setInterval(() => {
-        const timeout = setTimeout(drop, 5000);
-        client.query('SELECT 1').then(
-          () => clearTimeout(timeout),
-          () => {
-            clearTimeout(timeout);
-            drop();
-          },
-        );
-      }, 10_000);
-      heartbeat.unref();
-    } catch {
-      drop();
-    }
+    if (this.isClosed || this.listener) return;
+    this.listener = startPgListener({
+      connectionString: this.connectionString,
+      channels: [MERCHANTS_CHANNEL, STATUS_CHANNEL],
+      events: {
+        onNotification: (channel, payload) => {
+          if (channel !== STATUS_CHANNEL) return this.forgetMerchants();
+          for (const change of parseAnnouncement(payload)) for (const w of this.statusWatchers) w.change(change);
+        },
+        onUp: () => {
+          this.forgetMerchants();
+          for (const w of this.statusWatchers) w.resync();
+        },
+        // A silent listener must not keep serving cached merchants.
+        onDown: () => this.forgetMerchants(),
+      },
+    });
+    await this.listener.ready;
+  }
+
+  /**
+   * Every instance's committed status changes, as announced by their own statements; `resync`
+   * after each gap in what this instance heard (its listener reconnected). Returns the stop.
+   */
+  watchStatusChanges(watcher: StatusWatcher): () => void {
+    this.statusWatchers.add(watcher);
+    return () => this.statusWatchers.delete(watcher);
   }
 
   protected transaction<T>(work: (sql: Sql) => Promise<T>, lockKey?: number): Promise<T> {
@@ -224,10 +226,10 @@ export class PostgresStore extends SqlStore implements Store {
 
   async close(): Promise<void> {
     this.isClosed = true;
-    this.isListening = false;
+    await this.announcer.drain();
     const listener = this.listener;
     this.listener = undefined;
-    await listener?.end().catch(() => undefined);
+    await listener?.close();
     await this.pool.end().catch(() => undefined);
   }
 
@@ -438,6 +440,7 @@ export class PostgresStore extends SqlStore implements Store {
     const row = rows[0];
     if (!row) return undefined;
     const txn = transactionFromRow(row);
+    this.announcer.announce(txn);
     if (!n || row.notification_state !== 'delivering') return { txn };
     return { txn, claimed: newNotificationRecord(txn, n, change.at, true) };
   }

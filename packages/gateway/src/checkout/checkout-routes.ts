@@ -1,0 +1,299 @@
+import { randomInt } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
+import type { Clock } from '../clock.ts';
+import type { Mode } from '../config.ts';
+import { isRefusal } from '../console/sandbox-rules.ts';
+import { rawBodyOf } from '../http/raw-body.ts';
+import type { Logger } from '../logger.ts';
+import { renderQrSvg } from '../payments/qr-image.ts';
+import type { SandboxPayer } from '../providers/sandbox-providers.ts';
+import type { Store, TransactionRecord } from '../store/store.ts';
+import { createRateLimiter, type RateLimiter } from '../tokens/rate-limit.ts';
+import { CHECKOUT_CSS, CHECKOUT_JS, CSS_VERSION, JS_VERSION } from './checkout-assets.ts';
+import { createEventStreams, type EventStreams } from './checkout-events.ts';
+import { checkoutPage, messagePage } from './checkout-page.ts';
+import { checkoutView, findCheckout } from './checkout-state.ts';
+import { type Lang, langOf, TEXT } from './checkout-text.ts';
+import type { CheckoutLive } from './live.ts';
+
+// The hosted checkout (docs/checkout.md): `GET /pay/<id>` (the page), `GET /pay/<id>/events` (its
+// live status) and, in sandbox mode, `POST /pay/<id>/sandbox-pay`. Public pages: no session, no
+// cookie but the language; every answer under a strict CSP, nothing from elsewhere, and each
+// client address held to a number of requests a minute.
+
+/** Requests a minute per client address (an IPv4 address, an IPv6 /64). */
+export interface CheckoutLimits {
+  pagePerMin: number;
+  eventsPerMin: number;
+  sandboxPayPerMin: number;
+}
+
+/**
+ * Generous: a page without script reloads every 5 s (12 a minute), an EventSource reconnects after
+ * a dropped connection, and a carrier's NAT puts many payers behind one address. The ids cannot be
+ * guessed (128 random bits): the limits only keep one address from flooding the gateway.
+ */
+export const DEFAULT_CHECKOUT_LIMITS: CheckoutLimits = { pagePerMin: 300, eventsPerMin: 300, sandboxPayPerMin: 30 };
+
+export interface CheckoutDeps {
+  store: Store;
+  live: CheckoutLive;
+  clock: Clock;
+  logger: Logger;
+  mode: Mode;
+  /** The gateway's public address (a sandbox form may be posted from it). */
+  publicUrl: () => string;
+  /** Sandbox mode only: pays as the sandbox bank or acquirer. */
+  payer?: SandboxPayer | undefined;
+  limits?: Partial<CheckoutLimits> | undefined;
+}
+
+const LANG_COOKIE = 'snapgate_lang';
+const STATIC_CACHE = 'public, max-age=300';
+const VERSIONED_CACHE = 'public, max-age=31536000, immutable';
+const QR_CACHE_ENTRIES = 1024;
+
+/** The CSP of a checkout answer: nothing from elsewhere; framed only by the merchant's own origins. */
+export function contentSecurityPolicy(frameAncestors: readonly string[] = []): string {
+  const ancestors = frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'";
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`;
+}
+
+/** Whom a request is counted against: an IPv4 address, or an IPv6 client's /64 (one subscriber holds a whole /64). */
+function clientOf(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const a = ipaddr.process(ip);
+  if (a.kind() === 'ipv4') return a.toString();
+  return `${(a as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`;
+}
+
+const cookieLang = (request: FastifyRequest) =>
+  new RegExp(`(?:^|;\\s*)${LANG_COOKIE}=(id|en)(?:;|$)`).exec(request.headers.cookie ?? '')?.[1];
+
+function langFor(request: FastifyRequest): Lang {
+  const query = (request.query as Record<string, unknown> | undefined)?.lang;
+  const accept = request.headers['accept-language'];
+  return langOf(typeof query === 'string' ? query : undefined, cookieLang(request), accept);
+}
+
+/** `?lang=` chosen by the toggle: remembered for the checkout pages of this browser. */
+function rememberLang(request: FastifyRequest, reply: FastifyReply): void {
+  const query = (request.query as Record<string, unknown> | undefined)?.lang;
+  if (query !== 'id' && query !== 'en') return;
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  reply.header('set-cookie', `${LANG_COOKIE}=${query}; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly${secure}`);
+}
+
+function sendPage(reply: FastifyReply, status: number, body: string, frameAncestors: readonly string[] = []) {
+  reply.header('content-security-policy', contentSecurityPolicy(frameAncestors));
+  if (frameAncestors.length === 0) reply.header('x-frame-options', 'DENY');
+  return reply.code(status).type('text/html; charset=utf-8').send(body);
+}
+
+function sendMessage(request: FastifyRequest, reply: FastifyReply, status: number, title: string, text: string) {
+  const path = request.url.split('?')[0] ?? '/pay';
+  return sendPage(reply, status, messagePage(langFor(request), path, title, text));
+}
+
+/**
+ * Posted from a page of this gateway. A browser says so in Sec-Fetch-Site; one that does not send
+ * it names the page's origin in Origin, which must be the host the request came to or the public
+ * URL. (Under `referrer-policy: no-referrer` a form's Origin is `null`: Sec-Fetch-Site decides.) A
+ * client that sends neither is no browser a third-party page could drive.
+ */
+function isSameOrigin(request: FastifyRequest, publicUrl: string): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (typeof site === 'string') return site === 'same-origin';
+  const origin = request.headers.origin;
+  if (typeof origin !== 'string') return true;
+  if (origin === `${request.protocol}://${request.host}`) return true;
+  try {
+    return origin === new URL(publicUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** A sandbox form's amount (`15000`, `15000.00`, `15.000,50`?): whole rupiah or two decimals. */
+function sandboxAmount(text: string | undefined): string | undefined {
+  const m = /^\s*(\d{1,16})(?:[.,](\d{2}))?\s*$/.exec(text ?? '');
+  if (!m) return undefined;
+  const whole = String(BigInt(m[1] as string));
+  return `${whole}.${m[2] ?? '00'}`;
+}
+
+export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventStreams {
+  const limits = { ...DEFAULT_CHECKOUT_LIMITS, ...deps.limits };
+  const limiters: Record<keyof CheckoutLimits, RateLimiter> = {
+    pagePerMin: createRateLimiter(limits.pagePerMin),
+    eventsPerMin: createRateLimiter(limits.eventsPerMin),
+    sandboxPayPerMin: createRateLimiter(limits.sandboxPayPerMin),
+  };
+  const streams = createEventStreams({
+    live: deps.live,
+    clock: deps.clock,
+    headers: { 'x-content-type-options': 'nosniff', 'content-security-policy': contentSecurityPolicy() },
+  });
+  app.addHook('preClose', (done) => {
+    streams.closeAll();
+    done();
+  });
+
+  const qrCache = new Map<string, Promise<string>>();
+  const qrSvgOf = (txn: TransactionRecord): Promise<string> | undefined => {
+    if (txn.kind !== 'qris' || txn.details.qrContent === '') return undefined;
+    let svg = qrCache.get(txn.referenceNo);
+    if (!svg) {
+      svg = renderQrSvg(txn.details.qrContent);
+      qrCache.set(txn.referenceNo, svg);
+      svg.catch(() => qrCache.delete(txn.referenceNo));
+      if (qrCache.size > QR_CACHE_ENTRIES) qrCache.delete(qrCache.keys().next().value as string);
+    }
+    return svg;
+  };
+
+  /** False (and a 429 page sent) when this client address is over the limit this minute. */
+  const admitted = (request: FastifyRequest, reply: FastifyReply, limit: keyof CheckoutLimits): boolean => {
+    const now = deps.clock.now();
+    if (limiters[limit].take(clientOf(request.ip), now)) return true;
+    const retryAfterSec = Math.ceil((60_000 - (now % 60_000)) / 1000);
+    const t = TEXT[langFor(request)];
+    reply.header('retry-after', String(retryAfterSec));
+    void sendMessage(request, reply, 429, t.tooManyTitle, t.tooMany(retryAfterSec));
+    return false;
+  };
+
+  app.register(
+    async (pay) => {
+      pay.addHook('onSend', (_request, reply, payload, done) => {
+        if (!reply.getHeader('content-security-policy')) {
+          reply.header('content-security-policy', contentSecurityPolicy());
+        }
+        reply.header('x-content-type-options', 'nosniff');
+        reply.header('referrer-policy', 'no-referrer');
+        reply.header('cross-origin-opener-policy', 'same-origin');
+        if (!reply.getHeader('cache-control')) reply.header('cache-control', 'no-store');
+        done(null, payload);
+      });
+      pay.setErrorHandler((error, request, reply) => {
+        const status = (error as { statusCode?: number }).statusCode;
+        const t = TEXT[langFor(request)];
+        if (typeof status === 'number' && status >= 400 && status < 500) {
+          return sendMessage(request, reply, status === 413 ? 413 : 400, t.errorTitle, t.error);
+        }
+        deps.logger.error({ reqId: request.id, err: error, url: request.routeOptions.url }, 'checkout request failed');
+        return sendMessage(request, reply, 500, t.errorTitle, t.error);
+      });
+      pay.setNotFoundHandler((request, reply) => {
+        const t = TEXT[langFor(request)];
+        return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
+      });
+
+      const asset =
+        (type: string, body: string, version: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+          const v = (request.query as Record<string, unknown> | undefined)?.v;
+          return reply
+            .header('cache-control', v === version ? VERSIONED_CACHE : STATIC_CACHE)
+            .header('etag', `"${version}"`)
+            .type(type)
+            .send(body);
+        };
+      pay.get('/assets/checkout.css', asset('text/css; charset=utf-8', CHECKOUT_CSS, CSS_VERSION));
+      pay.get('/assets/checkout.js', asset('text/javascript; charset=utf-8', CHECKOUT_JS, JS_VERSION));
+
+      pay.get<{ Params: { id: string }; Querystring: { sandbox?: string } }>('/:id', async (request, reply) => {
+        if (!admitted(request, reply, 'pagePerMin')) return reply;
+        const txn = await findCheckout(deps.store, request.params.id);
+        const lang = langFor(request);
+        rememberLang(request, reply);
+        reply.header('vary', 'accept-language, cookie');
+        if (!txn) return sendMessage(request, reply, 404, TEXT[lang].notFoundTitle, TEXT[lang].notFound);
+        const now = deps.clock.now();
+        const view = await checkoutView({ store: deps.store, isSandbox: deps.payer !== undefined }, txn, now);
+        const qrSvg = await qrSvgOf(txn);
+        const page = checkoutPage({
+          view,
+          lang,
+          nowMs: now,
+          ...(qrSvg === undefined ? {} : { qrSvg }),
+          sandboxRefused: request.query.sandbox === 'refused',
+        });
+        return sendPage(reply, 200, page, view.frameAncestors);
+      });
+
+      pay.get<{ Params: { id: string } }>('/:id/events', async (request, reply) => {
+        if (!admitted(request, reply, 'eventsPerMin')) return reply;
+        const txn = await findCheckout(deps.store, request.params.id);
+        if (!txn) {
+          const t = TEXT[langFor(request)];
+          return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
+        }
+        if (request.method === 'HEAD') {
+          return reply.header('cache-control', 'no-store').type('text/event-stream; charset=utf-8').send();
+        }
+        reply.hijack();
+        await streams
+          .serve(reply.raw, txn.referenceNo, () => deps.store.findTransaction(txn.referenceNo))
+          .catch((err) => {
+            deps.logger.error({ reqId: request.id, err }, 'checkout event stream failed');
+            reply.raw.destroy();
+          });
+      });
+
+      if (deps.payer) sandboxPayRoute(pay, deps, deps.payer, admitted);
+    },
+    { prefix: '/pay' },
+  );
+  return streams;
+}
+
+/**
+ * `POST /pay/<id>/sandbox-pay` (sandbox mode): pays the transaction as the sandbox acquirer (QRIS)
+ * or bank (VA) would, through the provider API, exactly as the console's sandbox actions do. No
+ * session and so no CSRF token: a form from another site is refused by its Origin.
+ */
+function sandboxPayRoute(
+  pay: FastifyInstance,
+  deps: CheckoutDeps,
+  payer: SandboxPayer,
+  admitted: (request: FastifyRequest, reply: FastifyReply, limit: keyof CheckoutLimits) => boolean,
+): void {
+  pay.post<{ Params: { id: string } }>('/:id/sandbox-pay', async (request, reply) => {
+    if (!admitted(request, reply, 'sandboxPayPerMin')) return reply;
+    const t = TEXT[langFor(request)];
+    if (!isSameOrigin(request, deps.publicUrl())) return sendMessage(request, reply, 403, t.refusedTitle, t.refused);
+    const txn = await findCheckout(deps.store, request.params.id);
+    if (!txn) return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
+    const back = `/pay/${request.params.id}`;
+    const view = await checkoutView({ store: deps.store, isSandbox: true }, txn, deps.clock.now());
+    const fields = new URLSearchParams(rawBodyOf(request).toString('utf8'));
+    const amount = view.sandbox?.needsAmount ? sandboxAmount(fields.get('amount') ?? undefined) : undefined;
+    if (!view.sandbox?.canPay || (view.sandbox.needsAmount && !amount)) {
+      return reply.redirect(`${back}?sandbox=refused`, 303);
+    }
+    const who = {
+      payerName: 'SANDBOX PAYER',
+      payerIssuer: '93600009',
+      payerRefId: String(100_000_000_000 + randomInt(900_000_000_000)),
+    };
+    try {
+      if (txn.kind === 'qris') {
+        await payer.payQris({ referenceNo: txn.referenceNo }, { status: '00', payer: who, requestId: request.id });
+      } else {
+        await payer.payVa(txn.virtualAccountNo as string, {
+          ...(amount ? { amount } : {}),
+          payer: who,
+          requestId: request.id,
+        });
+      }
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      return reply.redirect(`${back}?sandbox=refused`, 303);
+    }
+    return reply.redirect(back, 303);
+  });
+}

@@ -1,0 +1,136 @@
+import { sandboxOffers, sandboxServes } from '../console/sandbox-rules.ts';
+import { CHECKOUT_ID, returnUrlOf } from '../payments/checkout-link.ts';
+import { isDue } from '../payments/expiry.ts';
+import type { MerchantRecord, Store, TransactionRecord } from '../store/store.ts';
+import { bankName, type CheckoutState } from './checkout-text.ts';
+
+// What a checkout page shows of its transaction, read from the store: only what the payer may see
+// (the merchant's name, the amount, the QR or the VA, the state), never the merchant's or a
+// provider's ids, keys or other transactions.
+
+/** The state an event stream names (docs/checkout.md): a payment in progress is still `waiting`. */
+export type StreamState = Exclude<CheckoutState, 'processing'>;
+
+const FINAL: ReadonlySet<CheckoutState> = new Set(['paid', 'refunded', 'failed', 'expired', 'cancelled']);
+export const isFinal = (state: CheckoutState): boolean => FINAL.has(state);
+
+/**
+ * A SNAP status (docs/protocol.md#transaction-statuses) as the payer's state: 00 paid; 04 refunded
+ * (a final state: paid, then refunded in full); 05 cancelled (a QRIS cancelled, a VA deleted); 06
+ * expired when the expiry made it (payments/expiry.ts writes `Expired`), else failed; 02 and 03 a
+ * payment in progress; 01 waiting.
+ */
+export function stateOf(status: string, statusDesc: string | null): CheckoutState {
+  switch (status) {
+    case '00':
+      return 'paid';
+    case '04':
+      return 'refunded';
+    case '05':
+      return 'cancelled';
+    case '06':
+      return statusDesc === 'Expired' ? 'expired' : 'failed';
+    case '02':
+    case '03':
+      return 'processing';
+    default:
+      return 'waiting';
+  }
+}
+
+export const streamStateOf = (state: CheckoutState): StreamState => (state === 'processing' ? 'waiting' : state);
+
+/** A transaction's state now: an open one past its expiry shows expired before the sweeper writes it. */
+export function currentStateOf(txn: TransactionRecord, nowMs: number): CheckoutState {
+  return isDue(txn, nowMs) ? 'expired' : stateOf(txn.status, txn.statusDesc);
+}
+
+/** What one checkout page shows. */
+export interface CheckoutView {
+  checkoutId: string;
+  kind: 'qris' | 'va';
+  state: CheckoutState;
+  status: string;
+  seq: number;
+  merchantName: string;
+  /** Null for an open-amount VA. */
+  amount: string | null;
+  paidAmount: string | null;
+  referenceNo: string;
+  /** The merchant's order number (this payment's own). */
+  orderNo: string;
+  /** When the payer must have paid by (a QRIS's validityPeriod, a VA's expiredDate). */
+  payBy: number | null;
+  paidAt: number | null;
+  returnUrl: string | undefined;
+  /** The merchant's origins that may frame the page. */
+  frameAncestors: readonly string[];
+  /** QRIS: its content; empty while an upstream acquirer has not issued it yet. */
+  qrContent?: string;
+  va?: { number: string; name: string; bank: string };
+  /** Sandbox mode: whether the sandbox would pay it now, and whether the payer picks the amount. */
+  sandbox?: { canPay: boolean; needsAmount: boolean };
+}
+
+export interface CheckoutReads {
+  store: Store;
+  isSandbox: boolean;
+}
+
+/** The transaction of a checkout id; undefined for an id of the wrong shape or unknown. */
+export async function findCheckout(store: Store, checkoutId: string): Promise<TransactionRecord | undefined> {
+  if (!CHECKOUT_ID.test(checkoutId)) return undefined;
+  return store.findTransactionByCheckoutId(checkoutId);
+}
+
+/** A VA's number as a payer types it (the gateway's padding spaces dropped). */
+export const vaDigits = (virtualAccountNo: string | null): string => (virtualAccountNo ?? '').replace(/\s+/g, '');
+
+async function bankOf(store: Store, bankCode: string): Promise<string> {
+  const registered = (await store.findBanks(bankCode)).find((b) => b.status === 'active') ?? undefined;
+  return bankName(bankCode, registered?.name);
+}
+
+async function sandboxOf(
+  store: Store,
+  txn: TransactionRecord,
+  merchant: MerchantRecord | undefined,
+  nowMs: number,
+): Promise<CheckoutView['sandbox']> {
+  const providers = (await store.listProviders({ limit: 500 })).items;
+  const offers = sandboxOffers(txn, nowMs, sandboxServes(txn, merchant, providers));
+  return { canPay: offers.pay, needsAmount: txn.kind === 'va' && txn.amount === null };
+}
+
+/** The page's view of a transaction that has a checkout id. */
+export async function checkoutView(reads: CheckoutReads, txn: TransactionRecord, nowMs: number): Promise<CheckoutView> {
+  const { store } = reads;
+  const merchant = await store.findMerchantById(txn.merchantId);
+  const state = currentStateOf(txn, nowMs);
+  const view: CheckoutView = {
+    checkoutId: txn.checkoutId as string,
+    kind: txn.kind,
+    state,
+    status: txn.status,
+    seq: txn.seq,
+    merchantName: merchant?.merchantName || merchant?.name || '',
+    amount: txn.amount,
+    paidAmount: txn.paidAmount,
+    referenceNo: txn.referenceNo,
+    orderNo: txn.partnerReferenceNo,
+    payBy: txn.kind === 'qris' && txn.details.upstream ? txn.details.upstream.validUntil : txn.expiresAt,
+    paidAt: txn.paidAt,
+    returnUrl: returnUrlOf(txn),
+    frameAncestors: merchant?.checkoutFrameAncestors ?? [],
+  };
+  if (txn.kind === 'qris') view.qrContent = txn.details.qrContent;
+  else {
+    view.va = {
+      number: vaDigits(txn.virtualAccountNo),
+      name: txn.details.virtualAccountName,
+      bank: await bankOf(store, txn.details.bankCode),
+    };
+  }
+  if (reads.isSandbox && !isFinal(state)) view.sandbox = await sandboxOf(store, txn, merchant, nowMs);
+  return view;
+}

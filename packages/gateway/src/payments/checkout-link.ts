@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { snapError } from '@snapgate/snap';
+import type { Mode } from '../config.ts';
+import type { TransactionRecord } from '../store/store.ts';
+import type { FieldReader } from './fields.ts';
+import { RETURN_URL } from './snap-fields.ts';
+
+// The hosted checkout's link (docs/checkout.md): every QRIS generate and VA create gets a page of
+// its own at `<public url>/pay/<checkoutId>`, and may name where the page sends the payer back.
+
+/** A checkout id's shape: 16 random bytes in base64url. */
+export const CHECKOUT_ID = /^[A-Za-z0-9_-]{22}$/;
+
+/** 16 random bytes, base64url (22 characters): unguessable, and derived from no reference. */
+export const newCheckoutId = (): string => randomBytes(16).toString('base64url');
+
+/**
+ * Whether an insert refused by this unique constraint draws its referenceNo and checkout id again
+ * (both random: a clash is astronomically rare, never the caller's doing). A partnerReferenceNo
+ * clash is the merchant's duplicate order, checked before this.
+ */
+export const isDrawnAgain = (constraint: string): boolean =>
+  (constraint.includes('reference_no') && !constraint.includes('partner_reference_no')) ||
+  constraint.includes('checkout_id');
+
+export const checkoutUrlOf = (publicUrl: string, checkoutId: string): string => `${publicUrl}/pay/${checkoutId}`;
+
+/**
+ * `additionalInfo.returnUrl`: where the page sends the payer once the payment ends. An absolute
+ * http(s) URL without credentials; https in production (a payer's browser must not be sent back
+ * in clear). A bad one is refused as 400 xx01 naming the field.
+ */
+export function readReturnUrl(f: FieldReader, serviceCode: string, mode: Mode | undefined): string | undefined {
+  const field = 'additionalInfo.returnUrl';
+  const value = f.str(field, RETURN_URL);
+  if (value === undefined) return undefined;
+  const refused = () => snapError('INVALID_FIELD_FORMAT', serviceCode, { field });
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refused();
+  }
+  const isSchemeAllowed = url.protocol === 'https:' || (url.protocol === 'http:' && mode !== 'production');
+  if (!isSchemeAllowed || url.hostname === '' || url.username !== '' || url.password !== '') throw refused();
+  return value;
+}
+
+/** The returnUrl a transaction was created with (kept in its additionalInfo), if any. */
+export function returnUrlOf(txn: TransactionRecord): string | undefined {
+  const v = txn.details.additionalInfo?.returnUrl;
+  return typeof v === 'string' && /^https?:\/\//.test(v) ? v : undefined;
+}

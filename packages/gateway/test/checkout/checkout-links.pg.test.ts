@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { checkoutLinksSuite } from './checkout-links-suite.ts';
+
+checkoutLinksSuite(POSTGRES);

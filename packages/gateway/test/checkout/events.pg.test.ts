@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { checkoutEventsSuite } from './events-suite.ts';
+
+checkoutEventsSuite(POSTGRES);

@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { checkoutEventsSuite } from './events-suite.ts';
+
+checkoutEventsSuite(SQLITE);

@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { liveSuite } from './live-suite.ts';
+
+liveSuite(SQLITE);

@@ -194,6 +194,32 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
     return JSON.parse(r.body) as Record<string, unknown>;
   }
 
+  /**
+   * A refund or a cancel refused: for the state of the transaction (409), said on its page; for what
+   * was typed (400), the form again, as typed, with the problem. Audited as refused either way.
+   */
+  async function refuse(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    t: TransactionRecord,
+    form: 'refund' | 'cancel',
+    fields: Record<string, string>,
+    once: string,
+    r: { typed: boolean; text: string },
+  ): Promise<FastifyReply> {
+    const action = `console: ${form}`;
+    if (!r.typed) {
+      return pages.refused(request, reply, txnHref(t.referenceNo), r.text, {
+        status: 409,
+        action,
+        target: t.referenceNo,
+      });
+    }
+    await pages.refusedForm(request, { action, target: t.referenceNo, status: 400 }, [r.text]);
+    const again = { form, fields: { ...fields, _once: once }, problems: [r.text] };
+    return show(request, reply, t.referenceNo, again, 400);
+  }
+
   const reread = (request: FastifyRequest, t: TransactionRecord) =>
     transactions.detail(pages.callerOf(request), t.referenceNo).then(
       (d) => d.transaction,
@@ -239,21 +265,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
       } catch (e) {
         const now = await reread(request, t);
         const r = refusalOf(e, now, 'refund', { refundAmount, partnerRefundNo, isNumberTyped: typedNo !== undefined });
-        if (!r.typed)
-          return pages.refused(request, reply, back, r.text, { status: 409, action, target: t.referenceNo });
-        await pages.audit(request, {
-          action: `${action} (refused)`,
-          target: t.referenceNo,
-          httpStatus: 400,
-          after: { refused: r.text },
-        });
-        return show(
-          request,
-          reply,
-          t.referenceNo,
-          { form: 'refund', fields: { ...fields, _once: once }, problems: [r.text] },
-          400,
-        );
+        return refuse(request, reply, t, 'refund', fields, once, r);
       }
       const after = await reread(request, t);
       await pages.audit(request, {
@@ -315,22 +327,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
           );
         }
       } catch (e) {
-        const r = refusalOf(e, await reread(request, t), 'cancel', {});
-        if (!r.typed)
-          return pages.refused(request, reply, back, r.text, { status: 409, action, target: t.referenceNo });
-        await pages.audit(request, {
-          action: `${action} (refused)`,
-          target: t.referenceNo,
-          httpStatus: 400,
-          after: { refused: r.text },
-        });
-        return show(
-          request,
-          reply,
-          t.referenceNo,
-          { form: 'cancel', fields: { ...fields, _once: once }, problems: [r.text] },
-          400,
-        );
+        return refuse(request, reply, t, 'cancel', fields, once, refusalOf(e, await reread(request, t), 'cancel', {}));
       }
       const after = await reread(request, t);
       await pages.audit(request, {

@@ -56,6 +56,8 @@ export function createEventStreams(deps: {
   const { live, clock } = deps;
   const open = new Set<Stream>();
   let keepAlive: NodeJS.Timeout | undefined;
+  /** closeAll was called: a stream that arrives late is ended at once. */
+  let isClosing = false;
 
   const close = (s: Stream) => {
     if (s.isClosed) return;
@@ -100,6 +102,12 @@ export function createEventStreams(deps: {
       s.unsubscribe = live.subscribe(referenceNo, (change) => tell(s, change), { onClose: () => close(s) });
       open.add(s);
       res.on('close', () => close(s));
+      // Gone already (it hung up while its checkout was looked up), or the gateway is closing: the
+      // close event will not come, so nothing may stay subscribed.
+      if (isClosing || res.destroyed || res.socket?.destroyed || res.req?.destroyed) {
+        close(s);
+        return;
+      }
       if (!keepAlive) {
         keepAlive = setInterval(() => {
           const renewBefore = clock.now() - (deps.renewAfterMs ?? RENEW_AFTER_MS);
@@ -138,6 +146,7 @@ export function createEventStreams(deps: {
       return open.size;
     },
     closeAll() {
+      isClosing = true;
       for (const s of [...open]) close(s);
     },
   };

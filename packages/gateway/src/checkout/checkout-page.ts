@@ -104,7 +104,8 @@ function qrisBlock(v: CheckoutView, t: CheckoutText, qrSvg: string | undefined):
   }
   // The SVG is the QR library's own markup (no input of anyone's but the QR content it encodes).
   const svg = new Html(
-    qrSvg.replace('<svg ', `<svg role="img" aria-label="${escapeHtml(t.qrLabel(v.merchantName))}" `),
+    // A function, so that `$` in the merchant's name is never a replacement pattern.
+    qrSvg.replace('<svg ', () => `<svg role="img" aria-label="${escapeHtml(t.qrLabel(v.merchantName))}" `),
   );
   return html`<section class="card qr pay" aria-label="QRIS">${svg}<p class="muted">${t.scan}</p></section>`;
 }

@@ -5,8 +5,13 @@ export interface RateLimiter {
   take(key: string, nowMs: number): boolean;
 }
 
-/** Keys counted in one window at most: past it, a new key is refused until the next minute. */
-const MAX_KEYS = 100_000;
+/**
+ * Keys counted in one window at most. Past it a new key goes uncounted until the next minute: a
+ * flood of distinct keys (addresses) must neither grow the map without bound nor lock out every
+ * client not yet seen, which refusing them would (a per-key limit cannot hold back a client with
+ * that many addresses anyway).
+ */
+export const MAX_KEYS = 100_000;
 
 export function createRateLimiter(limitPerMin: number | undefined): RateLimiter {
   if (limitPerMin === undefined) return { take: () => true };
@@ -20,8 +25,7 @@ export function createRateLimiter(limitPerMin: number | undefined): RateLimiter 
         counts = new Map();
       }
       const seen = counts.get(key);
-      // A flood of distinct keys (addresses) cannot grow the map without bound.
-      if (seen === undefined && counts.size >= MAX_KEYS) return false;
+      if (seen === undefined && counts.size >= MAX_KEYS) return true;
       const n = (seen ?? 0) + 1;
       counts.set(key, n);
       return n <= limitPerMin;

@@ -158,6 +158,77 @@ describe('the checkout in sandbox mode', () => {
     assert.match(page, /<meta http-equiv="refresh" content="3">/);
     assert.doesNotMatch(page, /<svg/);
   });
+
+  it('names the QR after the merchant as written, `$` and all (no replacement pattern)', () => {
+    const view = {
+      checkoutId: UNKNOWN,
+      kind: 'qris',
+      state: 'waiting',
+      status: '01',
+      seq: 1,
+      merchantName: "CASH$'N $& CARRY",
+      amount: '15000.00',
+      paidAmount: null,
+      referenceNo: '261126000000000001',
+      orderNo: 'ORDER-1',
+      payBy: Date.now() + 60_000,
+      paidAt: null,
+      returnUrl: undefined,
+      frameAncestors: [],
+      qrContent: 'x',
+    } satisfies CheckoutView;
+    const page = checkoutPage({ view, lang: 'en', nowMs: Date.now(), qrSvg: '<svg viewBox="0 0 1 1"></svg>' });
+    const label = /<svg role="img" aria-label="([^"]*)"/.exec(page)?.[1] ?? '';
+    assert.match(label, /CASH\$&#39;N \$&amp; CARRY/);
+    assert.doesNotMatch(label, /<svg/);
+  });
+});
+
+describe('the checkout’s event streams under a client that hangs up early, and a gateway closing', () => {
+  it('keeps nothing of a stream whose client left while its checkout was being looked up, nor one that comes after closeAll', async () => {
+    const live = createCheckoutLive();
+    const streams = createEventStreams({ live, clock: systemClock });
+    const txn = { referenceNo: 'R3', status: '01', statusDesc: 'Initiated', seq: 1, paidAt: null, expiresAt: null };
+    let arrived = 0;
+    let release: () => void = () => undefined;
+    const lookedUp = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const served: Promise<void>[] = [];
+    const server = createServer((_req, res) => {
+      arrived++;
+      // The lookup of the checkout, slow: the client hangs up meanwhile.
+      served.push(lookedUp.then(() => streams.serve(res, 'R3', async () => txn as unknown as TransactionRecord)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const aborters = Array.from({ length: 5 }, () => new AbortController());
+      const requests = aborters.map((a) => fetch(url, { signal: a.signal }).catch(() => undefined));
+      await waitFor('every request at the server', () => arrived === 5);
+      for (const a of aborters) a.abort();
+      await Promise.all(requests);
+      // Every socket is gone before the lookup answers.
+      await waitFor(
+        'the sockets closed',
+        () => new Promise<boolean>((resolve) => server.getConnections((_e, n) => resolve(n === 0))),
+      );
+      release();
+      await Promise.all(served);
+      assert.equal(streams.size, 0, 'no stream kept');
+      assert.equal(live.listeners, 0, 'no subscription kept');
+
+      // Closing: a stream that reaches serve() after closeAll is ended at once.
+      streams.closeAll();
+      const late = await fetch(url);
+      await late.text();
+      assert.equal(streams.size, 0);
+      assert.equal(live.listeners, 0);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });
 
 describe('the checkout’s limits per client address', () => {

@@ -47,6 +47,28 @@ describe("the PostgreSQL listener's pieces", () => {
       Array.from({ length: 200 }, (_, i) => `R${i}`),
     );
     assert.deepEqual(payloadsOf([]), []);
+
+    // A slow batch and a fast one after it: drain waits for both (shutdown loses none).
+    const slow: string[] = [];
+    let first = true;
+    const both = createAnnouncer(async (p) => {
+      if (first) {
+        first = false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      slow.push(p);
+    });
+    both.announce({ referenceNo: 'S1', status: '00', statusDesc: null, seq: 2 });
+    await new Promise((resolve) => setImmediate(resolve));
+    both.announce({ referenceNo: 'S2', status: '00', statusDesc: null, seq: 2 });
+    await both.drain();
+    assert.deepEqual(
+      slow
+        .flatMap((p) => parseAnnouncement(p))
+        .map((c) => c.referenceNo)
+        .sort(),
+      ['S1', 'S2'],
+    );
     await announcer.drain();
     assert.equal(sent.flatMap((p) => parseAnnouncement(p)).length, 200, 'none twice');
   });

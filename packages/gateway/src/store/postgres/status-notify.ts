@@ -50,8 +50,8 @@ export function payloadsOf(changes: readonly AnnouncedStatus[]): string[] {
 
 /**
  * Announces committed changes: those given in one turn of the event loop are sent together by
- * `send` (a `pg_notify` of its own, outside any change's transaction). A failed send is reported and
- * dropped: a page that missed it is told when its stream is opened again, which the page does on
+ * `send` (a `pg_notify` of its own, outside any change's transaction). A failed send is given to
+ * `onError` and dropped: a page that missed it is told when its stream is opened again, which the page does on
  * its own (docs/checkout.md#live-status).
  */
 export function createAnnouncer(
@@ -60,12 +60,16 @@ export function createAnnouncer(
 ) {
   let queued: AnnouncedStatus[] = [];
   let scheduled = false;
-  let inFlight: Promise<unknown> = Promise.resolve();
+  /** Every batch not yet sent, each removed once its sends settle. */
+  const inFlight = new Set<Promise<unknown>>();
   const flush = () => {
     scheduled = false;
     const batch = queued;
     queued = [];
-    inFlight = Promise.all(payloadsOf(batch).map((p) => send(p).catch(onError)));
+    const sending: Promise<unknown> = Promise.all(payloadsOf(batch).map((p) => send(p).catch(onError))).finally(() =>
+      inFlight.delete(sending),
+    );
+    inFlight.add(sending);
   };
   return {
     announce(change: AnnouncedStatus): void {
@@ -75,10 +79,12 @@ export function createAnnouncer(
         setImmediate(flush);
       }
     },
-    /** Sends what is queued and waits for what is on its way (before the pool closes). */
+    /** Sends what is queued and waits until every batch is sent (before the pool closes). */
     async drain(): Promise<void> {
-      if (scheduled) flush();
-      await inFlight;
+      while (scheduled || queued.length > 0 || inFlight.size > 0) {
+        if (scheduled || queued.length > 0) flush();
+        await Promise.all([...inFlight]);
+      }
     },
   };
 }

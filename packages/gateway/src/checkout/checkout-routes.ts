@@ -1,6 +1,5 @@
 import { randomInt } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import ipaddr from 'ipaddr.js';
 import type { Clock } from '../clock.ts';
 import type { Mode } from '../config.ts';
 import { isRefusal } from '../console/sandbox-rules.ts';
@@ -9,7 +8,7 @@ import type { Logger } from '../logger.ts';
 import { renderQrSvg } from '../payments/qr-image.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
 import type { Store, TransactionRecord } from '../store/store.ts';
-import { createRateLimiter, type RateLimiter } from '../tokens/rate-limit.ts';
+import { addressKey, createRateLimiter, type RateLimiter } from '../tokens/rate-limit.ts';
 import { CHECKOUT_CSS, CHECKOUT_JS, CSS_VERSION, JS_VERSION } from './checkout-assets.ts';
 import { createEventStreams, type EventStreams } from './checkout-events.ts';
 import { checkoutPage, messagePage } from './checkout-page.ts';
@@ -58,17 +57,6 @@ const QR_CACHE_ENTRIES = 1024;
 export function contentSecurityPolicy(frameAncestors: readonly string[] = []): string {
   const ancestors = frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'";
   return `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`;
-}
-
-/** Whom a request is counted against: an IPv4 address, or an IPv6 client's /64 (one subscriber holds a whole /64). */
-function clientOf(ip: string): string {
-  if (!ipaddr.isValid(ip)) return ip;
-  const a = ipaddr.process(ip);
-  if (a.kind() === 'ipv4') return a.toString();
-  return `${(a as ipaddr.IPv6).parts
-    .slice(0, 4)
-    .map((p) => p.toString(16))
-    .join(':')}::/64`;
 }
 
 const cookieLang = (request: FastifyRequest) =>
@@ -159,7 +147,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
   /** False (and a 429 page sent) when this client address is over the limit this minute. */
   const admitted = (request: FastifyRequest, reply: FastifyReply, limit: keyof CheckoutLimits): boolean => {
     const now = deps.clock.now();
-    if (limiters[limit].take(clientOf(request.ip), now)) return true;
+    if (limiters[limit].take(addressKey(request.ip), now)) return true;
     const retryAfterSec = Math.ceil((60_000 - (now % 60_000)) / 1000);
     const t = TEXT[langFor(request)];
     reply.header('retry-after', String(retryAfterSec));

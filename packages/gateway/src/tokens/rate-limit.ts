@@ -1,3 +1,5 @@
+import ipaddr from 'ipaddr.js';
+
 // Per client key, fixed one-minute windows, in this process's memory. With several
 // instances each enforces the limit on its own share of the traffic (docs/adr/0003).
 export interface RateLimiter {
@@ -31,4 +33,18 @@ export function createRateLimiter(limitPerMin: number | undefined): RateLimiter 
       return n <= limitPerMin;
     },
   };
+}
+
+/**
+ * The key a client's address is limited by: an IPv4 address as it is, an IPv6 address by its /64
+ * (one subscriber's usual allocation, which it may rotate through freely).
+ */
+export function addressKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const a = ipaddr.process(ip);
+  if (a.kind() === 'ipv4') return a.toString();
+  return `${(a as ipaddr.IPv6).parts
+    .slice(0, 4)
+    .map((p) => p.toString(16))
+    .join(':')}::/64`;
 }

@@ -2,7 +2,7 @@
 // the hosted checkout use, at its edges.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createRateLimiter, MAX_KEYS } from '../../src/tokens/rate-limit.ts';
+import { addressKey, createRateLimiter, MAX_KEYS } from '../../src/tokens/rate-limit.ts';
 
 describe('the per-key rate limiter', () => {
   const minute = Date.UTC(2026, 10, 26, 8, 0, 0);
@@ -26,6 +26,14 @@ describe('the per-key rate limiter', () => {
     // A key counted before the flood keeps its limit.
     assert.equal(limiter.take('flood-1', minute + 3), true);
     assert.equal(limiter.take('flood-1', minute + 4), false);
+  });
+
+  it('counts an IPv4 client by its address and an IPv6 client by its /64', () => {
+    assert.equal(addressKey('203.0.113.7'), '203.0.113.7');
+    assert.equal(addressKey('::ffff:203.0.113.7'), '203.0.113.7');
+    assert.equal(addressKey('2001:db8:1:2:3:4:5:6'), '2001:db8:1:2::/64');
+    assert.equal(addressKey('2001:db8:1:2:ffff::1'), '2001:db8:1:2::/64');
+    assert.equal(addressKey('not an address'), 'not an address');
   });
 
   it('takes everything when no limit is set', () => {

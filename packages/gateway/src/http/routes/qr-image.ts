@@ -1,28 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import ipaddr from 'ipaddr.js';
 import type { Clock } from '../../clock.ts';
 import { renderQrPng, renderQrSvg } from '../../payments/qr-image.ts';
 import type { Store } from '../../store/store.ts';
-import type { RateLimiter } from '../../tokens/rate-limit.ts';
+import { addressKey, type RateLimiter } from '../../tokens/rate-limit.ts';
 import { closed, json, type PathItem } from '../openapi/kit.ts';
 import { TAG } from '../openapi/snap-kit.ts';
 
 /** Rendered images kept in memory: a QR's content never changes, so each is rendered once. */
 const CACHE_ENTRIES = 2048;
-
-/**
- * Whom a request is counted against: an IPv4 address, or an IPv6 client's /64 (one subscriber
- * holds a whole /64, and could otherwise rotate through its addresses).
- */
-function clientOf(ip: string): string {
-  if (!ipaddr.isValid(ip)) return ip;
-  const a = ipaddr.process(ip);
-  if (a.kind() === 'ipv4') return a.toString();
-  return `${(a as ipaddr.IPv6).parts
-    .slice(0, 4)
-    .map((p) => p.toString(16))
-    .join(':')}::/64`;
-}
 
 const notFound = JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404 });
 
@@ -50,7 +35,7 @@ export function qrImageRoutes(app: FastifyInstance, deps: { store: Store; clock:
   };
 
   app.get<{ Params: { file: string } }>('/qr/:file', { config: { api: 'admin' } }, async (request, reply) => {
-    if (!deps.limiter.take(clientOf(request.ip), deps.clock.now())) {
+    if (!deps.limiter.take(addressKey(request.ip), deps.clock.now())) {
       const now = deps.clock.now();
       return reply
         .code(429)

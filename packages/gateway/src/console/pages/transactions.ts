@@ -1,20 +1,13 @@
 import { TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ReplayRefused } from '../../delivery/notification-operations.ts';
 import type { TransactionKind } from '../../payments/transaction-reads.ts';
 import { ledgerTable } from '../book-views.ts';
 import { parseJakartaDate, statusName } from '../format.ts';
 import { html } from '../html.ts';
 import { formOf, PAGE, q, sendHtml } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
-import {
-  type DetailOptions,
-  liveParts,
-  reasonText,
-  transactionDetail,
-  watchOf,
-  watchQuery,
-} from '../transaction-views.ts';
+import { replayFromPage } from '../replay.ts';
+import { type DetailOptions, liveParts, reasonText, transactionDetail, watchOf } from '../transaction-views.ts';
 import { transactionTable } from '../views.ts';
 import { sandboxActions, sandboxState } from './sandbox.ts';
 import { ACT_ROUTE, type ShowTransaction, transactionActionPages, transactionActions } from './transaction-actions.ts';
@@ -135,32 +128,14 @@ ${ledgerTable([...entries.items].reverse(), 'operator', 'No ledger entry: nothin
 
   transactionActionPages(op, pages, show);
 
-  op.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, async (request, reply) => {
+  op.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, (request, reply) => {
     pages.need(request, 'POST', ACT_ROUTE);
     const fields = formOf(request);
-    const action = 'console: replay notification';
-    const caller = pages.callerOf(request);
-    let n: Awaited<ReturnType<typeof notifications.replay>>;
-    try {
-      n = await notifications.replay(caller, request.params.id);
-    } catch (e) {
-      if (!(e instanceof ReplayRefused)) throw e;
-      // Said on the transaction's page, where the Replay button was.
-      const { notification } = await notifications.show(caller, e.notificationId);
-      return pages.refused(
-        request,
-        reply,
-        `/console/transactions/${encodeURIComponent(notification.referenceNo)}`,
-        `Notification ${e.notificationId} was not replayed: ${e.message}.`,
-        { status: 409, action, target: e.notificationId },
-      );
-    }
-    await pages.audit(request, { action, target: n.id, httpStatus: 202, fields, after: { id: n.id, state: n.state } });
-    // Back to the top of the transaction's page, which waits on this replay's attempt and says how it went.
-    return reply.redirect(
-      `/console/transactions/${encodeURIComponent(n.referenceNo)}?ok=replayed&${watchQuery(n)}`,
-      303,
-    );
+    return replayFromPage(pages, notifications, request, reply, {
+      base: '/console',
+      action: 'console: replay notification',
+      fields,
+    });
   });
 }
 

@@ -1,16 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ReplayRefused } from '../../delivery/notification-operations.ts';
 import { html } from '../html.ts';
 import { q, sendHtml } from '../kit.ts';
 import { config } from '../operator.ts';
-import {
-  type DetailOptions,
-  liveParts,
-  reasonText,
-  transactionDetail,
-  watchOf,
-  watchQuery,
-} from '../transaction-views.ts';
+import { replayFromPage } from '../replay.ts';
+import { type DetailOptions, liveParts, reasonText, transactionDetail, watchOf } from '../transaction-views.ts';
 import { transactionTable } from '../views.ts';
 import type { PortalPages } from './portal-gate.ts';
 
@@ -73,29 +66,10 @@ ${transactionTable(rows.slice(0, 50), '/console/portal')}
     return sendHtml(reply, liveParts(transaction, deliveries, options).value);
   });
 
-  p.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, async (request, reply) => {
-    const action = 'portal: replay notification';
-    const caller = pages.callerOf(request);
-    let n: Awaited<ReturnType<typeof notifications.replay>>;
-    try {
-      n = await notifications.replay(caller, request.params.id);
-    } catch (e) {
-      if (!(e instanceof ReplayRefused)) throw e;
-      // Said on the transaction's page, where the Replay button was.
-      const { notification } = await notifications.show(caller, e.notificationId);
-      return pages.refused(
-        request,
-        reply,
-        `/console/portal/transactions/${encodeURIComponent(notification.referenceNo)}`,
-        `Notification ${e.notificationId} was not replayed: ${e.message}.`,
-        { status: 409, action, target: e.notificationId },
-      );
-    }
-    await pages.audit(request, { action, target: n.id, httpStatus: 202 });
-    // Back to the top of the transaction's page, which waits on this replay's attempt and says how it went.
-    return reply.redirect(
-      `/console/portal/transactions/${encodeURIComponent(n.referenceNo)}?ok=replayed&${watchQuery(n)}`,
-      303,
-    );
-  });
+  p.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, (request, reply) =>
+    replayFromPage(pages, notifications, request, reply, {
+      base: '/console/portal',
+      action: 'portal: replay notification',
+    }),
+  );
 }

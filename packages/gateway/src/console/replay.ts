@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type NotificationOperations, ReplayRefused } from '../delivery/notification-operations.ts';
+import type { Caller } from '../operators/caller.ts';
+import type { audit, Refusal } from './kit.ts';
+import { watchQuery } from './transaction-views.ts';
+
+/** What a replay needs of the console's or the portal's gate: alike in both. */
+interface ReplayGate {
+  callerOf(request: FastifyRequest): Caller;
+  audit(request: FastifyRequest, entry: Parameters<typeof audit>[3]): Promise<void>;
+  refused(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    path: string,
+    why: string,
+    refusal: Refusal,
+  ): Promise<FastifyReply>;
+}
+
+/**
+ * Replays a notification from its transaction's page, alike in the console and the portal
+ * (`base`: `/console` or `/console/portal`; `action`: the audit row's): back to the top of that
+ * page, which waits on this replay's attempt and says how it went; a refusal said on the same page.
+ */
+export async function replayFromPage(
+  gate: ReplayGate,
+  notifications: NotificationOperations,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+  o: { base: string; action: string; fields?: Record<string, string> },
+): Promise<FastifyReply> {
+  const caller = gate.callerOf(request);
+  const pageOf = (referenceNo: string) => `${o.base}/transactions/${encodeURIComponent(referenceNo)}`;
+  let n: Awaited<ReturnType<NotificationOperations['replay']>>;
+  try {
+    n = await notifications.replay(caller, request.params.id);
+  } catch (e) {
+    if (!(e instanceof ReplayRefused)) throw e;
+    const { notification } = await notifications.show(caller, e.notificationId);
+    return gate.refused(
+      request,
+      reply,
+      pageOf(notification.referenceNo),
+      `Notification ${e.notificationId} was not replayed: ${e.message}.`,
+      { status: 409, action: o.action, target: e.notificationId },
+    );
+  }
+  await gate.audit(request, {
+    action: o.action,
+    target: n.id,
+    httpStatus: 202,
+    ...(o.fields ? { fields: o.fields, after: { id: n.id, state: n.state } } : {}),
+  });
+  return reply.redirect(`${pageOf(n.referenceNo)}?ok=replayed&${watchQuery(n)}`, 303);
+}

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { snapError } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
 import type { TransactionRecord } from '../store/store.ts';
 import type { FieldReader } from './fields.ts';
+import { newRandomId } from './ids.ts';
 import { RETURN_URL } from './snap-fields.ts';
 
 // The hosted checkout's link (docs/checkout.md): every QRIS generate and VA create gets a page of
@@ -12,7 +12,7 @@ import { RETURN_URL } from './snap-fields.ts';
 export const CHECKOUT_ID = /^[A-Za-z0-9_-]{22}$/;
 
 /** 16 random bytes, base64url (22 characters): unguessable, and derived from no reference. */
-export const newCheckoutId = (): string => randomBytes(16).toString('base64url');
+export const newCheckoutId = newRandomId;
 
 /**
  * Whether an insert refused by this unique constraint draws its referenceNo and checkout id again

@@ -1,10 +1,37 @@
 import { randomFillSync, randomInt } from 'node:crypto';
 
-const digits = (n: number) => Array.from({ length: n }, () => randomInt(10)).join('');
+/**
+ * `n` uniformly random decimal digits. randomInt draws below 2^48, so up to 12 digits come from one
+ * draw (measured: a draw per digit was about 7 µs of every payment call).
+ */
+export function randomDigits(n: number): string {
+  let out = '';
+  for (let left = n; left > 0; left -= 12) {
+    const k = Math.min(12, left);
+    out += String(randomInt(10 ** k)).padStart(k, '0');
+  }
+  return out;
+}
+
+const ID_BYTES = 16;
+/** Random bytes drawn 256 ids at a time (as node's randomUUID does): one randomBytes call cost 7–25 µs. */
+const idPool = Buffer.allocUnsafeSlow(ID_BYTES * 256);
+let idPoolAt = idPool.length;
+
+/** 16 random bytes in base64url (22 characters), from the operating system's CSPRNG. */
+export function newRandomId(): string {
+  if (idPoolAt === idPool.length) {
+    randomFillSync(idPool);
+    idPoolAt = 0;
+  }
+  const id = idPool.toString('base64url', idPoolAt, idPoolAt + ID_BYTES);
+  idPoolAt += ID_BYTES;
+  return id;
+}
 
 /** The gateway's transaction reference: Jakarta date `yyMMdd` + 12 random digits (18 characters). */
 export function newReferenceNo(nowMs: number): string {
-  return `${new Date(nowMs + 7 * 3600_000).toISOString().slice(2, 10).replaceAll('-', '')}${digits(12)}`;
+  return `${new Date(nowMs + 7 * 3600_000).toISOString().slice(2, 10).replaceAll('-', '')}${randomDigits(12)}`;
 }
 
 const SUFFIXES = 10_000_000;
@@ -58,7 +85,7 @@ export function newNotificationId(nowMs: number): string {
 }
 
 /** A refund number: `RF` + 16 digits. */
-export const newRefundNo = (nowMs: number) => `RF${String(nowMs).slice(-8)}${digits(8)}`;
+export const newRefundNo = (nowMs: number) => `RF${String(nowMs).slice(-8)}${randomDigits(8)}`;
 
 /** A bill number, sent as a JSON integer (docs/protocol.md#callbacks): 12 digits, inside the safe-integer range. */
 export const newBillNumber = () => 100_000_000_000 + randomInt(900_000_000_000);

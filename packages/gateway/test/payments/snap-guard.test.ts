@@ -278,6 +278,52 @@ describe('X-EXTERNAL-ID idempotency', () => {
     assert.equal(new Set(results.map((r) => r.text)).size, 1);
   });
 
+  // QRIS generate and VA create do not read the key before they run: the insert that creates the
+  // transaction refuses a kept key, and that refusal replays or conflicts (withIdempotency's createsFirst).
+  it('answers 409 4094700 for a repeat under a kept key whose body is invalid or names another order', async () => {
+    const externalId = newExternalId();
+    assert.equal((await snapCall(gw.url, c, GENERATE, order(ref()), { externalId })).status, 200);
+    const invalid = await snapCall(gw.url, c, GENERATE, { partnerReferenceNo: ref() }, { externalId });
+    assert.equal(invalid.status, 409, invalid.text);
+    assert.deepEqual(invalid.body, snap('4094700', 'Conflict'));
+    const otherOrder = order(ref());
+    const r = await snapCall(gw.url, c, GENERATE, otherOrder, { externalId });
+    assert.equal(r.status, 409, r.text);
+    const list = await gw.admin('GET', '/transactions?limit=500');
+    assert.equal(
+      list.body.items.filter(
+        (t: { partnerReferenceNo: string }) => t.partnerReferenceNo === otherOrder.partnerReferenceNo,
+      ).length,
+      0,
+      'the refused order left no transaction behind',
+    );
+  });
+
+  it('replays a VA create byte for byte, and refuses another trxId under its key', async () => {
+    const VA = '/api/snap/v1.0/transfer-va/create-va';
+    const va = (trxId: string) => ({
+      virtualAccountName: 'Budi Santoso',
+      trxId,
+      totalAmount: { value: '150000.00', currency: 'IDR' },
+      additionalInfo: { bankCode: '014' },
+    });
+    const externalId = newExternalId();
+    const body = va(ref());
+    const first = await snapCall(gw.url, c, VA, body, { externalId });
+    assert.equal(first.status, 200, first.text);
+    const again = await snapCall(gw.url, c, VA, body, { externalId });
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.text, first.text);
+    const other = await snapCall(gw.url, c, VA, va(ref()), { externalId });
+    assert.equal(other.status, 409, other.text);
+    assert.deepEqual(other.body, snap('4092700', 'Conflict'));
+    const list = await gw.admin('GET', '/transactions?limit=500');
+    assert.equal(
+      list.body.items.filter((t: { partnerReferenceNo: string }) => t.partnerReferenceNo === body.trxId).length,
+      1,
+    );
+  });
+
   it('keeps merchants apart: another merchant may use the same X-EXTERNAL-ID', async () => {
     const other = await authenticate(gw.url, await gw.createMerchant());
     const externalId = newExternalId();

@@ -30,6 +30,8 @@ type Operation = {
   serviceCode: string;
   name: string;
   writes: boolean;
+  /** withIdempotency's createsFirst: QRIS generate and VA create. */
+  createsFirst?: boolean;
   run: (ctx: MerchantRequest, recordFor: Parameters<Parameters<typeof withIdempotency>[2]>[0]) => Promise<SnapResponse>;
 };
 
@@ -46,6 +48,7 @@ export function paymentRoutes(
       serviceCode: SERVICE.qrisGenerate,
       name: 'qr-mpm-generate',
       writes: true,
+      createsFirst: true,
       run: (c, r) => qris.generate(c, r),
     },
     {
@@ -78,6 +81,7 @@ export function paymentRoutes(
       serviceCode: SERVICE.vaCreate,
       name: 'create-va',
       writes: true,
+      createsFirst: true,
       run: (c, r) => va.create(c, r),
     },
     {
@@ -123,7 +127,10 @@ export function paymentRoutes(
         preHandler: guard,
         handler: async (request: FastifyRequest, reply: FastifyReply) => {
           const ctx = merchantRequestOf(request);
-          const r = await withIdempotency(store, ctx, (recordFor) => op.run(ctx, recordFor), { writes: op.writes });
+          const r = await withIdempotency(store, ctx, (recordFor) => op.run(ctx, recordFor), {
+            writes: op.writes,
+            createsFirst: op.createsFirst === true,
+          });
           return reply.code(r.httpStatus).type('application/json').send(r.body);
         },
       });

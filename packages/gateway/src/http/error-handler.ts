@@ -133,6 +133,13 @@ const CLIENT_ERROR_BODY = '{"responseCode":"4000000","responseMessage":"Bad Requ
 /** Malformed HTTP (bad framing, oversized headers, a request that timed out): a SNAP body, then close. */
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // A connection that has sent nothing yet (a browser's preconnect, held past the headers
+  // deadline) is closed, not answered: a browser that sends its request on it just then would
+  // read our 400 as the answer to that request, and show it (seen with Chromium 156).
+  if (socket.bytesRead === 0) {
+    socket.destroy();
+    return;
+  }
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${CLIENT_ERROR_BODY.length}\r\nConnection: close\r\n\r\n${CLIENT_ERROR_BODY}`,

@@ -18,6 +18,7 @@ import { VA_CREATE, VA_LOOKUP, VA_UPDATE } from './snap-fields.ts';
 import type { MerchantRequest } from './snap-request.ts';
 import { IllegalStatusChange, type StatusChanger } from './status-change.ts';
 import { vaIdentity } from './va-identity.ts';
+import { createVaNumbers } from './va-numbers.ts';
 
 const DEFAULT_EXPIRY_MS = 24 * 3600_000;
 /** The bank code used when a request names none. */
@@ -78,6 +79,7 @@ export interface VaServiceDeps {
 
 export function createVaService({ store, changer, mode, publicUrl }: VaServiceDeps) {
   const vaData = (txn: TransactionRecord) => vaDataOf(txn, publicUrl());
+  const vaNumbers = createVaNumbers(store);
   async function findOwn(ctx: MerchantRequest): Promise<TransactionRecord> {
     const svc = ctx.serviceCode;
     const f = createFieldReader(ctx.body, svc);
@@ -112,9 +114,9 @@ export function createVaService({ store, changer, mode, publicUrl }: VaServiceDe
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'additionalInfo.bankCode' });
       }
 
-      const existing = await store.findTransactionByPartnerRef(ctx.merchant.id, 'va', trxId);
-      if (existing) throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { trxId } });
-      const { partnerServiceId, customerNo } = await store.allocateVirtualAccount(ctx.merchant.id, bankCode);
+      // A duplicate trxId is refused by the transaction's insert (below), not read first: it costs
+      // the number taken here, which is never reused.
+      const { partnerServiceId, customerNo } = await vaNumbers.next(ctx.merchant.id, bankCode);
       const details: VaDetails = {
         partnerServiceId,
         customerNo,

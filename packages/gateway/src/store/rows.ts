@@ -244,6 +244,10 @@ export function partnerServiceIdFor(bankCode: string, merchantCode: number): str
 }
 
 export const customerNoFor = (n: number) => String(n).padStart(12, '0');
+
+/** `count` consecutive customer numbers from `first`. */
+export const customerNosFrom = (first: number, count: number): string[] =>
+  Array.from({ length: count }, (_, i) => customerNoFor(first + i));
 export interface ListSpec {
   table: string;
   /** The sort key: a time column and a unique tiebreaker. */

@@ -195,11 +195,11 @@ export interface TransactionStore {
   updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined>;
   /** Transactions still open (01/02/03) whose expiry is due. */
   findDueExpiries(now: number, limit: number): Promise<TransactionRecord[]>;
-  /** Next VA number for a merchant and bank, allocating the merchant's prefix on first use. */
-  allocateVirtualAccount(
-    merchantId: string,
-    bankCode: string,
-  ): Promise<{ partnerServiceId: string; customerNo: string }>;
+  /**
+   * The next `count` VA numbers of a merchant at a bank, consecutive, each handed out once in any
+   * instance (allocating the merchant's prefix on first use).
+   */
+  allocateVirtualAccounts(merchantId: string, bankCode: string, count: number): Promise<VirtualAccountNumbers>;
   /** A merchant's refund by its partnerRefundNo. */
   findRefund(merchantId: string, partnerRefundNo: string): Promise<RefundRecord | undefined>;
   findVaPayment(providerId: string, paymentRequestId: string): Promise<VaPaymentRecord | undefined>;
@@ -325,3 +325,9 @@ export interface Store
     StatisticsStore,
     CertificationStore,
     BooksStore {}
+
+/** VA numbers reserved together: the merchant's prefix at the bank and the customer numbers, in order. */
+export interface VirtualAccountNumbers {
+  partnerServiceId: string;
+  customerNos: string[];
+}

@@ -464,20 +464,24 @@ export function storeContract(name: string, factory: StoreFactory): void {
       );
     });
 
-    it('allocates VA numbers per merchant and bank, never twice', async () => {
+    it('allocates VA numbers per merchant and bank, consecutive in a reservation, never twice', async () => {
       const a = merchant();
       const b = merchant();
       await store.insertMerchant(a);
       await store.insertMerchant(b);
-      const a1 = await store.allocateVirtualAccount(a.id, '555');
-      const a2 = await store.allocateVirtualAccount(a.id, '555');
-      const b1 = await store.allocateVirtualAccount(b.id, '555');
+      const a1 = await store.allocateVirtualAccounts(a.id, '555', 1);
+      const a2 = await store.allocateVirtualAccounts(a.id, '555', 3);
+      const b1 = await store.allocateVirtualAccounts(b.id, '555', 1);
       assert.equal(a1.partnerServiceId, a2.partnerServiceId);
       assert.equal(a1.partnerServiceId.length, 8);
-      assert.notEqual(a1.customerNo, a2.customerNo);
+      assert.deepEqual(a1.customerNos, ['000000000001']);
+      assert.deepEqual(a2.customerNos, ['000000000002', '000000000003', '000000000004']);
       assert.notEqual(a1.partnerServiceId, b1.partnerServiceId);
-      const many = await Promise.all(Array.from({ length: 20 }, () => store.allocateVirtualAccount(a.id, '556')));
-      assert.equal(new Set(many.map((x) => x.customerNo)).size, 20);
+      assert.deepEqual(b1.customerNos, ['000000000001']);
+      const many = await Promise.all(Array.from({ length: 20 }, () => store.allocateVirtualAccounts(a.id, '556', 5)));
+      const numbers = many.flatMap((x) => x.customerNos);
+      assert.equal(new Set(numbers).size, 100);
+      assert.equal(new Set(many.map((x) => x.partnerServiceId)).size, 1);
     });
 
     it('finds due expiries and lists transactions by filter', async () => {

@@ -5,7 +5,7 @@ import { revokeAdminKey } from '../parts/access.ts';
 import { ledgerCells, postLedgerEntry } from '../parts/ledger.ts';
 import { createRecordCache, noRecordCache } from '../record-cache.ts';
 import {
-  customerNoFor,
+  customerNosFrom,
   movedNotificationFromRow,
   newNotificationRecord,
   notificationFromRow,
@@ -33,6 +33,7 @@ import type {
   Store,
   TransactionRecord,
   TransactionUpdate,
+  VirtualAccountNumbers,
 } from '../store.ts';
 import { type PgListener, startPgListener } from './listener.ts';
 import {
@@ -461,10 +462,7 @@ export class PostgresStore extends SqlStore implements Store {
     }).catch(rethrowUnique);
   }
 
-  async allocateVirtualAccount(
-    merchantId: string,
-    bankCode: string,
-  ): Promise<{ partnerServiceId: string; customerNo: string }> {
+  async allocateVirtualAccounts(merchantId: string, bankCode: string, count: number): Promise<VirtualAccountNumbers> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.tx(async (c) => {
@@ -479,14 +477,14 @@ export class PostgresStore extends SqlStore implements Store {
           );
           const r = await this.rows(
             c,
-            `UPDATE va_prefixes SET next_customer_no = next_customer_no + 1 WHERE merchant_id = $1 AND bank_code = $2
-             RETURNING partner_service_id, next_customer_no - 1 AS customer_no`,
-            [merchantId, bankCode],
+            `UPDATE va_prefixes SET next_customer_no = next_customer_no + $3 WHERE merchant_id = $1 AND bank_code = $2
+             RETURNING partner_service_id, next_customer_no - $3 AS first`,
+            [merchantId, bankCode, count],
           );
           const row = r[0] as Row;
           return {
             partnerServiceId: String(row.partner_service_id),
-            customerNo: customerNoFor(Number(row.customer_no)),
+            customerNos: customerNosFrom(Number(row.first), count),
           };
         });
       } catch (e) {

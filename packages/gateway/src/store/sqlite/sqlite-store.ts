@@ -20,6 +20,7 @@ import type {
   Store,
   TransactionRecord,
   TransactionUpdate,
+  VirtualAccountNumbers,
 } from '../store.ts';
 import { isUniqueError, preparedOnce, uniqueViolation } from './sqlite-kit.ts';
 import { exitForSupervisor, InlineWriter, ThreadWriter, type Writer, type WriterLost } from './sqlite-writer.ts';
@@ -284,11 +285,8 @@ export class SqliteStore extends SqlStore implements Store {
     return this.write({ name: 'updateTransaction', args: [update] });
   }
 
-  async allocateVirtualAccount(
-    merchantId: string,
-    bankCode: string,
-  ): Promise<{ partnerServiceId: string; customerNo: string }> {
-    return this.write({ name: 'allocateVirtualAccount', args: [merchantId, bankCode] });
+  async allocateVirtualAccounts(merchantId: string, bankCode: string, count: number): Promise<VirtualAccountNumbers> {
+    return this.write({ name: 'allocateVirtualAccounts', args: [merchantId, bankCode, count] });
   }
 
   async claimDueNotifications(

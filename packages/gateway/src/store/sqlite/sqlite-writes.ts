@@ -14,7 +14,7 @@ import type {
   TransactionUpdate,
 } from '../records.ts';
 import {
-  customerNoFor,
+  customerNosFrom,
   MOVED_NOTIFICATION_COLUMNS,
   movedNotificationFromRow,
   newNotificationRecord,
@@ -26,6 +26,7 @@ import {
   transactionToRow,
   updateColumns,
 } from '../rows.ts';
+import type { VirtualAccountNumbers } from '../store.ts';
 import { isUniqueError, preparedOnce, uniqueViolation } from './sqlite-kit.ts';
 
 // The hot writes of the embedded store (status changes, new transactions, idempotency records, VA
@@ -42,7 +43,7 @@ export interface WriteOps {
   insertTransaction(txn: TransactionRecord, idempotency?: IdempotencyRecord): void;
   changeStatus(change: StatusChange): StatusChanged | undefined;
   updateTransaction(update: TransactionUpdate): TransactionRecord | undefined;
-  allocateVirtualAccount(merchantId: string, bankCode: string): { partnerServiceId: string; customerNo: string };
+  allocateVirtualAccounts(merchantId: string, bankCode: string, count: number): VirtualAccountNumbers;
   claimDue(workerId: string, now: number, leaseMs: number, limit: number): NotificationRecord[];
   recordAttempts(attempts: readonly AttemptRecord[]): MovedNotification[];
   indexSearch(limit: number): number;
@@ -100,8 +101,9 @@ const STATEMENTS = {
   countVaPrefixes: 'SELECT count(*) AS n FROM va_prefixes WHERE bank_code = ?',
   insertVaPrefix:
     'INSERT INTO va_prefixes (merchant_id, bank_code, partner_service_id, next_customer_no) VALUES (?, ?, ?, 1)',
-  takeCustomerNo: `UPDATE va_prefixes SET next_customer_no = next_customer_no + 1 WHERE merchant_id = ? AND bank_code = ?
-    RETURNING partner_service_id, next_customer_no - 1 AS customer_no`,
+  takeCustomerNos: `UPDATE va_prefixes SET next_customer_no = next_customer_no + @count
+    WHERE merchant_id = @merchantId AND bank_code = @bankCode
+    RETURNING partner_service_id, next_customer_no - @count AS first`,
   retireStaleClaims: `UPDATE notifications SET state = 'superseded', claimed_by = NULL, lease_until = NULL, updated_at = @now
     WHERE state = 'delivering' AND lease_until <= @now
       AND EXISTS (SELECT 1 FROM notifications o WHERE o.reference_no = notifications.reference_no AND o.txn_seq > notifications.txn_seq)`,
@@ -237,8 +239,8 @@ export class SqliteWrites implements WriteOps {
         return this.changeStatus(...request.args);
       case 'updateTransaction':
         return this.updateTransaction(...request.args);
-      case 'allocateVirtualAccount':
-        return this.allocateVirtualAccount(...request.args);
+      case 'allocateVirtualAccounts':
+        return this.allocateVirtualAccounts(...request.args);
       case 'claimDue':
         return this.claimDue(...request.args);
       case 'recordAttempts':
@@ -287,13 +289,16 @@ export class SqliteWrites implements WriteOps {
     return transactionFromRow(r);
   }
 
-  allocateVirtualAccount(merchantId: string, bankCode: string): { partnerServiceId: string; customerNo: string } {
+  allocateVirtualAccounts(merchantId: string, bankCode: string, count: number): VirtualAccountNumbers {
     if (!this.stmt.vaPrefix.get(merchantId, bankCode)) {
       const n = (this.stmt.countVaPrefixes.get(bankCode) as { n: number }).n;
       this.stmt.insertVaPrefix.run(merchantId, bankCode, partnerServiceIdFor(bankCode, n + 1));
     }
-    const r = this.stmt.takeCustomerNo.get(merchantId, bankCode) as { partner_service_id: string; customer_no: number };
-    return { partnerServiceId: r.partner_service_id, customerNo: customerNoFor(r.customer_no) };
+    const r = this.stmt.takeCustomerNos.get({ merchantId, bankCode, count }) as {
+      partner_service_id: string;
+      first: number;
+    };
+    return { partnerServiceId: r.partner_service_id, customerNos: customerNosFrom(r.first, count) };
   }
 
   claimDue(workerId: string, now: number, leaseMs: number, limit: number): NotificationRecord[] {

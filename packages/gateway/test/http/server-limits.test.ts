@@ -66,7 +66,10 @@ describe('HTTP server limits', () => {
     const closed = await closedWithin(s, 5_000);
     clearInterval(drip);
     assert.notEqual(closed, undefined);
-    assert.match(answered, /^HTTP\/1\.1 400 [^]*\r\n\r\n\{"responseCode":"4000000","responseMessage":"Bad Request"\}$/);
+    assert.match(
+      answered,
+      /^HTTP\/1\.1 400 [\s\S]*\r\n\r\n\{"responseCode":"4000000","responseMessage":"Bad Request"\}$/,
+    );
   });
 
   it('closes a request whose body never completes', async () => {

@@ -33,9 +33,10 @@ describe('the checkout pages in Chromium', () => {
     b = await launchBrowser();
   });
   after(async () => {
-    await b.close();
-    await shopSite.close();
-    await gw.close();
+    // Optional: when Chromium cannot start, the servers must still close, or the file never ends.
+    await b?.close();
+    await shopSite?.close();
+    await gw?.close();
   });
 
   const statusOf = (page: Page, text: string) => page.locator('#status', { hasText: text });

@@ -1,21 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type NotificationOperations, ReplayRefused } from '../delivery/notification-operations.ts';
-import type { Caller } from '../operators/caller.ts';
-import type { audit, Refusal } from './kit.ts';
+import type { OperatorPages } from './operator.ts';
 import { watchQuery } from './transaction-views.ts';
 
-/** What a replay needs of the console's or the portal's gate: alike in both. */
-interface ReplayGate {
-  callerOf(request: FastifyRequest): Caller;
-  audit(request: FastifyRequest, entry: Parameters<typeof audit>[3]): Promise<void>;
-  refused(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    path: string,
-    why: string,
-    refusal: Refusal,
-  ): Promise<FastifyReply>;
-}
+/** What a replay needs of the console's or the portal's gate (the portal's PortalPages has the same three). */
+type ReplayGate = Pick<OperatorPages, 'callerOf' | 'audit' | 'refused'>;
 
 /**
  * Replays a notification from its transaction's page, alike in the console and the portal

@@ -135,24 +135,28 @@ describe('the checkout in sandbox mode', () => {
     assert.equal(await js.text(), CHECKOUT_JS);
   });
 
+  /** A QRIS page's view while it waits for its payment; `over` changes what a case is about. */
+  const waitingQris = (over: Partial<CheckoutView>): CheckoutView => ({
+    checkoutId: UNKNOWN,
+    kind: 'qris',
+    state: 'waiting',
+    status: '01',
+    seq: 1,
+    merchantName: 'KOPI SENJA',
+    amount: '15000.00',
+    paidAmount: null,
+    referenceNo: '261126000000000001',
+    orderNo: 'ORDER-1',
+    payBy: Date.now() + 60_000,
+    paidAt: null,
+    returnUrl: undefined,
+    frameAncestors: [],
+    qrContent: 'x',
+    ...over,
+  });
+
   it('renders a QRIS an acquirer has not issued yet as being prepared, reloading itself', () => {
-    const view: CheckoutView = {
-      checkoutId: UNKNOWN,
-      kind: 'qris',
-      state: 'waiting',
-      status: '01',
-      seq: 1,
-      merchantName: 'KOPI SENJA',
-      amount: '15000.00',
-      paidAmount: null,
-      referenceNo: '261126000000000001',
-      orderNo: 'ORDER-1',
-      payBy: Date.now() + 60_000,
-      paidAt: null,
-      returnUrl: undefined,
-      frameAncestors: [],
-      qrContent: '',
-    };
+    const view = waitingQris({ qrContent: '' });
     const page = checkoutPage({ view, lang: 'id', nowMs: Date.now() });
     assert.match(page, /Kode QRIS sedang disiapkan/);
     assert.match(page, /<meta http-equiv="refresh" content="3">/);
@@ -160,23 +164,7 @@ describe('the checkout in sandbox mode', () => {
   });
 
   it('names the QR after the merchant as written, `$` and all (no replacement pattern)', () => {
-    const view = {
-      checkoutId: UNKNOWN,
-      kind: 'qris',
-      state: 'waiting',
-      status: '01',
-      seq: 1,
-      merchantName: "CASH$'N $& CARRY",
-      amount: '15000.00',
-      paidAmount: null,
-      referenceNo: '261126000000000001',
-      orderNo: 'ORDER-1',
-      payBy: Date.now() + 60_000,
-      paidAt: null,
-      returnUrl: undefined,
-      frameAncestors: [],
-      qrContent: 'x',
-    } satisfies CheckoutView;
+    const view = waitingQris({ merchantName: "CASH$'N $& CARRY" });
     const page = checkoutPage({ view, lang: 'en', nowMs: Date.now(), qrSvg: '<svg viewBox="0 0 1 1"></svg>' });
     const label = /<svg role="img" aria-label="([^"]*)"/.exec(page)?.[1] ?? '';
     assert.match(label, /CASH\$&#39;N \$&amp; CARRY/);

@@ -15,11 +15,12 @@ export interface SnapResponse {
  * Only successful answers are kept, so a refused request can be corrected and retried.
  *
  * `createsFirst`: the operation creates a record whose insert carries the idempotency record, and
- * writes nothing before it that a replay could repeat (its own duplicate checks come first). Its key
- * is then not read before it runs: the insert refuses a key already kept, and every refusal is
- * answered by replay() as above. A replay costs the operation's work; a new request saves a read
- * (measured: the read was about 5 % of a QRIS generate's CPU on the embedded store, where a read
- * after the writer thread's commits starts from a cold page cache).
+ * writes nothing before it that a replay must not repeat (a VA create takes a VA number first,
+ * which a refused create leaves unused: numbers may skip, never repeat). Its key is then not read
+ * before it runs: the insert refuses a key already kept, and every refusal is answered by replay()
+ * as above. A replay costs the operation's work; a new request saves a read (measured: about 6 %
+ * of a QRIS generate's main-thread CPU on the embedded store, where a read after the writer
+ * thread's commits starts from a cold page cache).
  */
 export async function withIdempotency(
   store: Store,

@@ -183,6 +183,12 @@ export interface VaPaymentRecord {
   createdAt: number;
 }
 
+/** VA numbers reserved together: the merchant's prefix at the bank and its customer numbers, in order. */
+export interface VirtualAccountNumbers {
+  partnerServiceId: string;
+  customerNos: string[];
+}
+
 export type AdminScope = 'read' | 'operate' | 'admin';
 
 /** A named admin API key; the key itself is never stored, only its SHA-256. */

@@ -248,6 +248,7 @@ export const customerNoFor = (n: number) => String(n).padStart(12, '0');
 /** `count` consecutive customer numbers from `first`. */
 export const customerNosFrom = (first: number, count: number): string[] =>
   Array.from({ length: count }, (_, i) => customerNoFor(first + i));
+
 export interface ListSpec {
   table: string;
   /** The sort key: a time column and a unique tiebreaker. */

@@ -48,6 +48,7 @@ import type {
   TransactionSearch,
   TransactionUpdate,
   VaPaymentRecord,
+  VirtualAccountNumbers,
 } from './records.ts';
 import type { StatusWatcher } from './status-watch.ts';
 
@@ -325,9 +326,3 @@ export interface Store
     StatisticsStore,
     CertificationStore,
     BooksStore {}
-
-/** VA numbers reserved together: the merchant's prefix at the bank and the customer numbers, in order. */
-export interface VirtualAccountNumbers {
-  partnerServiceId: string;
-  customerNos: string[];
-}

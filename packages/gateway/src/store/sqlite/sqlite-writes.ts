@@ -12,6 +12,7 @@ import type {
   StatusChanged,
   TransactionRecord,
   TransactionUpdate,
+  VirtualAccountNumbers,
 } from '../records.ts';
 import {
   customerNosFrom,
@@ -26,7 +27,6 @@ import {
   transactionToRow,
   updateColumns,
 } from '../rows.ts';
-import type { VirtualAccountNumbers } from '../store.ts';
 import { isUniqueError, preparedOnce, uniqueViolation } from './sqlite-kit.ts';
 
 // The hot writes of the embedded store (status changes, new transactions, idempotency records, VA

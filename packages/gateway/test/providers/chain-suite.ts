@@ -34,7 +34,9 @@ async function startChain(under: StoreUnderTest, dir: string, merchantAnswer: (r
     SNAPGATE_ADMIN_TOKEN: ADMIN,
     SNAPGATE_PORT: port,
     SNAPGATE_RATE_LIMIT: 'off',
-    SNAPGATE_RETRY_SCHEDULE: '0s,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms,200ms',
+    // Retries for 30 s: a gateway restarted on a loaded machine can take seconds to answer (with
+    // 12 tries 200 ms apart, B gave up on A while A was starting, and the kill test timed out).
+    SNAPGATE_RETRY_SCHEDULE: ['0s', ...Array.from({ length: 60 }, () => '500ms')].join(','),
     SNAPGATE_CALLBACK_TIMEOUT_MS: '1000',
   });
   const verified: Array<{ status: string; externalId: string }> = [];

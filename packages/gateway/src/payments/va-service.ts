@@ -233,7 +233,8 @@ export function createVaService({ store, changer, mode, publicUrl }: VaServiceDe
       return response;
     },
 
-    async remove(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
+    /** Deletes a waiting VA; `reason` goes into its status history (an operator's delete says so). */
+    async remove(ctx: MerchantRequest, recordFor: RecordFor, reason = 'deleted by merchant'): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const txn = await findOwn(ctx);
       if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
@@ -254,7 +255,7 @@ export function createVaService({ store, changer, mode, publicUrl }: VaServiceDe
           {
             to: '05',
             statusDesc: 'Deleted',
-            reason: 'deleted by merchant',
+            reason,
             idempotency: recordFor(response),
             requestId: ctx.requestId,
           },

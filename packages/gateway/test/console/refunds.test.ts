@@ -241,6 +241,8 @@ describe('refund and cancel from a transaction page', { skip: !available && !CI 
     );
     const t = await txn(ref);
     assert.deepEqual([t.status, t.statusDesc], ['05', 'Deleted']);
+    // Its history says the operator deleted it, not the merchant (delete-va itself carries no reason).
+    assert.equal(t.statusHistory.at(-1).reason, 'deleted by the gateway operator');
     await reloadRepeatsNothing(page, async () => [
       (await txn(ref)).statusHistory.length,
       (await auditRows('console: cancel')).length,

@@ -249,6 +249,9 @@ describe('Virtual Account (docs/protocol.md#virtual-account)', () => {
     );
     assert.equal(del.status, 200, del.text);
     assert.equal(del.body.responseCode, '2003100');
+    const deleted = await gw.store.findTransactionByVirtualAccountNo(d.virtualAccountNo);
+    const last = (await gw.store.statusHistory(deleted?.referenceNo as string)).at(-1);
+    assert.deepEqual([last?.status, last?.reason], ['05', 'deleted by merchant']);
     const r = await pay(d.virtualAccountNo);
     assert.equal(r.status, 404);
     assert.deepEqual(

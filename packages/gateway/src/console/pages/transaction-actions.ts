@@ -44,6 +44,8 @@ const named = (t: TransactionRecord) =>
   t.kind === 'qris' ? `QRIS ${t.referenceNo}` : `The VA ${(t.virtualAccountNo ?? '').trim()} (${t.referenceNo})`;
 const DEFAULT_REFUND_REASON = 'refunded by the gateway operator';
 const DEFAULT_CANCEL_REASON = 'cancelled by the gateway operator';
+/** A VA delete carries no reason (SNAP's delete-va has none): its history says who deleted it. */
+const VA_DELETED_BY_OPERATOR = 'deleted by the gateway operator';
 
 /** What remains refundable: the amount less what was refunded (an open amount has none). */
 const remainingOf = (t: TransactionRecord) =>
@@ -323,7 +325,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
             SERVICE.vaDelete,
             { virtualAccountNo: t.virtualAccountNo, trxId: t.partnerReferenceNo },
             once,
-            (ctx, recordFor) => va.remove(ctx, recordFor),
+            (ctx, recordFor) => va.remove(ctx, recordFor, VA_DELETED_BY_OPERATOR),
           );
         }
       } catch (e) {

@@ -134,11 +134,12 @@ async function start(config: Config, logger: Logger): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down');
-    gateway.expiry.stop();
-    gateway.retention.stop();
-    gateway.settlementScheduler.stop();
+    // The background jobs end what they are doing (a sweep before its next transaction, a
+    // settlement whole) before the store closes under them.
+    const jobs = Promise.all([gateway.expiry.stop(), gateway.retention.stop(), gateway.settlementScheduler.stop()]);
     // Stop claiming, let attempts in flight finish within a bound, give the rest back.
     await gateway.dispatcher.stop(Math.min(config.callbackTimeoutMs, 10_000));
+    await jobs;
     metricsServer?.close();
     await gateway.app.close();
     await store.close();

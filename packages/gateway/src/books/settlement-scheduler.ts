@@ -12,7 +12,8 @@ export interface SettlementScheduler {
   runSlot(slotMs: number): Promise<number>;
   /** Runs the latest slot that has come (one missed while stopped), then each slot as it comes. */
   start(): void;
-  stop(): void;
+  /** Stops the timer; resolves once a slot being settled has been settled. */
+  stop(): Promise<void>;
 }
 
 /** Timers wake at least this often, so a long wait never overflows and a clock change is seen. */
@@ -27,6 +28,7 @@ export function createSettlementScheduler(deps: {
   const { schedule, logger } = deps;
   let timer: NodeJS.Timeout | undefined;
   let isStopped = true;
+  let settling: Promise<unknown> | undefined;
 
   const scheduler: SettlementScheduler = {
     async runSlot(slotMs) {
@@ -38,8 +40,16 @@ export function createSettlementScheduler(deps: {
     start() {
       if (schedule.kind === 'off' || !isStopped) return;
       isStopped = false;
-      const runSafely = (slotMs: number) =>
-        scheduler.runSlot(slotMs).catch((err) => logger.error({ err, slotMs }, 'scheduled settlement failed'));
+      const runSafely = (slotMs: number) => {
+        const run = scheduler
+          .runSlot(slotMs)
+          .catch((err) => logger.error({ err, slotMs }, 'scheduled settlement failed'))
+          .finally(() => {
+            if (settling === run) settling = undefined;
+          });
+        settling = run;
+        return run;
+      };
       const last = lastSlotAtOrBefore(schedule, deps.clock.now());
       let after = deps.clock.now();
       const wait = () => {
@@ -57,10 +67,11 @@ export function createSettlementScheduler(deps: {
       if (last === undefined) wait();
       else void runSafely(last).finally(wait);
     },
-    stop() {
+    async stop() {
       isStopped = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
+      await settling;
     },
   };
   return scheduler;

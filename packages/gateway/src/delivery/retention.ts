@@ -7,7 +7,8 @@ export interface Pruner {
   /** Prunes everything past retention now, batch after batch; returns what it pruned. */
   runOnce(): Promise<{ attempts: number; idempotencyKeys: number }>;
   start(): void;
-  stop(): void;
+  /** Stops the timer; resolves once a run in progress has ended (it stops before its next batch). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -28,6 +29,7 @@ export function createPruner(deps: {
   const batch = deps.batch ?? 500;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<{ attempts: number; idempotencyKeys: number }> | undefined;
+  let stopped = false;
 
   async function prune() {
     const total = { attempts: 0, idempotencyKeys: 0 };
@@ -37,7 +39,7 @@ export function createPruner(deps: {
       const r = await deps.store.pruneBefore(before, batch);
       total.attempts += r.attempts;
       total.idempotencyKeys += r.idempotencyKeys;
-      if (r.attempts < batch && r.idempotencyKeys < batch) break;
+      if ((r.attempts < batch && r.idempotencyKeys < batch) || stopped) break;
       await yieldToEventLoop();
     }
     if (total.attempts + total.idempotencyKeys > 0) deps.logger.info(total, 'retention: pruned');
@@ -53,14 +55,17 @@ export function createPruner(deps: {
     },
     start() {
       if (timer || deps.retentionDays === undefined) return;
+      stopped = false;
       timer = setInterval(() => {
         pruner.runOnce().catch((err) => deps.logger.error({ err }, 'retention failed'));
       }, deps.intervalMs ?? 3_600_000);
       timer.unref();
     },
-    stop() {
+    async stop() {
+      stopped = true;
       if (timer) clearInterval(timer);
       timer = undefined;
+      await running?.catch(() => undefined);
     },
   };
   return pruner;

@@ -30,7 +30,8 @@ export interface ExpirySweeper {
   /** Expires every due transaction; returns how many. */
   runOnce(): Promise<number>;
   start(intervalMs?: number): void;
-  stop(): void;
+  /** Stops the timer; resolves once a sweep in progress has ended (it stops before its next transaction). */
+  stop(): Promise<void>;
 }
 
 /** Due times live in the database, so a restart misses none: the sweeper only looks them up. */
@@ -47,13 +48,15 @@ export function createExpirySweeper(deps: {
 }): ExpirySweeper {
   const { store, changer, clock, logger } = deps;
   let timer: NodeJS.Timeout | undefined;
-  let running = false;
-  const runOnce = async () => {
+  let sweeping: Promise<unknown> | undefined;
+  let stopped = false;
+  const sweep = async (isStopped: () => boolean) => {
     let total = 0;
     for (;;) {
       const now = clock.now();
       const due = await store.findDueExpiries(now, 200);
       for (const txn of due) {
+        if (isStopped()) return total;
         if (!isUpstream(txn)) await expireIfDue(changer, txn, now);
         else if (deps.reconcile) await deps.reconcile(txn, now);
         else return total;
@@ -63,21 +66,24 @@ export function createExpirySweeper(deps: {
     }
   };
   return {
-    runOnce,
+    runOnce: () => sweep(() => false),
     start(intervalMs = 1000) {
+      stopped = false;
       timer = setInterval(() => {
-        if (running) return;
-        running = true;
-        runOnce()
+        if (sweeping) return;
+        sweeping = sweep(() => stopped)
           .catch((err) => logger.error({ err }, 'expiry sweep failed'))
           .finally(() => {
-            running = false;
+            sweeping = undefined;
           });
       }, intervalMs);
       timer.unref();
     },
-    stop() {
+    async stop() {
+      stopped = true;
       if (timer) clearInterval(timer);
+      timer = undefined;
+      await sweeping;
     },
   };
 }

@@ -2,8 +2,11 @@
 // `off` runs nothing (docs/books.md#settlements).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setImmediate as turn } from 'node:timers/promises';
+import { createSettlementScheduler } from '../../src/books/settlement-scheduler.ts';
 import type { Clock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
 import { startGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
@@ -39,10 +42,39 @@ describe('the settlement schedule', () => {
       });
       assert.equal(items[0]?.cutoff, new Date(midnight).toISOString());
       assert.equal(items[0]?.net, '5000.00');
-      gw.gateway.settlementScheduler.stop();
+      await gw.gateway.settlementScheduler.stop();
     } finally {
       await gw.close();
     }
+  });
+
+  it('stops only once the slot being settled is settled (the store is not closed under it)', async () => {
+    let release = () => {};
+    const slots: Array<number | undefined> = [];
+    const scheduler = createSettlementScheduler({
+      settlements: {
+        run: (input) => {
+          slots.push(input.cutoff);
+          return new Promise((resolve) => {
+            release = () => resolve([]);
+          });
+        },
+      },
+      clock: { now: () => Date.now() },
+      logger: createLogger('silent'),
+      schedule: { kind: 'hourly', minute: 0 },
+    });
+    scheduler.start(); // the last hour's slot has come: it is settled at once
+    await waitFor('the slot being settled', () => slots.length === 1);
+    let stopped = false;
+    const stopping = scheduler.stop().then(() => {
+      stopped = true;
+    });
+    await turn();
+    assert.equal(stopped, false, 'stop waits for the settlement in progress');
+    release();
+    await stopping;
+    assert.equal(slots.length, 1);
   });
 
   it('refuses a schedule it cannot read, naming the forms it takes', () => {

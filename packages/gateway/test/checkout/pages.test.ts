@@ -120,7 +120,7 @@ describe('the checkout pages in Chromium', () => {
     try {
       await statusOf(page, 'Waktu pembayaran habis').waitFor({ timeout: 10_000 });
     } finally {
-      gw.gateway.expiry.stop();
+      await gw.gateway.expiry.stop();
     }
     assert.ok(await stayed(page));
     assert.equal(await page.locator('#countdown').isVisible(), false);

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { setImmediate as turn } from 'node:timers/promises';
+import { createPruner } from '../../src/delivery/retention.ts';
+import { createLogger } from '../../src/logger.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { waitFor } from '../helpers/receiver.ts';
+
+describe('retention: stop', () => {
+  it('resolves only once the run in progress has ended (the store is not closed under it)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'snapgate-retention-stop-'));
+    const store = new SqliteStore({ file: join(dir, 'stop.db') });
+    try {
+      // The store's own pruning, held at its first batch until released.
+      let release = () => {};
+      let batches = 0;
+      const held = new Proxy(store, {
+        get(target, name, receiver) {
+          if (name !== 'pruneBefore') return Reflect.get(target, name, receiver);
+          return async (before: number, limit: number) => {
+            batches++;
+            await new Promise<void>((resolve) => {
+              release = resolve;
+            });
+            return target.pruneBefore(before, limit);
+          };
+        },
+      }) as Store;
+      const clock = { now: () => Date.now() };
+      const pruner = createPruner({
+        store: held,
+        clock,
+        logger: createLogger('silent'),
+        retentionDays: 1,
+        intervalMs: 10,
+      });
+      pruner.start();
+      await waitFor('a run pruning its first batch', () => batches === 1);
+      let stopped = false;
+      const stopping = pruner.stop().then(() => {
+        stopped = true;
+      });
+      await turn();
+      assert.equal(stopped, false, 'stop waits for the run in progress');
+      release();
+      await stopping;
+      assert.equal(batches, 1);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

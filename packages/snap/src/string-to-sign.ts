@@ -19,6 +19,11 @@ export interface ServiceRequestParts {
   accessToken: string;
   rawBody: Uint8Array | string;
   timestamp: string;
+  /**
+   * `bodyDigest(rawBody)`, when the caller has computed it already (a server that also keys its
+   * idempotency records by it): the body is then not hashed a second time.
+   */
+  bodyHash?: string;
 }
 
 /**
@@ -30,7 +35,7 @@ export interface ServiceRequestParts {
  *   accessToken: 'tok', rawBody: '{}', timestamp: '2024-01-01T10:00:00+07:00' });
  */
 export function serviceStringToSign(parts: ServiceRequestParts): string {
-  return `${parts.method.toUpperCase()}:${parts.path}:${parts.accessToken}:${bodyDigest(parts.rawBody)}:${parts.timestamp}`;
+  return `${parts.method.toUpperCase()}:${parts.path}:${parts.accessToken}:${parts.bodyHash ?? bodyDigest(parts.rawBody)}:${parts.timestamp}`;
 }
 
 /** The parts of a callback that its signature covers (docs/protocol.md#callbacks). */
@@ -40,6 +45,8 @@ export interface CallbackParts {
   partnerId: string;
   rawBody: Uint8Array | string;
   timestamp: string;
+  /** `bodyDigest(rawBody)`, when the caller has computed it already. */
+  bodyHash?: string;
 }
 
 /**
@@ -51,7 +58,7 @@ export interface CallbackParts {
  *   rawBody: '{}', timestamp: '2024-01-01T10:00:00+07:00' });
  */
 export function callbackHmacStringToSign(parts: CallbackParts): string {
-  return `POST:${parts.path}:${parts.partnerId}:${bodyDigest(parts.rawBody)}:${parts.timestamp}`;
+  return `POST:${parts.path}:${parts.partnerId}:${parts.bodyHash ?? bodyDigest(parts.rawBody)}:${parts.timestamp}`;
 }
 
 /**
@@ -62,5 +69,5 @@ export function callbackHmacStringToSign(parts: CallbackParts): string {
  *   timestamp: '2024-01-01T10:00:00+07:00' });
  */
 export function callbackRsaStringToSign(parts: Omit<CallbackParts, 'partnerId'>): string {
-  return `POST:${parts.path}:${bodyDigest(parts.rawBody)}:${parts.timestamp}`;
+  return `POST:${parts.path}:${parts.bodyHash ?? bodyDigest(parts.rawBody)}:${parts.timestamp}`;
 }

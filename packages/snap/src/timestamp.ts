@@ -66,5 +66,19 @@ export function formatJakartaTimestamp(epochMs: number): string {
  * jakartaDay(Date.parse('2024-01-01T18:00:00Z')); // '2024-01-02'
  */
 export function jakartaDay(epochMs: number): string {
-  return new Date(epochMs + JAKARTA_OFFSET_MS).toISOString().slice(0, 10);
+  // Every payment call asks, nearly always for the same day: the last day is kept. A Date holds
+  // whole milliseconds (truncated), so the day is that of the truncated local instant.
+  const local = Math.trunc(epochMs + JAKARTA_OFFSET_MS);
+  if (local >= lastDay.start && local < lastDay.start + DAY_MS) return lastDay.text;
+  const text = new Date(local).toISOString().slice(0, 10);
+  const start = Math.floor(local / DAY_MS) * DAY_MS;
+  // The last day a Date can hold has one instant only: never kept, so the next instant still throws.
+  lastDay.start = start + DAY_MS <= MAX_DATE_MS ? start : Number.NaN;
+  lastDay.text = text;
+  return text;
 }
+
+const DAY_MS = 86_400_000;
+const MAX_DATE_MS = 8.64e15;
+/** The last Jakarta day given: where it starts (ms, local) and its text. */
+const lastDay = { start: Number.NaN, text: '' };

@@ -63,6 +63,14 @@ describe('payment API signature', () => {
     assert.equal(data, 'POST:/a?b=1:t:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855:ts');
   });
 
+  it('takes the body hash the caller already computed instead of hashing the body again', () => {
+    const parts = { method: 'POST', path: '/p', accessToken: 't', rawBody: '{"a":1}', timestamp: 'ts' };
+    const data = serviceStringToSign(parts);
+    assert.equal(serviceStringToSign({ ...parts, bodyHash: bodyDigest('{"a":1}') }), data);
+    // The given hash is what is signed (the body is not hashed at all).
+    assert.equal(serviceStringToSign({ ...parts, bodyHash: 'given' }), 'POST:/p:t:given:ts');
+  });
+
   it('hashes the raw bytes, so a PHP body with \\/ signs differently from its re-serialisation', () => {
     const php = Buffer.from('{"url":"https:\\/\\/x"}');
     const js = Buffer.from(JSON.stringify(JSON.parse(php.toString())));
@@ -107,6 +115,12 @@ describe('callback string-to-sign', () => {
     const h = bodyDigest('{}');
     assert.equal(callbackHmacStringToSign(parts), `POST:/webhook/payment-qr-notification:P1:${h}:T`);
     assert.equal(callbackRsaStringToSign(parts), `POST:/webhook/payment-qr-notification:${h}:T`);
+  });
+
+  it('takes the body hash the caller already computed', () => {
+    const parts = { path: '/w', partnerId: 'P1', rawBody: '{}', timestamp: 'T', bodyHash: 'given' };
+    assert.equal(callbackHmacStringToSign(parts), 'POST:/w:P1:given:T');
+    assert.equal(callbackRsaStringToSign(parts), 'POST:/w:given:T');
   });
 });
 

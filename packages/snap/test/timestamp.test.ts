@@ -65,4 +65,18 @@ describe('Jakarta time', () => {
     assert.equal(jakartaDay(Date.UTC(2024, 0, 1, 16, 59, 59)), '2024-01-01');
     assert.equal(jakartaDay(Date.UTC(2024, 0, 1, 17, 0, 0)), '2024-01-02');
   });
+  it('gives the same day as a Date of the instant for any instant, in any order (the last day is kept)', () => {
+    const reference = (ms: number) => new Date(ms + 7 * 3600_000).toISOString().slice(0, 10);
+    const midnight = Date.UTC(2024, 0, 1, 17); // 2024-01-02T00:00:00+07:00
+    const instants = [midnight, midnight - 1, midnight, midnight - 0.5, midnight + 86_399_999, midnight + 86_400_000];
+    instants.push(-25200000, -25200000.5, -25200001, -25199999.5, 0, -1, 0.5, 8.64e15 - 25200000, -8.64e15);
+    for (let i = 0; i < 2000; i++) instants.push(Math.floor(Math.random() * 4102444800000), midnight + (i % 3) - 1);
+    for (const ms of instants) assert.equal(jakartaDay(ms), reference(ms), String(ms));
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 8.64e15]) {
+      assert.throws(() => jakartaDay(bad), RangeError, String(bad));
+    }
+    // The last instant a Date can hold, then the next one: the day kept does not answer for it.
+    assert.equal(jakartaDay(8.64e15 - 25200000), reference(8.64e15 - 25200000));
+    assert.throws(() => jakartaDay(8.64e15 - 25200000 + 1), RangeError);
+  });
 });

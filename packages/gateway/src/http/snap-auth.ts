@@ -20,7 +20,7 @@ import type { Mode } from '../config.ts';
 import { rsaPublicKey } from '../merchants/public-key.ts';
 import type { MerchantRequest, ProviderRequest, SnapRequestBase } from '../payments/snap-request.ts';
 import type { MerchantRecord, ProviderRecord, Store } from '../store/store.ts';
-import { firstBadTextField, isBadText } from '../text.ts';
+import { firstBadTextFieldOfJson, isBadText } from '../text.ts';
 import { activeSecrets, type TokenService } from '../tokens/token-service.ts';
 import { bearerToken } from './bearer.ts';
 import { headerValue, rawBodyOf } from './raw-body.ts';
@@ -64,24 +64,28 @@ function readSignedHeaders(request: FastifyRequest, svc: string, mandatory: read
   return { timestamp, timestampMs, externalId };
 }
 
-/** The body as a JSON object (400 xx00 otherwise) and the idempotency key of the calling client. */
+/**
+ * The body as a JSON object (400 xx00 otherwise) and the idempotency key of the calling client.
+ * `bodyHash` is the body's digest the signature check computed (a body is hashed once).
+ */
 function snapRequestBase(
   request: FastifyRequest,
   svc: string,
   raw: Buffer,
+  bodyHash: string,
   clientId: string,
   externalId: string,
   now: number,
 ): SnapRequestBase {
   const body = parseJsonBody(raw);
   if (!isJsonObject(body)) throw snapError('BAD_REQUEST', svc);
-  const bad = firstBadTextField(body);
+  const bad = firstBadTextFieldOfJson(raw, body);
   if (bad !== undefined) throw snapError('INVALID_FIELD_FORMAT', svc, { field: bad });
   return {
     body,
     serviceCode: svc,
     idempotencyKey: { merchantId: clientId, day: jakartaDay(now), externalId },
-    requestHash: bodyDigest(`${request.method}:${request.url}:${bodyDigest(raw)}`),
+    requestHash: bodyDigest(`${request.method}:${request.url}:${bodyHash}`),
     now,
     requestId: request.id,
   };
@@ -128,6 +132,7 @@ export function upstreamWebhookGuard(deps: { store: Store; tokens: TokenService;
     const { timestamp, timestampMs, externalId } = readSignedHeaders(request, svc, WEBHOOK_MANDATORY);
     if (!deps.tokens.isTimestampInWindow(timestampMs)) throw refuse('Timestamp Out Of Range');
     const raw = rawBodyOf(request);
+    const bodyHash = bodyDigest(raw);
     const signature = headerValue(request, HEADER.signature) as string;
     const partnerId = headerValue(request, HEADER.partnerId) ?? '';
     const outbound = provider.outbound;
@@ -136,7 +141,7 @@ export function upstreamWebhookGuard(deps: { store: Store; tokens: TokenService;
       partnerId === outbound.partnerId &&
       verifyHmacSha512(
         outbound.clientSecret,
-        callbackHmacStringToSign({ path: request.url, partnerId, rawBody: raw, timestamp }),
+        callbackHmacStringToSign({ path: request.url, partnerId, rawBody: raw, bodyHash, timestamp }),
         signature,
       );
     const byRsa =
@@ -144,12 +149,12 @@ export function upstreamWebhookGuard(deps: { store: Store; tokens: TokenService;
       provider.publicKeyPem !== null &&
       verifyRsaSha256(
         rsaPublicKey(provider.publicKeyPem),
-        callbackRsaStringToSign({ path: request.url, rawBody: raw, timestamp }),
+        callbackRsaStringToSign({ path: request.url, rawBody: raw, bodyHash, timestamp }),
         signature,
       );
     if (!byHmac && !byRsa) throw refuse('Invalid Signature');
     (request as WithProvider)[PROVIDER] = provider;
-    const base = snapRequestBase(request, svc, raw, provider.id, externalId, deps.clock.now());
+    const base = snapRequestBase(request, svc, raw, bodyHash, provider.id, externalId, deps.clock.now());
     (request as WithContext)[CONTEXT] = { ...base, provider };
   };
 }
@@ -188,6 +193,7 @@ export function snapGuard(deps: { tokens: TokenService; clock: Clock; audience?:
       throw snapError('UNAUTHORIZED', svc, { reason: 'Unknown Partner', detail: who });
     }
     const raw = rawBodyOf(request);
+    const bodyHash = bodyDigest(raw);
     const now = clock.now();
     // docs/protocol.md#payment-calls: the target exactly as sent and the raw bytes received, never a re-serialisation.
     const data = serviceStringToSign({
@@ -195,6 +201,7 @@ export function snapGuard(deps: { tokens: TokenService; clock: Clock; audience?:
       path: request.url,
       accessToken,
       rawBody: raw,
+      bodyHash,
       timestamp,
     });
     const signature = headerValue(request, HEADER.signature) as string;
@@ -203,7 +210,7 @@ export function snapGuard(deps: { tokens: TokenService; clock: Clock; audience?:
     }
     // Money coming in is never throttled: a bank's payment flags are not a merchant's API calls.
     if (merchant && !tokens.takeRateLimit(merchant.clientKey)) throw snapError('TOO_MANY_REQUESTS', svc);
-    const base = snapRequestBase(request, svc, raw, client.id, externalId, now);
+    const base = snapRequestBase(request, svc, raw, bodyHash, client.id, externalId, now);
     (request as WithContext)[CONTEXT] = merchant
       ? { ...base, merchant }
       : { ...base, provider: provider as ProviderRecord };

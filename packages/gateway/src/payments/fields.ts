@@ -13,79 +13,93 @@ export interface StrRule {
 const LATEST_DATE_MS = Date.UTC(9999, 0, 1);
 const isAbsent = (v: unknown) => v === undefined || v === null || v === '';
 
-/** Reads fields of a parsed SNAP body, throwing the operation's SNAP error at the first bad one. */
-export function createFieldReader(body: Record<string, unknown>, serviceCode: string) {
-  const missing = (field: string) => snapError('INVALID_MANDATORY_FIELD', serviceCode, { field });
-  const format = (field: string) => snapError('INVALID_FIELD_FORMAT', serviceCode, { field });
+/**
+ * Reads fields of a parsed SNAP body, throwing the operation's SNAP error at the first bad one.
+ * A class, not an object of closures: under tsx every closure made per request was also renamed
+ * (esbuild's keepNames), and a payment call makes several readers.
+ */
+export class FieldReader {
+  constructor(
+    private readonly body: Record<string, unknown>,
+    private readonly serviceCode: string,
+  ) {}
 
-  const at = (path: string): unknown => {
-    let v: unknown = body;
+  private missing(field: string) {
+    return snapError('INVALID_MANDATORY_FIELD', this.serviceCode, { field });
+  }
+
+  private format(field: string) {
+    return snapError('INVALID_FIELD_FORMAT', this.serviceCode, { field });
+  }
+
+  private at(path: string): unknown {
+    let v: unknown = this.body;
     for (const part of path.split('.')) {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
       v = (v as Record<string, unknown>)[part];
     }
     return v;
-  };
+  }
 
-  const reader = {
-    str(field: string, rule: StrRule = {}): string | undefined {
-      const v = at(field);
-      if (isAbsent(v)) {
-        if (rule.required) throw missing(field);
-        return undefined;
-      }
-      if (typeof v !== 'string') throw format(field);
-      if (rule.max !== undefined && v.length > rule.max) throw format(field);
-      if (rule.pattern && !rule.pattern.test(v)) throw format(field);
-      if (rule.oneOf && !rule.oneOf.includes(v)) throw format(field);
-      return v;
-    },
+  str(field: string, rule: StrRule = {}): string | undefined {
+    const v = this.at(field);
+    if (isAbsent(v)) {
+      if (rule.required) throw this.missing(field);
+      return undefined;
+    }
+    if (typeof v !== 'string') throw this.format(field);
+    if (rule.max !== undefined && v.length > rule.max) throw this.format(field);
+    if (rule.pattern && !rule.pattern.test(v)) throw this.format(field);
+    if (rule.oneOf && !rule.oneOf.includes(v)) throw this.format(field);
+    return v;
+  }
 
-    obj(field: string, required = false): Record<string, unknown> | undefined {
-      const v = at(field);
-      if (isAbsent(v)) {
-        if (required) throw missing(field);
-        return undefined;
-      }
-      if (typeof v !== 'object' || Array.isArray(v) || v === null) throw format(field);
-      return v as Record<string, unknown>;
-    },
+  obj(field: string, required = false): Record<string, unknown> | undefined {
+    const v = this.at(field);
+    if (isAbsent(v)) {
+      if (required) throw this.missing(field);
+      return undefined;
+    }
+    if (typeof v !== 'object' || Array.isArray(v) || v === null) throw this.format(field);
+    return v as Record<string, unknown>;
+  }
 
-    /** A SNAP amount object: `{ value: "10000.00", currency: "IDR" }`. */
-    money(field: string, rule: { required?: boolean; positive?: boolean } = {}): Money | undefined {
-      const o = reader.obj(field, rule.required);
-      if (!o) return undefined;
-      const value = reader.str(`${field}.value`, { required: true });
-      if (!isMoneyValue(value)) throw format(`${field}.value`);
-      if (rule.positive && toMinorUnits(value) <= 0n) throw format(`${field}.value`);
-      reader.str(`${field}.currency`, { required: true, oneOf: ['IDR'] });
-      return { value, currency: 'IDR' };
-    },
+  /** A SNAP amount object: `{ value: "10000.00", currency: "IDR" }`. */
+  money(field: string, rule: { required?: boolean; positive?: boolean } = {}): Money | undefined {
+    const o = this.obj(field, rule.required);
+    if (!o) return undefined;
+    const value = this.str(`${field}.value`, { required: true });
+    if (!isMoneyValue(value)) throw this.format(`${field}.value`);
+    if (rule.positive && toMinorUnits(value) <= 0n) throw this.format(`${field}.value`);
+    this.str(`${field}.currency`, { required: true, oneOf: ['IDR'] });
+    return { value, currency: 'IDR' };
+  }
 
-    /** An ISO 8601 date-time with a zone; epoch ms. Years past 9998 would not format back as SNAP. */
-    dateTime(field: string, rule: { required?: boolean } = {}): number | undefined {
-      const v = reader.str(field, { required: rule.required, max: 40 });
-      if (v === undefined) return undefined;
-      const ms = parseSnapTimestamp(v);
-      if (ms === undefined || ms >= LATEST_DATE_MS) throw format(field);
-      return ms;
-    },
+  /** An ISO 8601 date-time with a zone; epoch ms. Years past 9998 would not format back as SNAP. */
+  dateTime(field: string, rule: { required?: boolean } = {}): number | undefined {
+    const v = this.str(field, { required: rule.required, max: 40 });
+    if (v === undefined) return undefined;
+    const ms = parseSnapTimestamp(v);
+    if (ms === undefined || ms >= LATEST_DATE_MS) throw this.format(field);
+    return ms;
+  }
 
-    /** The same date-time, as it was sent (for an answer that echoes it). */
-    dateTimeAsSent(field: string, rule: { required?: boolean } = {}): string | undefined {
-      return reader.dateTime(field, rule) === undefined ? undefined : (at(field) as string);
-    },
+  /** The same date-time, as it was sent (for an answer that echoes it). */
+  dateTimeAsSent(field: string, rule: { required?: boolean } = {}): string | undefined {
+    return this.dateTime(field, rule) === undefined ? undefined : (this.at(field) as string);
+  }
 
-    /** Optional free-form object carried through untouched (`additionalInfo`). */
-    passthrough(field: string): Record<string, unknown> | undefined {
-      const o = reader.obj(field);
-      if (!o) return o;
-      // The body's depth is bounded where it is parsed (MAX_JSON_DEPTH), so this cannot overflow.
-      if (JSON.stringify(o).length > 4096) throw format(field);
-      return o;
-    },
-  };
-  return reader;
+  /** Optional free-form object carried through untouched (`additionalInfo`). */
+  passthrough(field: string): Record<string, unknown> | undefined {
+    const o = this.obj(field);
+    if (!o) return o;
+    // The body's depth is bounded where it is parsed (MAX_JSON_DEPTH), so this cannot overflow.
+    if (JSON.stringify(o).length > 4096) throw this.format(field);
+    return o;
+  }
 }
 
-export type FieldReader = ReturnType<typeof createFieldReader>;
+/** A reader of `body` whose errors carry `serviceCode`. */
+export function createFieldReader(body: Record<string, unknown>, serviceCode: string): FieldReader {
+  return new FieldReader(body, serviceCode);
+}

@@ -28,25 +28,12 @@ export async function withIdempotency(
   operation: (recordFor: (response: SnapResponse) => IdempotencyRecord) => Promise<SnapResponse>,
   options: { writes: boolean; createsFirst?: boolean },
 ): Promise<SnapResponse> {
-  const replay = async (): Promise<SnapResponse | undefined> => {
-    const existing = await store.findIdempotency(ctx.idempotencyKey);
-    if (!existing) return undefined;
-    if (existing.requestHash !== ctx.requestHash) {
-      throw snapError('CONFLICT', ctx.serviceCode, { detail: { externalId: ctx.idempotencyKey.externalId } });
-    }
-    return { httpStatus: existing.httpStatus, body: existing.responseBody };
-  };
   if (!(options.writes && options.createsFirst)) {
-    const earlier = await replay();
+    const earlier = await replay(store, ctx);
     if (earlier) return earlier;
   }
-
-  const recordFor = (response: SnapResponse): IdempotencyRecord => ({
-    ...ctx.idempotencyKey,
-    requestHash: ctx.requestHash,
-    httpStatus: response.httpStatus,
-    responseBody: response.body,
-  });
+  // Module functions, not closures made per call (under tsx each closure is also renamed).
+  const recordFor = recordOf.bind(undefined, ctx);
   try {
     const response = await operation(recordFor);
     if (!options.writes) await store.insertIdempotency(recordFor(response), ctx.now);
@@ -55,9 +42,28 @@ export async function withIdempotency(
     // A duplicate that lost the race to its twin (on any write, or on the key itself) replays the
     // twin's answer; a different body under the same key is a 409 from replay().
     if (options.writes || (e instanceof UniqueViolation && e.constraint.includes('idempotency_keys'))) {
-      const winner = await replay();
+      const winner = await replay(store, ctx);
       if (winner) return winner;
     }
     throw e;
   }
+}
+
+/** The answer kept under the request's key: its own (replayed), a 409 for another body, or none. */
+async function replay(store: Store, ctx: SnapRequestBase): Promise<SnapResponse | undefined> {
+  const existing = await store.findIdempotency(ctx.idempotencyKey);
+  if (!existing) return undefined;
+  if (existing.requestHash !== ctx.requestHash) {
+    throw snapError('CONFLICT', ctx.serviceCode, { detail: { externalId: ctx.idempotencyKey.externalId } });
+  }
+  return { httpStatus: existing.httpStatus, body: existing.responseBody };
+}
+
+function recordOf(ctx: SnapRequestBase, response: SnapResponse): IdempotencyRecord {
+  return {
+    ...ctx.idempotencyKey,
+    requestHash: ctx.requestHash,
+    httpStatus: response.httpStatus,
+    responseBody: response.body,
+  };
 }

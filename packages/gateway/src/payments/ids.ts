@@ -1,4 +1,5 @@
 import { randomFillSync, randomInt } from 'node:crypto';
+import { jakartaDay } from '@snapgate/snap';
 
 /**
  * `n` uniformly random decimal digits. randomInt draws below 2^48, so up to 12 digits come from one
@@ -31,8 +32,16 @@ export function newRandomId(): string {
 
 /** The gateway's transaction reference: Jakarta date `yyMMdd` + 12 random digits (18 characters). */
 export function newReferenceNo(nowMs: number): string {
-  return `${new Date(nowMs + 7 * 3600_000).toISOString().slice(2, 10).replaceAll('-', '')}${randomDigits(12)}`;
+  const day = jakartaDay(nowMs);
+  if (day !== referenceDay.day) {
+    referenceDay.day = day;
+    referenceDay.yymmdd = day.slice(2).replaceAll('-', '');
+  }
+  return `${referenceDay.yymmdd}${randomDigits(12)}`;
 }
+
+/** The last Jakarta day a reference was made on, and its `yyMMdd`. */
+const referenceDay = { day: '', yymmdd: '' };
 
 const SUFFIXES = 10_000_000;
 const HALF_BITS = 12;

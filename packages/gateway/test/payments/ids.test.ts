@@ -34,6 +34,16 @@ describe('random ids', () => {
     const at = Date.parse('2026-11-26T20:00:00Z');
     assert.match(newReferenceNo(at), /^261127[0-9]{12}$/);
     assert.match(newRefundNo(at), new RegExp(`^RF${String(at).slice(-8)}[0-9]{8}$`));
+    // The day is kept between calls: across midnight in Jakarta (17:00 UTC), each call gets its own.
+    const midnight = Date.parse('2026-11-27T17:00:00Z');
+    for (const [ms, day] of [
+      [midnight - 1, '261127'],
+      [midnight, '261128'],
+      [midnight - 1, '261127'],
+      [at, '261127'],
+    ] as const) {
+      assert.equal(newReferenceNo(ms).slice(0, 6), day, new Date(ms).toISOString());
+    }
   });
 
   it('checkout ids are 22 base64url characters of 16 random bytes, none repeated across pool refills', () => {

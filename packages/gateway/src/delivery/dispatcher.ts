@@ -245,6 +245,12 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     return flushing;
   }
 
+  /** A reserved place given back unused. */
+  function giveBack(): void {
+    inFlight--;
+    settle();
+  }
+
   function settle(): void {
     if (!stopping) wake();
     if (inFlight === 0 && results.length === 0) {
@@ -371,10 +377,6 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       if (!running || stopping || inFlight >= maxInFlight) return undefined;
       inFlight++;
       let isSettled = false;
-      const giveBack = () => {
-        inFlight--;
-        settle();
-      };
       return {
         workerId,
         leaseUntil: clock.now() + leaseMs,

@@ -67,6 +67,11 @@ function describe(e: unknown): string {
 }
 
 /** Callbacks go out through a keep-alive undici Pool per merchant origin (measured: 30k/s vs 3k/s for fetch). */
+
+/** A send's result with its duration (a module function: no closure made per callback). */
+function timed(started: number, r: Omit<SendResult, 'durationMs'>): SendResult {
+  return { ...r, durationMs: Math.round(performance.now() - started) };
+}
 export function createSender(options: { timeoutMs: number; outbound?: OutboundPolicy; connections?: number }): Sender {
   const outbound = options.outbound ?? { guard: createAddressGuard(false) };
   const guard = outbound.guard;
@@ -89,20 +94,16 @@ export function createSender(options: { timeoutMs: number; outbound?: OutboundPo
   return {
     async post(url, headers, body, ack = isAcknowledgement) {
       const started = performance.now();
-      const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({
-        ...r,
-        durationMs: Math.round(performance.now() - started),
-      });
       // A URL saved in sandbox mode may be http: production sends only over TLS.
       if (guard.production && url.protocol !== 'https:') {
         const error = `EINSECURE: callbacks are sent only to https URLs in production mode, not ${url.protocol}`;
-        return done({ outcome: 'error', status: null, responseBody: null, retryAfter: undefined, error });
+        return timed(started, { outcome: 'error', status: null, responseBody: null, retryAfter: undefined, error });
       }
       // An address written as the host is never looked up, so the lookup guard cannot see it.
       const literal = url.hostname.replace(/^\[|\]$/g, '');
       if (isIP(literal) !== 0 && !guard.allowsAddress(literal, literal)) {
         const error = `EFORBIDDENADDR: callback host ${literal} is a forbidden address`;
-        return done({ outcome: 'error', status: null, responseBody: null, retryAfter: undefined, error });
+        return timed(started, { outcome: 'error', status: null, responseBody: null, retryAfter: undefined, error });
       }
       // One bound on the whole exchange (connect, answer and its body), gone once it ends.
       const deadline = startDeadline(options.timeoutMs);
@@ -134,7 +135,7 @@ export function createSender(options: { timeoutMs: number; outbound?: OutboundPo
         const text = Buffer.concat(chunks).toString('utf8');
         const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined;
         const acknowledged = !overLimit && ack(res.statusCode, text);
-        return done({
+        return timed(started, {
           outcome: acknowledged ? 'acknowledged' : 'rejected',
           status: res.statusCode,
           responseBody: storableText(text.slice(0, RESPONSE_BODY_LIMIT)),
@@ -147,7 +148,7 @@ export function createSender(options: { timeoutMs: number; outbound?: OutboundPo
         });
       } catch (e) {
         const timedOut = (e as Error).name === 'TimeoutError' || (e as { code?: string }).code?.includes('TIMEOUT');
-        return done({
+        return timed(started, {
           outcome: 'error',
           status: null,
           responseBody: null,

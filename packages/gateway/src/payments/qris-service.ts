@@ -37,6 +37,26 @@ const ok = (serviceCode: string, fields: Record<string, unknown>): SnapResponse 
   body: JSON.stringify({ responseCode: successCode(serviceCode), responseMessage: 'Successful', ...fields }),
 });
 
+/** QRIS generate's answer (a module function: no closure made per request). */
+function generated(
+  svc: string,
+  baseUrl: string,
+  a: { referenceNo: string; partnerReferenceNo: string; merchantName: string; expiresAt: number; checkoutId: string },
+  qrContent: string,
+): SnapResponse {
+  return ok(svc, {
+    referenceNo: a.referenceNo,
+    partnerReferenceNo: a.partnerReferenceNo,
+    qrContent,
+    qrUrl: `${baseUrl}/qr/${a.referenceNo}.png`,
+    merchantName: a.merchantName,
+    additionalInfo: {
+      validityPeriod: formatJakartaTimestamp(a.expiresAt),
+      checkoutUrl: checkoutUrlOf(baseUrl, a.checkoutId),
+    },
+  });
+}
+
 export interface QrisServiceDeps {
   store: Store;
   changer: StatusChanger;
@@ -178,18 +198,7 @@ export function createQrisService(deps: QrisServiceDeps) {
       for (let attempt = 0; ; attempt++) {
         const referenceNo = newReferenceNo(ctx.now);
         const checkoutId = newCheckoutId();
-        const respond = (qrContent: string) =>
-          ok(svc, {
-            referenceNo,
-            partnerReferenceNo,
-            qrContent,
-            qrUrl: `${publicUrl()}/qr/${referenceNo}.png`,
-            merchantName: m.merchantName,
-            additionalInfo: {
-              validityPeriod: formatJakartaTimestamp(expiresAt),
-              checkoutUrl: checkoutUrlOf(publicUrl(), checkoutId),
-            },
-          });
+        const answer = { referenceNo, partnerReferenceNo, merchantName: m.merchantName, expiresAt, checkoutId };
         const qrContent = acquirer
           ? ''
           : buildQrisContent({
@@ -238,8 +247,11 @@ export function createQrisService(deps: QrisServiceDeps) {
           updatedAt: ctx.now,
         };
         try {
-          if (acquirer) return await generateUpstream(ctx, acquirer, txn, respond, recordFor);
-          const response = respond(qrContent);
+          if (acquirer) {
+            const respond = (qr: string) => generated(svc, publicUrl(), answer, qr);
+            return await generateUpstream(ctx, acquirer, txn, respond, recordFor);
+          }
+          const response = generated(svc, publicUrl(), answer, qrContent);
           await store.insertTransaction(txn, recordFor(response));
           return response;
         } catch (e) {

@@ -2,7 +2,6 @@
 // `off` runs nothing (docs/books.md#settlements).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setImmediate as turn } from 'node:timers/promises';
 import { createSettlementScheduler } from '../../src/books/settlement-scheduler.ts';
 import type { Clock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -10,6 +9,7 @@ import { createLogger } from '../../src/logger.ts';
 import { startGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
+import { stopWaitsForWork } from '../helpers/timers.ts';
 
 const MINUTE_MS = 60_000;
 
@@ -66,14 +66,10 @@ describe('the settlement schedule', () => {
     });
     scheduler.start(); // the last hour's slot has come: it is settled at once
     await waitFor('the slot being settled', () => slots.length === 1);
-    let stopped = false;
-    const stopping = scheduler.stop().then(() => {
-      stopped = true;
-    });
-    await turn();
-    assert.equal(stopped, false, 'stop waits for the settlement in progress');
-    release();
-    await stopping;
+    await stopWaitsForWork(
+      () => scheduler.stop(),
+      () => release(),
+    );
     assert.equal(slots.length, 1);
   });
 

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { setImmediate as turn } from 'node:timers/promises';
 import { createPruner } from '../../src/delivery/retention.ts';
 import { createLogger } from '../../src/logger.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { waitFor } from '../helpers/receiver.ts';
+import { stopWaitsForWork } from '../helpers/timers.ts';
 
 describe('retention: stop', () => {
   it('resolves only once the run in progress has ended (the store is not closed under it)', async () => {
@@ -40,14 +40,10 @@ describe('retention: stop', () => {
       });
       pruner.start();
       await waitFor('a run pruning its first batch', () => batches === 1);
-      let stopped = false;
-      const stopping = pruner.stop().then(() => {
-        stopped = true;
-      });
-      await turn();
-      assert.equal(stopped, false, 'stop waits for the run in progress');
-      release();
-      await stopping;
+      await stopWaitsForWork(
+        () => pruner.stop(),
+        () => release(),
+      );
       assert.equal(batches, 1);
     } finally {
       await store.close();

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { createHook } from 'node:async_hooks';
 
 /**
@@ -16,4 +17,19 @@ export function watchTimers(delayMs: number): { live(): number; stop(): void } {
     },
   }).enable();
   return { live: () => live.size, stop: () => hook.disable() };
+}
+
+/**
+ * For a background job held mid-work: calls its `stop`, checks stop has not resolved a turn of the
+ * event loop later, releases the work, and waits for stop to resolve.
+ */
+export async function stopWaitsForWork(stop: () => Promise<void>, release: () => void): Promise<void> {
+  let stopped = false;
+  const stopping = stop().then(() => {
+    stopped = true;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(stopped, false, 'stop waits for the work in progress');
+  release();
+  await stopping;
 }

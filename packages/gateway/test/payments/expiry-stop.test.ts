@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { setImmediate as turn } from 'node:timers/promises';
 import { createLogger } from '../../src/logger.ts';
 import { createExpirySweeper } from '../../src/payments/expiry.ts';
 import { createStatusChanger } from '../../src/payments/status-change.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { waitFor } from '../helpers/receiver.ts';
+import { stopWaitsForWork } from '../helpers/timers.ts';
 import { merchant, txn } from '../store/contract.ts';
 
 describe('expiry sweeper: stop', () => {
@@ -52,14 +52,10 @@ describe('expiry sweeper: stop', () => {
       });
       sweeper.start(10);
       await waitFor('the sweep asking the acquirer', () => asked.length === 1);
-      let stopped = false;
-      const stopping = sweeper.stop().then(() => {
-        stopped = true;
-      });
-      await turn();
-      assert.equal(stopped, false, 'stop waits for the sweep in progress');
-      release();
-      await stopping;
+      await stopWaitsForWork(
+        () => sweeper.stop(),
+        () => release(),
+      );
       assert.deepEqual(asked, [due[0]?.referenceNo], 'the sweep ended before its next transaction');
       // A direct run still sweeps everything due (stop is for the timer's sweeps).
       hang = false;

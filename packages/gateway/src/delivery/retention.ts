@@ -31,7 +31,7 @@ export function createPruner(deps: {
   let running: Promise<{ attempts: number; idempotencyKeys: number }> | undefined;
   let stopped = false;
 
-  async function prune() {
+  async function prune(isStopped: () => boolean) {
     const total = { attempts: 0, idempotencyKeys: 0 };
     if (deps.retentionDays === undefined) return total;
     const before = deps.clock.now() - deps.retentionDays * 86_400_000;
@@ -39,25 +39,27 @@ export function createPruner(deps: {
       const r = await deps.store.pruneBefore(before, batch);
       total.attempts += r.attempts;
       total.idempotencyKeys += r.idempotencyKeys;
-      if ((r.attempts < batch && r.idempotencyKeys < batch) || stopped) break;
+      if ((r.attempts < batch && r.idempotencyKeys < batch) || isStopped()) break;
       await yieldToEventLoop();
     }
     if (total.attempts + total.idempotencyKeys > 0) deps.logger.info(total, 'retention: pruned');
     return total;
   }
 
+  /** The run in progress, or a new one; a run the timer started ends early once stopped. */
+  const run = (isStopped: () => boolean) => {
+    running ??= prune(isStopped).finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
   const pruner: Pruner = {
-    runOnce() {
-      running ??= prune().finally(() => {
-        running = undefined;
-      });
-      return running;
-    },
+    runOnce: () => run(() => false),
     start() {
       if (timer || deps.retentionDays === undefined) return;
       stopped = false;
       timer = setInterval(() => {
-        pruner.runOnce().catch((err) => deps.logger.error({ err }, 'retention failed'));
+        run(() => stopped).catch((err) => deps.logger.error({ err }, 'retention failed'));
       }, deps.intervalMs ?? 3_600_000);
       timer.unref();
     },

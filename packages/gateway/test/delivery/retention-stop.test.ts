@@ -11,10 +11,15 @@ import { waitFor } from '../helpers/receiver.ts';
 import { stopWaitsForWork } from '../helpers/timers.ts';
 
 describe('retention: stop', () => {
-  it('resolves only once the run in progress has ended (the store is not closed under it)', async () => {
+  it('resolves only once the run in progress has ended its batch, and that run prunes no further', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'snapgate-retention-stop-'));
     const store = new SqliteStore({ file: join(dir, 'stop.db') });
     try {
+      // Two idempotency keys past retention, pruned one per batch: two batches unless stopped.
+      for (const externalId of ['old-1', 'old-2']) {
+        const key = { merchantId: 'm-1', day: '1970-01-01', externalId };
+        await store.insertIdempotency({ ...key, requestHash: 'h', httpStatus: 200, responseBody: '{}' }, 1000);
+      }
       // The store's own pruning, held at its first batch until released.
       let release = () => {};
       let batches = 0;
@@ -36,6 +41,7 @@ describe('retention: stop', () => {
         clock,
         logger: createLogger('silent'),
         retentionDays: 1,
+        batch: 1,
         intervalMs: 10,
       });
       pruner.start();
@@ -44,7 +50,8 @@ describe('retention: stop', () => {
         () => pruner.stop(),
         () => release(),
       );
-      assert.equal(batches, 1);
+      assert.equal(batches, 1, 'the run ended after the batch in progress');
+      assert.equal((await store.pruneBefore(Date.now(), 10)).idempotencyKeys, 1, 'the second key was left');
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -32,16 +32,9 @@ export function newRandomId(): string {
 
 /** The gateway's transaction reference: Jakarta date `yyMMdd` + 12 random digits (18 characters). */
 export function newReferenceNo(nowMs: number): string {
-  const day = jakartaDay(nowMs);
-  if (day !== referenceDay.day) {
-    referenceDay.day = day;
-    referenceDay.yymmdd = day.slice(2).replaceAll('-', '');
-  }
-  return `${referenceDay.yymmdd}${randomDigits(12)}`;
+  // jakartaDay keeps the last day it formatted: no Date is made per reference.
+  return `${jakartaDay(nowMs).slice(2).replaceAll('-', '')}${randomDigits(12)}`;
 }
-
-/** The last Jakarta day a reference was made on, and its `yyMMdd`. */
-const referenceDay = { day: '', yymmdd: '' };
 
 const SUFFIXES = 10_000_000;
 const HALF_BITS = 12;

@@ -14,14 +14,12 @@
 // body). After the run, this process counts the gateway's rows in its SQLite file (read-only, from
 // outside the gateway) against the successful answers. Not a test: nothing asserts timings.
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { formatJakartaTimestamp, hmacSha512Base64, SERVICE, serviceStringToSign, successCode } from '@snapgate/snap';
 import Database from 'better-sqlite3';
 import { Pool } from 'undici';
-import { authenticate, type SnapCaller } from '../test/helpers/snap.ts';
+import type { SnapCaller } from '../test/helpers/snap.ts';
 import {
   type BareFastifyInput,
   cpuNowUs,
-  createWithAdmin,
   type ForkedServer,
   fmt,
   forkServer,
@@ -32,16 +30,21 @@ import {
   servedKind,
   table,
 } from './bench-kit.ts';
+import {
+  BANK_CODE,
+  merchantCaller,
+  nextRequest,
+  OPERATIONS,
+  type Operation,
+  registerBenchBank,
+  type SignedRequest,
+  signed,
+} from './payment-requests.ts';
 
 const CONNECTIONS = 50;
 const DEFAULT_DURATION_SEC = 10;
 const WARMUP_SEC = 1;
 const GOAL_REQUESTS_PER_SEC = 5000;
-const API = '/api/snap/v1.0';
-/** A bank registered through the admin API: production mode refuses a VA for a bank it does not know. */
-const BANK_CODE = '014';
-const CHANNEL_ID = '95221';
-/** Response headers every HTTP server sets itself; the baseline copies the others. */
 const OWN_HEADERS = new Set(['content-length', 'content-type', 'date', 'connection', 'keep-alive']);
 
 // ---------------------------------------------------------------------------------------
@@ -73,81 +76,6 @@ async function runChild(kind: ServerKind): Promise<void> {
 type ChildServer = ForkedServer<ReadyMessage, object>;
 
 type Caller = SnapCaller;
-
-interface Operation {
-  name: string;
-  kind: 'qris' | 'va';
-  path: string;
-  /** The success responseCode, which every success body starts with. */
-  successPrefix: string;
-  /** The body of request number `n`: its partnerReferenceNo / trxId names the run and `n`. */
-  body(n: number): string;
-}
-
-interface SignedRequest {
-  path: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-const runId = `${Date.now()}`;
-let sequence = 0;
-
-const OPERATIONS: Operation[] = [
-  {
-    name: 'QRIS generate',
-    kind: 'qris',
-    path: `${API}/qr/qr-mpm-generate`,
-    successPrefix: `{"responseCode":"${successCode(SERVICE.qrisGenerate)}"`,
-    body: (n) =>
-      `{"partnerReferenceNo":"Q${runId}-${n}","amount":{"value":"150000.00","currency":"IDR"},"terminalId":"T001","storeId":"S001"}`,
-  },
-  {
-    name: 'VA create',
-    kind: 'va',
-    path: `${API}/transfer-va/create-va`,
-    successPrefix: `{"responseCode":"${successCode(SERVICE.vaCreate)}"`,
-    body: (n) =>
-      `{"virtualAccountName":"Budi Santoso","trxId":"V${runId}-${n}","totalAmount":{"value":"150000.00","currency":"IDR"},` +
-      `"virtualAccountEmail":"budi@example.id","virtualAccountPhone":"6281234567890","additionalInfo":{"bankCode":"${BANK_CODE}"}}`,
-  },
-];
-
-// X-TIMESTAMP has whole seconds: formatted once a second, well inside the skew window (300 s).
-let stampSecond = -1;
-let stamp = '';
-function timestampNow(): string {
-  const second = Math.floor(Date.now() / 1000);
-  if (second !== stampSecond) {
-    stampSecond = second;
-    stamp = formatJakartaTimestamp(second * 1000);
-  }
-  return stamp;
-}
-
-function signed(caller: Caller, path: string, body: string, externalId: string): SignedRequest {
-  const timestamp = timestampNow();
-  const data = serviceStringToSign({ method: 'POST', path, accessToken: caller.accessToken, rawBody: body, timestamp });
-  return {
-    path,
-    body,
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${caller.accessToken}`,
-      'x-timestamp': timestamp,
-      'x-signature': hmacSha512Base64(caller.clientSecret, data),
-      'x-partner-id': caller.partnerId,
-      'x-external-id': externalId,
-      'channel-id': CHANNEL_ID,
-    },
-  };
-}
-
-/** Request number `n` of an operation; its X-EXTERNAL-ID (digits only) is unique in the run. */
-function nextRequest(caller: Caller, op: Operation): SignedRequest {
-  const n = ++sequence;
-  return signed(caller, op.path, op.body(n), `${runId}${String(n).padStart(9, '0')}`);
-}
 
 // ---------------------------------------------------------------------------------------
 // Load: CONNECTIONS loops over one undici Pool, each sending its next request when the last is
@@ -270,23 +198,6 @@ async function measure(
 }
 
 // ---------------------------------------------------------------------------------------
-// Setup through the admin API, as an operator would.
-
-function admin(gateway: ChildServer, path: string, input: Record<string, string>) {
-  return createWithAdmin(gateway.baseUrl, gateway.ready.adminToken ?? '', path, input);
-}
-
-/** A merchant of its own, with a B2B token (valid 15 minutes: longer than the run). */
-async function merchantCaller(gateway: ChildServer): Promise<Caller> {
-  const m = await admin(gateway, '/merchants', { name: 'bench', nmid: 'ID1020000000001' });
-  return authenticate(gateway.baseUrl, {
-    clientKey: String(m.clientKey),
-    clientSecret: String(m.clientSecret),
-    partnerId: String(m.partnerId),
-  });
-}
-
-// ---------------------------------------------------------------------------------------
 // Checks after the run.
 
 interface StoreCounts {
@@ -397,8 +308,9 @@ async function main(): Promise<void> {
   };
   try {
     const gateway = await start('gateway');
-    await admin(gateway, '/providers', { name: 'bench bank', kind: 'bank', bankCode: BANK_CODE });
-    const caller = await merchantCaller(gateway);
+    const adminToken = gateway.ready.adminToken ?? '';
+    await registerBenchBank(gateway.baseUrl, adminToken);
+    const caller = await merchantCaller(gateway.baseUrl, adminToken);
 
     const rows: Figures[] = [];
     const checks: { operation: string; successes: number; stored: number; replayed: boolean }[] = [];

@@ -8,10 +8,12 @@
 //   npm run bench:instructions -- --base HEAD~1                 # also the code of a git ref, window by window
 //   npm run bench:instructions -- --only token --requests 1000 --windows 5
 //   npm run bench:instructions -- --in-flight 8                 # 8 requests at a time instead of 1
+//   npm run bench:instructions -- --keep-dumps /tmp/cg          # keep each window's dump, for callgrind_annotate
 //
 // Each gateway is a child process (this file with `--serve gateway`) under
 // `valgrind --tool=callgrind --instr-atstart=no`, so its start and the warm-up run at valgrind's
-// uninstrumented speed. Then, per window: a pre-warm of the operation, the search index caught up,
+// uninstrumented speed; a settling window of each operation follows, counted and thrown away.
+// Then, per window: a pre-warm of the operation, the search index caught up,
 // `callgrind_control --zero`, the window's requests, the search index caught up again (each
 // window indexes its own transactions), `callgrind_control --dump`; the dump's total is divided by
 // the requests. The share of V8's optimizing compilers (Turbofan, Maglev, Sparkplug) is shown apart:
@@ -79,6 +81,7 @@ interface Options {
   inFlight: number;
   base: string | undefined;
   only: string | undefined;
+  keepDumps: string | undefined;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -88,6 +91,7 @@ function parseArgs(argv: string[]): Options {
     inFlight: 1,
     base: undefined,
     only: undefined,
+    keepDumps: undefined,
   };
   const whole = (name: string, v: string | undefined, max: number) => {
     const n = Number(v);
@@ -101,9 +105,11 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--in-flight') o.inFlight = whole(arg, argv[++i], 256);
     else if (arg === '--base') o.base = argv[++i];
     else if (arg === '--only') o.only = argv[++i];
+    else if (arg === '--keep-dumps') o.keepDumps = argv[++i];
     else throw new TypeError(`unknown option ${arg}`);
   }
   if (o.base === '' || o.base?.startsWith('-')) throw new TypeError('--base takes a git ref');
+  if (o.keepDumps === '' || o.keepDumps?.startsWith('-')) throw new TypeError('--keep-dumps takes a folder');
   return o;
 }
 
@@ -180,8 +186,16 @@ async function startSide(label: string, gatewayDir: string): Promise<Side> {
     );
   });
   const baseUrl = `http://127.0.0.1:${ready.port}`;
-  await registerBenchBank(baseUrl, ready.adminToken);
-  const caller = await merchantCaller(baseUrl, ready.adminToken);
+  let caller: SnapCaller;
+  try {
+    await registerBenchBank(baseUrl, ready.adminToken);
+    caller = await merchantCaller(baseUrl, ready.adminToken);
+  } catch (e) {
+    child.kill('SIGKILL');
+    await exited;
+    rmSync(dumps, { recursive: true, force: true });
+    throw e;
+  }
   return {
     label,
     child,
@@ -264,10 +278,15 @@ async function window(side: Side, m: Measured, o: Options): Promise<void> {
   const file = readdirSync(side.dumps).find((f) => !before.has(f) && !f.endsWith(`.${pid}`));
   if (!file) throw new Error(`${side.label}: callgrind wrote no dump`);
   const { total, compiler } = readDump(join(side.dumps, file));
-  rmSync(join(side.dumps, file));
   const list = side.counts.get(m.name) ?? [];
   list.push({ total: total / o.requests, withoutCompiler: (total - compiler) / o.requests });
   side.counts.set(m.name, list);
+  if (o.keepDumps) {
+    mkdirSync(o.keepDumps, { recursive: true });
+    const name = `${side.label}-${m.name}-${list.length}`.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+    copyFileSync(join(side.dumps, file), join(o.keepDumps, `callgrind.${name}.out`));
+  }
+  rmSync(join(side.dumps, file));
   process.stderr.write(`  ${side.label}, ${m.name}: ${fmt(total / o.requests)} instructions per request\n`);
 }
 
@@ -348,6 +367,13 @@ function report(sides: Side[], measured: Measured[], o: Options): string {
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  } catch {
+    throw new Error(
+      'bench:instructions runs the gateway under valgrind: install it first (Debian: apt-get install valgrind)',
+    );
+  }
   const measured = MEASURED.filter((m) => !o.only || m.name.toLowerCase().includes(o.only.toLowerCase()));
   if (measured.length === 0) throw new TypeError(`--only ${o.only} names no operation`);
   const base = o.base ? checkoutBase(o.base) : undefined;
@@ -356,6 +382,7 @@ async function main(): Promise<void> {
     process.stderr.write('starting the gateway under valgrind (a minute or two)…\n');
     sides.push(await startSide('this checkout', resolve(dirname(fileURLToPath(import.meta.url)), '..')));
     if (base && o.base) sides.push(await startSide(o.base, base.gatewayDir));
+    process.stderr.write('warming up…\n');
     // Warm-up, uninstrumented: every operation, interleaved, until V8 has compiled the hot paths.
     for (const side of sides) {
       for (let i = 0; i < WARMUP_PER_OPERATION / 100; i++) {
@@ -364,6 +391,9 @@ async function main(): Promise<void> {
       await searchCaughtUp(side);
       callgrindControl(side.child.pid as number, '--instr=on');
     }
+    // One window's worth of each operation, counted but not kept: the first window after counting is
+    // switched on ran 10–130 % over the next ones (V8 still settling), on both sides alike.
+    for (const m of measured) for (const side of sides) await send(side, m, o.requests, o.inFlight);
     for (let w = 1; w <= o.windows; w++) {
       process.stderr.write(`window ${w} of ${o.windows}\n`);
       for (const m of measured) for (const side of sides) await window(side, m, o);

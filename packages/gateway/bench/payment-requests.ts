@@ -118,7 +118,7 @@ export async function registerBenchBank(baseUrl: string, adminToken: string): Pr
   await createWithAdmin(baseUrl, adminToken, '/providers', { name: 'bench bank', kind: 'bank', bankCode: BANK_CODE });
 }
 
-/** A merchant of the benchmark's own, with a B2B token (valid 15 minutes: longer than a run). */
+/** A merchant of the benchmark's own, with a B2B token (valid 15 minutes: a longer run takes a fresh one). */
 export async function merchantCaller(baseUrl: string, adminToken: string): Promise<SnapCaller> {
   const m = await createWithAdmin(baseUrl, adminToken, '/merchants', { name: 'bench', nmid: 'ID1020000000001' });
   return authenticate(baseUrl, {

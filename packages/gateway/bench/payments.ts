@@ -45,6 +45,7 @@ const CONNECTIONS = 50;
 const DEFAULT_DURATION_SEC = 10;
 const WARMUP_SEC = 1;
 const GOAL_REQUESTS_PER_SEC = 5000;
+/** Response headers every HTTP server sets itself; the baseline copies the others. */
 const OWN_HEADERS = new Set(['content-length', 'content-type', 'date', 'connection', 'keep-alive']);
 
 // ---------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ import { adminAuth } from './http/admin-auth.ts';
 import { refuseBadAdminText } from './http/admin-input.ts';
 import { createAuthFailureLimiter } from './http/auth-failures.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
-import { createMetrics, type Metrics } from './http/metrics.ts';
+import { countStoreCommits, createMetrics, type Metrics } from './http/metrics.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
 import { adminAccessRoutes } from './http/routes/admin-access.ts';
@@ -184,6 +184,7 @@ export function buildApp(deps: AppDeps): Gateway {
     mode: config.mode,
   });
   const deliveryMetrics = createDeliveryMetrics(metrics.registry);
+  countStoreCommits(metrics.registry, store);
   const outbound = outboundPolicyOf(config);
   const sender = createSender({ timeoutMs: config.callbackTimeoutMs, outbound });
   const dispatcher = createDispatcher({

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { Store } from '../store/store.ts';
 
 export interface Metrics {
   registry: Registry;
@@ -26,4 +27,29 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
   };
+}
+
+/**
+ * The embedded store's group commits (SQLite only): how long each takes and how many writes it
+ * carries. A commit the payment calls and status changes wait on; longer commits with more writes
+ * each mean the writer is the busy part (docs/operations.md#tracing-and-monitoring).
+ */
+export function countStoreCommits(registry: Registry, store: Store): void {
+  if (!store.observeCommits) return;
+  const seconds = new Histogram({
+    name: 'snapgate_sqlite_commit_seconds',
+    help: "Group commits of the SQLite writer, from BEGIN to the end of COMMIT (the WAL's writes and fsync)",
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+    registers: [registry],
+  });
+  const writes = new Histogram({
+    name: 'snapgate_sqlite_commit_writes',
+    help: 'Writes carried by each group commit of the SQLite writer (payment calls, status changes, claims, attempts)',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512],
+    registers: [registry],
+  });
+  store.observeCommits((commit) => {
+    seconds.observe(commit.seconds);
+    writes.observe(commit.writes);
+  });
 }

@@ -57,8 +57,22 @@ export * from './records.ts';
 export * from './status-watch.ts';
 
 /** The database itself: schema, reachability, secrets at rest, retention. */
+/** One group commit of the embedded store's writer, as its metrics count it. */
+export interface CommitStats {
+  /** From BEGIN to the end of COMMIT (its WAL writes and fsync). */
+  seconds: number;
+  /** How many writes it carried (what several turns of the event loop handed it). */
+  writes: number;
+}
+
 export interface StoreLifecycle {
   readonly kind: 'sqlite' | 'postgres';
+  /**
+   * SQLite: `observer` is told of every group commit of the hot writes (the writer thread's, or the
+   * connection's own for an in-memory database). PostgreSQL has none: its commits are the server's,
+   * seen in its own statistics.
+   */
+  observeCommits?(observer: (commit: CommitStats) => void): void;
   /**
    * PostgreSQL: every instance's committed status changes, and a resync after each gap in what
    * this instance heard; returns the stop. SQLite has none: one process per database file, whose

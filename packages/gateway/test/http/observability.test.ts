@@ -71,6 +71,61 @@ describe('request ids, logs and the duration histogram', () => {
   });
 });
 
+describe('the SQLite writer’s group commits', () => {
+  const commitFigures = (text: string) => {
+    const figure = (name: string) => {
+      const m = new RegExp(`^${name} ([\\d.e+-]+)$`, 'm').exec(text);
+      assert.ok(m, `${name} is exported`);
+      return Number(m[1]);
+    };
+    return {
+      commits: figure('snapgate_sqlite_commit_seconds_count'),
+      seconds: figure('snapgate_sqlite_commit_seconds_sum'),
+      writesCounted: figure('snapgate_sqlite_commit_writes_count'),
+      writes: figure('snapgate_sqlite_commit_writes_sum'),
+    };
+  };
+
+  for (const writer of ['thread', 'inline'] as const) {
+    it(`counts each commit's duration and writes (${writer} writer)`, async () => {
+      const { SqliteStore } = await import('../../src/store/sqlite/sqlite-store.ts');
+      const { mkdtempSync, rmSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      const { join } = await import('node:path');
+      const dir = mkdtempSync(join(tmpdir(), 'snapgate-commits-'));
+      const store = new SqliteStore({ file: join(dir, 'gw.db'), writer });
+      assert.equal(store.writer.kind, writer);
+      const gw = await startGateway({ store });
+      try {
+        const before = commitFigures(await (await fetch(`${gw.url}/metrics`)).text());
+        const m = await gw.createMerchant();
+        const c = await authenticate(gw.url, m);
+        const made = await Promise.all(
+          [1, 2, 3].map((i) =>
+            snapCall(gw.url, c, '/api/snap/v1.0/qr/qr-mpm-generate', {
+              partnerReferenceNo: `COMMIT-${i}`,
+              amount: { value: '1.00', currency: 'IDR' },
+            }),
+          ),
+        );
+        for (const r of made) assert.equal(r.body.responseCode, '2004700');
+        const after = commitFigures(await (await fetch(`${gw.url}/metrics`)).text());
+        // Answered only after their commit: the three creates are counted by now.
+        assert.ok(after.commits > before.commits, 'commits counted');
+        assert.equal(after.writesCounted, after.commits, 'one observation of each histogram per commit');
+        assert.ok(
+          after.writes - before.writes >= 3,
+          `the three creates among the writes (${after.writes - before.writes})`,
+        );
+        assert.ok(after.seconds > before.seconds, 'real durations, not zeros');
+      } finally {
+        await gw.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
 describe('docs/grafana-dashboard.json', () => {
   it('queries only metrics the gateway exports', async () => {
     const { readFileSync } = await import('node:fs');

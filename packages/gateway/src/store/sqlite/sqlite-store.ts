@@ -9,6 +9,7 @@ import type { Sql } from '../sql.ts';
 import { SqlStore } from '../sql-store.ts';
 import type {
   AttemptRecord,
+  CommitStats,
   IdempotencyRecord,
   InboundCall,
   MerchantRecord,
@@ -176,6 +177,10 @@ export class SqliteStore extends SqlStore implements Store {
 
   async migrate(): Promise<void> {
     // Migrations run on open; kept for the interface.
+  }
+
+  observeCommits(observer: (commit: CommitStats) => void): void {
+    this.writer.onCommit = observer;
   }
 
   async ping(): Promise<void> {

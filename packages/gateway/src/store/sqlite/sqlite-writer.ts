@@ -1,6 +1,17 @@
+import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import type { CommitStats } from '../store.ts';
 import type { SqliteWrites, WriteOutcome, WriteRequest } from './sqlite-writes.ts';
 import { deserializeError, type FromWriter, MAIN_WRITING, type ToWriter, type WriterData } from './writer-protocol.ts';
+
+/** A metric never fails a write: the commit is done, its callers get their answers whatever the observer does. */
+function tell(observer: ((commit: CommitStats) => void) | undefined, commit: CommitStats): void {
+  try {
+    observer?.(commit);
+  } catch {
+    // A metric's own failure is nobody's answer.
+  }
+}
 
 /** Where the embedded store's hot writes run and commit (docs/adr/0009-sqlite-writer-thread.md). */
 export interface Writer {
@@ -15,6 +26,8 @@ export interface Writer {
   readonly ready: Promise<void>;
   /** Gone: every write is refused. */
   readonly isLost: boolean;
+  /** Told of every group commit that succeeded (the store's metrics). */
+  onCommit: ((commit: CommitStats) => void) | undefined;
 }
 
 /** On the store's own connection, in the calling thread (an in-memory database, test fault hooks). */
@@ -22,11 +35,15 @@ export class InlineWriter implements Writer {
   readonly kind = 'inline' as const;
   readonly ready = Promise.resolve();
   readonly isLost = false;
+  onCommit: ((commit: CommitStats) => void) | undefined;
   constructor(private readonly writes: SqliteWrites) {}
 
   submit(requests: WriteRequest[]): Promise<WriteOutcome[]> {
     try {
-      return Promise.resolve(this.writes.commit(requests));
+      const started = performance.now();
+      const outcomes = this.writes.commit(requests);
+      tell(this.onCommit, { seconds: (performance.now() - started) / 1000, writes: requests.length });
+      return Promise.resolve(outcomes);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -72,6 +89,7 @@ function startWorker(data: WriterData): Worker {
 export class ThreadWriter implements Writer {
   readonly kind = 'thread' as const;
   readonly worker: Worker;
+  onCommit: ((commit: CommitStats) => void) | undefined;
   private readonly flag: Int32Array;
   private readonly waiting = new Map<number, { resolve: (o: WriteOutcome[]) => void; reject: (e: unknown) => void }>();
   private nextId = 1;
@@ -178,6 +196,7 @@ export class ThreadWriter implements Writer {
 
   private received(m: FromWriter): void {
     if (m.type !== 'done' && m.type !== 'failed') return;
+    if (m.type === 'done' && m.commit) tell(this.onCommit, m.commit);
     const w = this.waiting.get(m.id);
     if (!w) return;
     this.waiting.delete(m.id);

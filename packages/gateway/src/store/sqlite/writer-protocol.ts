@@ -1,4 +1,5 @@
 import { UniqueViolation } from '../records.ts';
+import type { CommitStats } from '../store.ts';
 import type { WriteRequest } from './sqlite-writes.ts';
 
 // What the main thread and the writer thread say to each other: plain data only.
@@ -27,7 +28,8 @@ export type WriterOutcome = { ok: true; value: unknown } | { ok: false; error: S
 
 export type FromWriter =
   | { type: 'ready' }
-  | { type: 'done'; id: number; outcomes: WriterOutcome[] }
+  /** `commit` rides on the first batch answered after a commit, once per commit. */
+  | { type: 'done'; id: number; outcomes: WriterOutcome[]; commit?: CommitStats }
   | { type: 'failed'; id: number; error: SerializedError }
   | { type: 'closed' };
 

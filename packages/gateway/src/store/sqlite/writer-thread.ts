@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import type { CommitStats } from '../store.ts';
 import { configureConnection, SqliteWrites, type WriteOutcome } from './sqlite-writes.ts';
 import {
   type FromWriter,
@@ -38,14 +40,18 @@ function commitQueued(): void {
   const batches = queued;
   queued = [];
   if (batches.length === 0) return;
+  const requests = batches.flatMap((b) => b.requests);
   let outcomes: WriteOutcome[];
+  let seconds: number;
   for (let attempt = 1; ; attempt++) {
     // The main thread is writing (an operator's change, a settlement): it holds the lock for at most
     // its own statement or transaction; starting a commit now would make it wait on SQLite's busy
     // handler with its event loop blocked.
     while (Atomics.load(flag, 0) === MAIN_WRITING) Atomics.wait(flag, 0, MAIN_WRITING, 50);
     try {
-      outcomes = writes.commit(batches.flatMap((b) => b.requests));
+      const started = performance.now();
+      outcomes = writes.commit(requests);
+      seconds = (performance.now() - started) / 1000;
       break;
     } catch (error) {
       // The main thread took the lock between the check above and BEGIN and kept it past the busy
@@ -56,12 +62,14 @@ function commitQueued(): void {
     }
   }
   let at = 0;
+  let commit: CommitStats | undefined = { seconds, writes: requests.length };
   for (const b of batches) {
     const mine: WriterOutcome[] = outcomes
       .slice(at, at + b.requests.length)
       .map((o) => (o.ok ? o : { ok: false, error: serializeError(o.error) }));
+    reply(commit ? { type: 'done', id: b.id, outcomes: mine, commit } : { type: 'done', id: b.id, outcomes: mine });
+    commit = undefined;
     at += b.requests.length;
-    reply({ type: 'done', id: b.id, outcomes: mine });
   }
 }
 

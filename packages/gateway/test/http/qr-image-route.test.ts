@@ -1,7 +1,7 @@
 // The public QR image (review finding: rendered on every request, no cache, no limit, so a flood
 // of one image starved other merchants' API calls).
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,9 +15,10 @@ describe('GET /qr/<referenceNo>.png', () => {
   let lookups = 0;
   let referenceNo: string;
   let qrUrl: string;
+  const dir = mkdtempSync(join(tmpdir(), 'snapgate-qr-'));
   before(async () => {
     // The real store, with its transaction lookups counted.
-    const real = new SqliteStore({ file: join(mkdtempSync(join(tmpdir(), 'snapgate-qr-')), 'gw.db') });
+    const real = new SqliteStore({ file: join(dir, 'gw.db') });
     const store = new Proxy(real, {
       get(target, prop, receiver) {
         if (prop === 'findTransaction') {
@@ -40,7 +41,10 @@ describe('GET /qr/<referenceNo>.png', () => {
     referenceNo = qr.body.referenceNo;
     qrUrl = qr.body.qrUrl;
   });
-  after(() => gw.close());
+  after(async () => {
+    await gw.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('names, in qrUrl, the address the gateway listens on when SNAPGATE_PUBLIC_URL is not set', () => {
     assert.equal(qrUrl, `${gw.url}/qr/${referenceNo}.png`);

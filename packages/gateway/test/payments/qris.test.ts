@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -532,6 +532,7 @@ describe('a status change and its notification commit together', () => {
       assert.equal((await store.notificationsOf(g.referenceNo)).length, 1);
     } finally {
       await gw.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

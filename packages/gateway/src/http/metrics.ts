@@ -38,7 +38,7 @@ export function countStoreCommits(registry: Registry, store: Store): void {
   if (!store.observeCommits) return;
   const seconds = new Histogram({
     name: 'snapgate_sqlite_commit_seconds',
-    help: "Group commits of the SQLite writer, from BEGIN to the end of COMMIT (the WAL's writes and fsync)",
+    help: 'Group commits of the SQLite writer, from taking the writes to the end of COMMIT (statements, WAL writes, fsync)',
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
     registers: [registry],
   });

@@ -56,21 +56,25 @@ export * from './book-records.ts';
 export * from './records.ts';
 export * from './status-watch.ts';
 
-/** The database itself: schema, reachability, secrets at rest, retention. */
 /** One group commit of the embedded store's writer, as its metrics count it. */
 export interface CommitStats {
-  /** From BEGIN to the end of COMMIT (its WAL writes and fsync). */
+  /**
+   * From the writer taking the batch up to the end of its COMMIT: a wait for the gateway's own
+   * other writes to the file (a settlement, an operator's change), any retry, the statements, the
+   * WAL writes and the fsync. Not the time the batch queued behind the commit before it.
+   */
   seconds: number;
   /** How many writes it carried (what several turns of the event loop handed it). */
   writes: number;
 }
 
+/** The database itself: schema, reachability, secrets at rest, retention. */
 export interface StoreLifecycle {
   readonly kind: 'sqlite' | 'postgres';
   /**
-   * SQLite: `observer` is told of every group commit of the hot writes (the writer thread's, or the
-   * connection's own for an in-memory database). PostgreSQL has none: its commits are the server's,
-   * seen in its own statistics.
+   * SQLite: `observer` is told of every group commit of the hot writes that succeeded (the writer
+   * thread's, or the connection's own for an in-memory database), as is every observer given
+   * before. PostgreSQL has none: its commits are the server's, seen in its own statistics.
    */
   observeCommits?(observer: (commit: CommitStats) => void): void;
   /**

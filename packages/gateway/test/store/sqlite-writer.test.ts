@@ -37,6 +37,39 @@ describe('SQLite writer thread', () => {
     }
   });
 
+  it('tells every commit observer of each group commit once: its writes and its duration', async () => {
+    const store = new SqliteStore({ file: file() });
+    try {
+      const m = merchant();
+      await store.insertMerchant(m);
+      const first: Array<{ seconds: number; writes: number }> = [];
+      const second: Array<{ seconds: number; writes: number }> = [];
+      store.observeCommits((c) => first.push(c));
+      store.observeCommits((c) => second.push(c));
+      // One turn of the event loop: the three go to the thread as one batch, committed together.
+      await Promise.all([1, 2, 3].map(() => store.insertTransaction(txn(m.id))));
+      assert.equal(first.length, 1, JSON.stringify(first));
+      assert.equal(first[0]?.writes, 3);
+      assert.ok((first[0]?.seconds ?? 0) > 0);
+      assert.deepEqual(second, first, 'every observer hears the same commits');
+      // An observer that throws fails nothing: the write is answered, the observers after it told.
+      // (The search index's own commit may come in between: counted, not assumed absent.)
+      store.observeCommits(() => {
+        throw new Error('a broken metric');
+      });
+      const third: Array<{ seconds: number; writes: number }> = [];
+      store.observeCommits((c) => third.push(c));
+      const t = txn(m.id);
+      await store.insertTransaction(t);
+      assert.ok(await store.findTransaction(t.referenceNo));
+      assert.ok(first.length >= 2);
+      assert.ok(third.length >= 1);
+      assert.deepEqual(second, first);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a write holding what cannot cross to the thread is refused alone; the others of its turn commit', async () => {
     const store = new SqliteStore({ file: file() });
     try {

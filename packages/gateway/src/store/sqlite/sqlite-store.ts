@@ -79,6 +79,7 @@ export class SqliteStore extends SqlStore implements Store {
   /** Where the hot writes commit: the writer thread, or this connection. */
   readonly writer: Writer;
   private closed = false;
+  private readonly commitObservers = new Set<(commit: CommitStats) => void>();
   private readonly searchTimer: NodeJS.Timeout;
   // One process owns an embedded database, so a cache invalidated by this store's own writes is
   // exact. It spares the token and payment hot paths a lookup per request; providers likewise:
@@ -180,7 +181,16 @@ export class SqliteStore extends SqlStore implements Store {
   }
 
   observeCommits(observer: (commit: CommitStats) => void): void {
-    this.writer.onCommit = observer;
+    this.commitObservers.add(observer);
+    this.writer.onCommit ??= (commit) => {
+      for (const o of this.commitObservers) {
+        try {
+          o(commit);
+        } catch {
+          // A metric's own failure is nobody's answer, and no other observer's loss.
+        }
+      }
+    };
   }
 
   async ping(): Promise<void> {

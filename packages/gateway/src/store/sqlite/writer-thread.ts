@@ -43,13 +43,13 @@ function commitQueued(): void {
   const requests = batches.flatMap((b) => b.requests);
   let outcomes: WriteOutcome[];
   let seconds: number;
+  const started = performance.now();
   for (let attempt = 1; ; attempt++) {
     // The main thread is writing (an operator's change, a settlement): it holds the lock for at most
     // its own statement or transaction; starting a commit now would make it wait on SQLite's busy
     // handler with its event loop blocked.
     while (Atomics.load(flag, 0) === MAIN_WRITING) Atomics.wait(flag, 0, MAIN_WRITING, 50);
     try {
-      const started = performance.now();
       outcomes = writes.commit(requests);
       seconds = (performance.now() - started) / 1000;
       break;

@@ -66,7 +66,14 @@ function warnAboutExposure(config: Config, logger: Logger): void {
 }
 
 async function start(config: Config, logger: Logger): Promise<void> {
-  const store = await openStore(config);
+  const store = await openStore(config, {
+    // PostgreSQL: other instances' checkout pages miss this change until their streams reopen.
+    onAnnounceFailed: (e) =>
+      logger.warn(
+        { reason: reasonOf(e) },
+        'a status change was not announced to the other instances: their checkout pages show it when their streams reopen (within 5 minutes)',
+      ),
+  });
   const { gateway, boot, masterKey } = await assembleGateway({ config, store, clock: systemClock, logger });
   if (masterKey.keyFile) {
     logger.warn(

@@ -33,12 +33,14 @@ function whereOf(url: string): string {
 export async function openStore(
   config: Pick<Config, 'databaseUrl' | 'sqlitePath'> &
     Partial<Pick<Config, 'dbConnectTimeoutSec' | 'dbStatementTimeoutMs' | 'sqliteWriter'>>,
+  events: { onAnnounceFailed?: (error: unknown) => void } = {},
 ): Promise<Store> {
   if (config.databaseUrl) {
     const { PostgresStore } = await import('./postgres/postgres-store.ts');
     const store = new PostgresStore({
       connectionString: config.databaseUrl,
       statementTimeoutMs: config.dbStatementTimeoutMs,
+      onAnnounceFailed: events.onAnnounceFailed,
     });
     const timeoutSec = config.dbConnectTimeoutSec ?? 30;
     const deadline = Date.now() + timeoutSec * 1000;

@@ -65,6 +65,8 @@ export interface PostgresStoreOptions {
    * a table locked for long makes requests fail fast instead of piling up. Migrations are not bound.
    */
   statementTimeoutMs?: number | undefined;
+  /** Told when the database refuses a committed status change's announcement (NOTIFY); the gateway logs it. */
+  onAnnounceFailed?: ((error: unknown) => void) | undefined;
 }
 
 /**
@@ -81,7 +83,7 @@ export class PostgresStore extends SqlStore implements Store {
   private isClosed = false;
   private readonly statusWatchers = new Set<StatusWatcher>();
   /** Committed status changes, announced to every instance after their commit (status-notify.ts). */
-  private readonly announcer = createAnnouncer((payload) => this.run(this.pool, ANNOUNCE, [STATUS_CHANNEL, payload]));
+  private readonly announcer: ReturnType<typeof createAnnouncer>;
   /** Merchants are cached only while this instance hears every instance's merchant writes. */
   protected readonly merchantCache = createRecordCache<MerchantRecord>({
     isOn: () => this.listener?.isListening === true,
@@ -102,10 +104,10 @@ export class PostgresStore extends SqlStore implements Store {
     // An idle client's error (server restart) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
     this.sql = sqlOn(this.pool);
-  }
-
-  private forgetMerchants(): void {
-    this.merchantCache.forget();
+    this.announcer = createAnnouncer(
+      (p) => this.run(this.pool, ANNOUNCE, [STATUS_CHANNEL, p]),
+      options.onAnnounceFailed,
+    );
   }
 
   /**
@@ -120,15 +122,15 @@ export class PostgresStore extends SqlStore implements Store {
       channels: [MERCHANTS_CHANNEL, STATUS_CHANNEL],
       events: {
         onNotification: (channel, payload) => {
-          if (channel !== STATUS_CHANNEL) return this.forgetMerchants();
+          if (channel !== STATUS_CHANNEL) return this.merchantCache.forget();
           for (const change of parseAnnouncement(payload)) for (const w of this.statusWatchers) w.change(change);
         },
         onUp: () => {
-          this.forgetMerchants();
+          this.merchantCache.forget();
           for (const w of this.statusWatchers) w.resync();
         },
         // A silent listener must not keep serving cached merchants.
-        onDown: () => this.forgetMerchants(),
+        onDown: () => this.merchantCache.forget(),
       },
     });
     await this.listener.ready;
@@ -260,7 +262,7 @@ export class PostgresStore extends SqlStore implements Store {
       }
       return n;
     });
-    this.forgetMerchants();
+    this.merchantCache.forget();
     return changed;
   }
 

@@ -45,6 +45,18 @@ export interface StartOptions {
 /** A real gateway on 127.0.0.1 with a real SQLite file in a fresh temp folder. */
 export async function startGateway(options: StartOptions = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'snapgate-test-'));
+  const made: { store?: Store } = {};
+  try {
+    return await startIn(dir, options, made);
+  } catch (e) {
+    // A gateway that refuses to start (a test of a bad setting) leaves no open store or folder.
+    await made.store?.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+async function startIn(dir: string, options: StartOptions, made: { store?: Store }): Promise<TestGateway> {
   const config = loadConfig({
     SNAPGATE_DB: join(dir, 'snapgate.db'),
     SNAPGATE_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -55,7 +67,8 @@ export async function startGateway(options: StartOptions = {}): Promise<TestGate
     ...options.env,
   });
   const clock = options.clock ?? systemClock;
-  const store = options.store ?? new SqliteStore({ file: config.sqlitePath });
+  if (!options.store) made.store = new SqliteStore({ file: config.sqlitePath });
+  const store = (options.store ?? made.store) as Store;
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {

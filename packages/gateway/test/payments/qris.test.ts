@@ -498,6 +498,7 @@ describe('QRIS expiry (injected clock)', () => {
       assert.equal((await second.store.findTransaction(g.referenceNo))?.status, '06');
     } finally {
       await second.close();
+      rmSync(first.dir, { recursive: true, force: true });
     }
   });
 });

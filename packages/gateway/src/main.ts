@@ -71,7 +71,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
     onAnnounceFailed: (e) =>
       logger.warn(
         { reason: reasonOf(e) },
-        'a status change was not announced to the other instances: their checkout pages show it when their streams reopen (within 5 minutes)',
+        'a status change was not announced to the other instances: their checkout pages show it when their streams reopen (within about 6 minutes)',
       ),
   });
   const { gateway, boot, masterKey } = await assembleGateway({ config, store, clock: systemClock, logger });

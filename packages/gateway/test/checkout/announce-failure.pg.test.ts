@@ -59,12 +59,17 @@ describe('a status change the database refuses to announce (PostgreSQL)', { time
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     assert.equal((await admin(g, 'GET', `/transactions/${ref}`)).body.status, '00');
 
+    // A line still being written (no newline yet) is read on the next look.
+    const logLines = () =>
+      `${g.stdout()}\n${g.stderr()}`.split('\n').flatMap((l) => {
+        try {
+          return [JSON.parse(l) as { level: number; msg: string; reason?: string }];
+        } catch {
+          return [];
+        }
+      });
     const line = await waitFor('the warning in the log', () =>
-      `${g.stdout()}\n${g.stderr()}`
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { level: number; msg: string; reason?: string })
-        .find((l) => l.msg.includes('not announced')),
+      logLines().find((l) => typeof l.msg === 'string' && l.msg.includes('not announced')),
     );
     assert.equal(line.level, 40, 'a warning');
     assert.match(line.reason ?? '', /announcements refused by the test/);

@@ -45,18 +45,25 @@ export interface StartOptions {
 /** A real gateway on 127.0.0.1 with a real SQLite file in a fresh temp folder. */
 export async function startGateway(options: StartOptions = {}): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'snapgate-test-'));
-  const made: { store?: Store } = {};
+  const made: Made = {};
   try {
     return await startIn(dir, options, made);
   } catch (e) {
     // A gateway that refuses to start (a test of a bad setting) leaves no open store or folder.
+    await made.gateway?.app.close().catch(() => undefined);
     await made.store?.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
 }
 
-async function startIn(dir: string, options: StartOptions, made: { store?: Store }): Promise<TestGateway> {
+/** What startGateway opened itself, to close when the start fails. */
+interface Made {
+  store?: Store;
+  gateway?: Gateway;
+}
+
+async function startIn(dir: string, options: StartOptions, made: Made): Promise<TestGateway> {
   const config = loadConfig({
     SNAPGATE_DB: join(dir, 'snapgate.db'),
     SNAPGATE_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -78,6 +85,7 @@ async function startIn(dir: string, options: StartOptions, made: { store?: Store
   });
   const logger = createLogger(config.logLevel, sink);
   const { gateway } = await assembleGateway({ config, store, clock, logger });
+  made.gateway = gateway;
   if (options.dispatch) gateway.dispatcher.start();
   const url = await listenOn(gateway, '127.0.0.1', 0);
 

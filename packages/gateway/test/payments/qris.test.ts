@@ -492,12 +492,15 @@ describe('QRIS expiry (injected clock)', () => {
     await first.gateway.app.close();
     await first.store.close();
     clock.advance(31 * 60_000);
-    const second = await startGateway({ clock, store: new SqliteStore({ file }) });
     try {
-      assert.equal(await second.gateway.expiry.runOnce(), 1);
-      assert.equal((await second.store.findTransaction(g.referenceNo))?.status, '06');
+      const second = await startGateway({ clock, store: new SqliteStore({ file }) });
+      try {
+        assert.equal(await second.gateway.expiry.runOnce(), 1);
+        assert.equal((await second.store.findTransaction(g.referenceNo))?.status, '06');
+      } finally {
+        await second.close();
+      }
     } finally {
-      await second.close();
       rmSync(first.dir, { recursive: true, force: true });
     }
   });

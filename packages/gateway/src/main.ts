@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { assembleGateway, listenOn } from './app.ts';
+import { warnOfRefusedAnnouncements } from './checkout/announce-failures.ts';
 import { systemClock } from './clock.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { startMetricsServer } from './http/metrics-server.ts';
@@ -66,14 +67,7 @@ function warnAboutExposure(config: Config, logger: Logger): void {
 }
 
 async function start(config: Config, logger: Logger): Promise<void> {
-  const store = await openStore(config, {
-    // PostgreSQL: other instances' checkout pages miss this change until their streams reopen.
-    onAnnounceFailed: (e) =>
-      logger.warn(
-        { reason: reasonOf(e) },
-        'a status change was not announced to the other instances: their checkout pages show it when their streams reopen (within about 6 minutes)',
-      ),
-  });
+  const store = await openStore(config, { onAnnounceFailed: warnOfRefusedAnnouncements(logger, systemClock) });
   const { gateway, boot, masterKey } = await assembleGateway({ config, store, clock: systemClock, logger });
   if (masterKey.keyFile) {
     logger.warn(

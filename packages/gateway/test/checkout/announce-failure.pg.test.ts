@@ -63,7 +63,7 @@ describe('a status change the database refuses to announce (PostgreSQL)', { time
     const logLines = () =>
       `${g.stdout()}\n${g.stderr()}`.split('\n').flatMap((l) => {
         try {
-          return [JSON.parse(l) as { level: number; msg: string; reason?: string }];
+          return [JSON.parse(l) as { level: number; msg: string; reason?: string; refused?: number }];
         } catch {
           return [];
         }
@@ -73,5 +73,6 @@ describe('a status change the database refuses to announce (PostgreSQL)', { time
     );
     assert.equal(line.level, 40, 'a warning');
     assert.match(line.reason ?? '', /announcements refused by the test/);
+    assert.equal(line.refused, 1);
   });
 });

@@ -74,8 +74,8 @@ async function startIn(dir: string, options: StartOptions, made: Made): Promise<
     ...options.env,
   });
   const clock = options.clock ?? systemClock;
-  if (!options.store) made.store = new SqliteStore({ file: config.sqlitePath });
-  const store = (options.store ?? made.store) as Store;
+  const store = options.store ?? new SqliteStore({ file: config.sqlitePath });
+  if (store !== options.store) made.store = store;
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {

@@ -105,6 +105,17 @@ export class SqliteStore extends SqlStore implements Store {
     this.writer = inline
       ? new InlineWriter(new SqliteWrites(this.db, options.faults))
       : new ThreadWriter(options.file, PAGE_CACHE_KIB, options.onWriterLost ?? exitForSupervisor);
+    // A metric never fails a write (the commit is done, its callers are answered whatever an observer
+    // does), nor costs another observer its figures.
+    this.writer.onCommit = (commit) => {
+      for (const observe of this.commitObservers) {
+        try {
+          observe(commit);
+        } catch {
+          // A metric's own failure is nobody's answer.
+        }
+      }
+    };
     // New transactions reach the search index within about a second (a search reads the queue too).
     this.searchTimer = setInterval(() => void this.catchUpSearch().catch(() => undefined), SEARCH_EVERY_MS);
     this.searchTimer.unref();
@@ -182,15 +193,6 @@ export class SqliteStore extends SqlStore implements Store {
 
   observeCommits(observer: (commit: CommitStats) => void): void {
     this.commitObservers.add(observer);
-    this.writer.onCommit ??= (commit) => {
-      for (const o of this.commitObservers) {
-        try {
-          o(commit);
-        } catch {
-          // A metric's own failure is nobody's answer, and no other observer's loss.
-        }
-      }
-    };
   }
 
   async ping(): Promise<void> {

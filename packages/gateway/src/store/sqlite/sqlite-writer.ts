@@ -4,15 +4,6 @@ import type { CommitStats } from '../store.ts';
 import type { SqliteWrites, WriteOutcome, WriteRequest } from './sqlite-writes.ts';
 import { deserializeError, type FromWriter, MAIN_WRITING, type ToWriter, type WriterData } from './writer-protocol.ts';
 
-/** A metric never fails a write: the commit is done, its callers get their answers whatever the observer does. */
-function tell(observer: ((commit: CommitStats) => void) | undefined, commit: CommitStats): void {
-  try {
-    observer?.(commit);
-  } catch {
-    // A metric's own failure is nobody's answer.
-  }
-}
-
 /** Where the embedded store's hot writes run and commit (docs/adr/0009-sqlite-writer-thread.md). */
 export interface Writer {
   readonly kind: 'thread' | 'inline';
@@ -26,7 +17,10 @@ export interface Writer {
   readonly ready: Promise<void>;
   /** Gone: every write is refused. */
   readonly isLost: boolean;
-  /** Told of every group commit that succeeded (the store's metrics). */
+  /**
+   * Told of every group commit that succeeded (the store's metrics), before its callers are
+   * answered: it must not throw (SqliteStore's guards each of its observers).
+   */
   onCommit: ((commit: CommitStats) => void) | undefined;
 }
 
@@ -42,7 +36,7 @@ export class InlineWriter implements Writer {
     try {
       const started = performance.now();
       const outcomes = this.writes.commit(requests);
-      tell(this.onCommit, { seconds: (performance.now() - started) / 1000, writes: requests.length });
+      this.onCommit?.({ seconds: (performance.now() - started) / 1000, writes: requests.length });
       return Promise.resolve(outcomes);
     } catch (e) {
       return Promise.reject(e);
@@ -196,7 +190,7 @@ export class ThreadWriter implements Writer {
 
   private received(m: FromWriter): void {
     if (m.type !== 'done' && m.type !== 'failed') return;
-    if (m.type === 'done' && m.commit) tell(this.onCommit, m.commit);
+    if (m.type === 'done' && m.commit) this.onCommit?.(m.commit);
     const w = this.waiting.get(m.id);
     if (!w) return;
     this.waiting.delete(m.id);

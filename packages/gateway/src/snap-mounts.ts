@@ -6,8 +6,11 @@
 /** The prefix every snapgate serves, whatever is configured. */
 export const CANONICAL_SNAP_PREFIX = '/api/snap/v1.0';
 
-/** SNAPGATE_SNAP_PREFIXES's default: the prefixes of the common SNAP servers and their clients. */
-export const DEFAULT_SNAP_PREFIXES = '/v1.0,/snap/v1.0,/openapi/v1.0,/snap-adapter/b2b/v1.0';
+/**
+ * SNAPGATE_SNAP_PREFIXES's default: the prefixes of the common SNAP servers and their clients
+ * (`/api/v1.0`: PHP SNAP-BI client libraries, docs/clients.md).
+ */
+export const DEFAULT_SNAP_PREFIXES = '/v1.0,/snap/v1.0,/openapi/v1.0,/snap-adapter/b2b/v1.0,/api/v1.0';
 
 /** The client families a profile exists for. */
 export const SNAP_PROFILES = ['midtrans', 'doku'] as const;

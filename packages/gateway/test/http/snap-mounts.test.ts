@@ -42,7 +42,14 @@ describe('SNAP under other servers’ prefixes, and the client profiles', () => 
   after(() => gw.close());
 
   it('serves every default prefix, each call signed over the path it requested', async () => {
-    for (const prefix of ['/api/snap/v1.0', '/v1.0', '/snap/v1.0', '/openapi/v1.0', '/snap-adapter/b2b/v1.0']) {
+    for (const prefix of [
+      '/api/snap/v1.0',
+      '/v1.0',
+      '/snap/v1.0',
+      '/openapi/v1.0',
+      '/snap-adapter/b2b/v1.0',
+      '/api/v1.0',
+    ]) {
       const r = await snapCall(gw.url, c, `${prefix}/qr/qr-mpm-generate`, order());
       assert.equal(r.status, 200, `${prefix}: ${r.text}`);
       assert.equal(r.body.responseCode, '2004700');
@@ -73,6 +80,42 @@ describe('SNAP under other servers’ prefixes, and the client profiles', () => 
     });
     assert.equal(res.status, 401);
     assert.equal(((await res.json()) as { responseCode: string }).responseCode, '4014700');
+  });
+
+  it('serves /api/v1.0 (PHP SNAP-BI libraries): a QRIS generate signed over /api/v1.0/… succeeds', async () => {
+    const { createHash, createHmac } = await import('node:crypto');
+    const path = '/api/v1.0/qr/qr-mpm-generate';
+    /** The call as such a library makes it: the string to sign over `signedPath`, sent to `path`. */
+    const generate = async (signedPath: string) => {
+      const raw = JSON.stringify(order());
+      const timestamp = formatJakartaTimestamp(Date.now());
+      const hash = createHash('sha256').update(raw).digest('hex');
+      const signed = `POST:${signedPath}:${c.accessToken}:${hash}:${timestamp}`;
+      const res = await fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${c.accessToken}`,
+          'x-timestamp': timestamp,
+          'x-signature': createHmac('sha512', c.clientSecret).update(signed).digest('base64'),
+          'x-partner-id': c.partnerId,
+          'x-external-id': `${Date.now()}${++n}`,
+          'channel-id': '95221',
+        },
+        body: raw,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const ok = await generate(path);
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.deepEqual([ok.body.responseCode, ok.body.responseMessage], ['2004700', 'Successful']);
+    assert.match(String(ok.body.qrContent), /^000201/);
+    // Signed over the canonical path instead: not the path it requested.
+    const elsewhere = await generate('/api/snap/v1.0/qr/qr-mpm-generate');
+    assert.equal(elsewhere.status, 401);
+    assert.equal(elsewhere.body.responseCode, '4014700');
+    const token = await tokenAt(gw, '/api/v1.0/access-token/b2b', m, '{"grantType":"client_credentials"}');
+    assert.deepEqual([token.status, token.body.responseCode], [200, '2007100']);
   });
 
   it('takes OAuth’s grant_type, and still refuses another grant under either spelling', async () => {
@@ -134,7 +177,7 @@ describe('SNAP under other servers’ prefixes, and the client profiles', () => 
 
   it('says where it is served in the OpenAPI document', async () => {
     const doc = (await (await fetch(`${gw.url}/openapi/snap.json`)).json()) as { info: { description: string } };
-    assert.match(doc.info.description, /`\/snap-adapter\/b2b\/v1\.0\/`/);
+    assert.match(doc.info.description, /`\/snap-adapter\/b2b\/v1\.0\/`, `\/api\/v1\.0\/`/);
     assert.match(doc.info.description, /`POST \/orders\/v1\.0\/transfer-va\/status` \(doku: va-status\)/);
     assert.match(doc.info.description, /`POST <prefix>\/transfer-va\/delete-va` \(midtrans: delete-va\)/);
   });
@@ -165,7 +208,7 @@ describe('SNAPGATE_SNAP_PREFIXES and SNAPGATE_SNAP_PROFILES', () => {
       /SNAPGATE_SNAP_PROFILES: "xendit" is not a profile/,
     );
     assert.deepEqual(loadConfig({}).snapMounts, {
-      prefixes: ['/v1.0', '/snap/v1.0', '/openapi/v1.0', '/snap-adapter/b2b/v1.0'],
+      prefixes: ['/v1.0', '/snap/v1.0', '/openapi/v1.0', '/snap-adapter/b2b/v1.0', '/api/v1.0'],
       profiles: ['midtrans', 'doku'],
     });
   });

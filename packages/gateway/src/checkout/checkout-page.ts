@@ -39,9 +39,6 @@ export function remaining(ms: number): string {
 /** A VA number in groups of four, as it is read out. */
 const grouped = (digits: string) => digits.replace(/(\d{4})(?=\d)/g, '$1 ');
 
-/** A URL for a meta refresh: its quotes percent-encoded, so it cannot leave the quoted value. */
-const refreshUrl = (url: string) => new URL(url).href.replace(/'/g, '%27');
-
 export interface PageFrame {
   lang: Lang;
   title: string;
@@ -158,7 +155,9 @@ function headOf(v: CheckoutView): Html | string {
   }
   if (!isFinal(v.state)) return html`\n<noscript><meta http-equiv="refresh" content="5"></noscript>`;
   if (v.state === 'paid' && v.returnUrl) {
-    return html`\n<meta http-equiv="refresh" content="3; url='${refreshUrl(v.returnUrl)}'">`;
+    // The returnUrl exactly as kept and linked (checkout-link.ts), unquoted: HTML's declarative
+    // refresh takes the rest of the value as the URL, so no quote inside it can end it early.
+    return html`\n<meta http-equiv="refresh" content="3; url=${v.returnUrl}">`;
   }
   return '';
 }

@@ -3,7 +3,7 @@ import type { Mode } from '../config.ts';
 import type { TransactionRecord } from '../store/store.ts';
 import type { FieldReader } from './fields.ts';
 import { newRandomId } from './ids.ts';
-import { RETURN_URL } from './snap-fields.ts';
+import { RETURN_URL, RETURN_URL_MAX } from './snap-fields.ts';
 
 // The hosted checkout's link (docs/checkout.md): every QRIS generate and VA create gets a page of
 // its own at `<public url>/pay/<checkoutId>`, and may name where the page sends the payer back.
@@ -28,7 +28,9 @@ export const checkoutUrlOf = (publicUrl: string, checkoutId: string): string => 
 /**
  * `additionalInfo.returnUrl`: where the page sends the payer once the payment ends. An absolute
  * http(s) URL without credentials; https in production (a payer's browser must not be sent back
- * in clear). A bad one is refused as 400 xx01 naming the field.
+ * in clear). A bad one is refused as 400 xx01 naming the field. Answers it normalised, once, here
+ * (WHATWG URL's `href`: scheme and host in lower case, no default port, no dot segments), the one
+ * form that is kept and then used as it is, by the page's link and by its redirect alike.
  */
 export function readReturnUrl(f: FieldReader, serviceCode: string, mode: Mode | undefined): string | undefined {
   const field = 'additionalInfo.returnUrl';
@@ -43,7 +45,23 @@ export function readReturnUrl(f: FieldReader, serviceCode: string, mode: Mode | 
   }
   const isSchemeAllowed = url.protocol === 'https:' || (url.protocol === 'http:' && mode !== 'production');
   if (!isSchemeAllowed || url.hostname === '' || url.username !== '' || url.password !== '') throw refused();
-  return value;
+  // Percent-encoding can lengthen it: the bound holds for the form kept too.
+  if (url.href.length > RETURN_URL_MAX) throw refused();
+  return url.href;
+}
+
+/**
+ * QRIS generate's and VA create's `additionalInfo` as the transaction keeps it: as given, except
+ * its `returnUrl`, which is checked and kept normalised (readReturnUrl).
+ */
+export function readAdditionalInfo(
+  f: FieldReader,
+  serviceCode: string,
+  mode: Mode | undefined,
+): Record<string, unknown> | undefined {
+  const additionalInfo = f.passthrough('additionalInfo');
+  const returnUrl = readReturnUrl(f, serviceCode, mode);
+  return returnUrl === undefined ? additionalInfo : { ...additionalInfo, returnUrl };
 }
 
 /** The returnUrl a transaction was created with (kept in its additionalInfo), if any. */

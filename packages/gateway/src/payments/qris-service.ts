@@ -16,7 +16,7 @@ import {
   type TransactionRecord,
   UniqueViolation,
 } from '../store/store.ts';
-import { checkoutUrlOf, isDrawnAgain, newCheckoutId, readReturnUrl } from './checkout-link.ts';
+import { checkoutUrlOf, isDrawnAgain, newCheckoutId, readAdditionalInfo } from './checkout-link.ts';
 import { expireIfDue } from './expiry.ts';
 import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader } from './fields.ts';
@@ -181,8 +181,7 @@ export function createQrisService(deps: QrisServiceDeps) {
       if (validityMs !== undefined && validityMs <= ctx.now) {
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'validityPeriod' });
       }
-      const additionalInfo = f.passthrough('additionalInfo');
-      readReturnUrl(f, svc, deps.mode);
+      const additionalInfo = readAdditionalInfo(f, svc, deps.mode);
       const expiresAt = validityMs ?? ctx.now + DEFAULT_VALIDITY_MS;
       const m = ctx.merchant;
       const acquirer = await issuingAcquirer(ctx);

@@ -61,12 +61,17 @@ const PRINTABLE = /^[\x20-\x7e]*$/;
 // An empty string counts as absent: a present one has 1 to 32 digits.
 const DIGITS_32 = /^\d{0,32}$/;
 
-/** `additionalInfo.returnUrl` of QRIS generate and VA create (the service checks the rest: checkout-link.ts). */
+/**
+ * `additionalInfo.returnUrl` of QRIS generate and VA create (the service checks the rest and keeps
+ * it normalised: checkout-link.ts). The scheme in any case (RFC 3986 §3.1), spelt out so the
+ * OpenAPI pattern says the same without a flag.
+ */
+export const RETURN_URL_MAX = 2048;
 export const RETURN_URL = text(
-  { max: 2048, pattern: /^https?:\/\/\S+$/ },
+  { max: RETURN_URL_MAX, pattern: /^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/ },
   {
     description:
-      'Where the hosted checkout page sends the payer when the payment ends (docs/checkout.md): an absolute http(s) URL, https in production.',
+      'Where the hosted checkout page sends the payer when the payment ends (docs/checkout.md): an absolute http(s) URL, https in production. Kept normalised (WHATWG URL: `HTTPS://Shop.Example:443/a/../done` is `https://shop.example/done`), and that form is what the page links to and sends the payer to.',
   },
 );
 

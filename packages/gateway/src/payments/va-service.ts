@@ -8,7 +8,7 @@ import {
   type VaDetails,
   type VaTransaction,
 } from '../store/store.ts';
-import { checkoutUrlOf, isDrawnAgain, newCheckoutId, readReturnUrl } from './checkout-link.ts';
+import { checkoutUrlOf, isDrawnAgain, newCheckoutId, readAdditionalInfo } from './checkout-link.ts';
 import { expireIfDue } from './expiry.ts';
 import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader } from './fields.ts';
@@ -106,8 +106,7 @@ export function createVaService({ store, changer, mode, publicUrl }: VaServiceDe
       const expiredMs = f.dateTime('expiredDate', VA_CREATE.expiredDate);
       if (expiredMs !== undefined && expiredMs <= ctx.now)
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'expiredDate' });
-      const additionalInfo = f.passthrough('additionalInfo');
-      readReturnUrl(f, svc, mode);
+      const additionalInfo = readAdditionalInfo(f, svc, mode);
       const bankCode = f.str('additionalInfo.bankCode', VA_CREATE['additionalInfo.bankCode']) ?? DEFAULT_BANK_CODE;
       // Production has no sandbox bank: a VA nobody can pay is refused up front.
       if (mode === 'production' && !(await store.findBanks(bankCode)).some((b) => b.status === 'active')) {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { merchantCaller } from '../operators/caller.ts';
 import { nonce } from '../operators/sessions.ts';
 import { html } from './html.ts';
@@ -14,6 +14,22 @@ import { cookiesOf, leaveNotice, PORTAL_COOKIE, PRE_COOKIE, setCookie, takeNotic
 import { layout } from './views.ts';
 
 /**
+ * A sign-in link used before: it signs in once (sessions.ts), so this says so, and what to do,
+ * rather than that the link is not valid. 410: the link existed and is gone for good.
+ */
+function sendUsedLink(reply: FastifyReply): FastifyReply {
+  return sendHtml(
+    reply,
+    layout(
+      { title: 'Sign-in link already used', area: 'none' },
+      html`<section class="card login" role="alert"><h1>This sign-in link was already used</h1>
+<p id="link-used">A sign-in link signs in once, and this one has been used already. Ask your gateway operator for a new one. If it was not you who used it, tell them that too.</p></section>`,
+    ),
+    410,
+  );
+}
+
+/**
  * The merchant portal. The merchant comes only from the signed session, and the services confine
  * it to its own records: anything else answers 404, exactly as a reference that does not exist.
  */
@@ -23,13 +39,16 @@ export function portalRoutes(portal: FastifyInstance, deps: ConsoleDeps): void {
   portal.get('/enter', { config }, async (request, reply) => {
     // A signed link is longer than other query values (sessions cap tokens at 2048).
     const token = q(request.query, 'token', 2048) ?? '';
-    const merchant = await sessions.linkedMerchant(token);
-    if (!merchant) {
+    // Opening the link uses nothing (a mail scanner may open it first): only the post below does.
+    const link = await sessions.checkPortalLink(token);
+    if (link.outcome === 'invalid') {
       throw new ConsoleError(
         401,
         'this sign-in link is not valid: it expired, or the merchant is disabled. Ask your gateway operator for a new one.',
       );
     }
+    if (link.outcome === 'used') return sendUsedLink(reply);
+    const { merchant } = link;
     const pre = nonce();
     setCookie(request, reply, PRE_COOKIE, pre, 3600);
     // Where entering lands: the link's own `next`, or the portal page this browser asked for
@@ -53,7 +72,17 @@ ${next ? html`<p class="muted" id="enter-next">Then you go back to <code>${next}
     const fields = formOf(request);
     checkCsrf(request, sessions, `pre.${cookiesOf(request)[PRE_COOKIE] ?? ''}`, fields);
     const session = await sessions.enterPortal(fields.token);
-    if (!session) throw new ConsoleError(401, 'this sign-in link is not valid any more');
+    if (session.outcome === 'invalid') throw new ConsoleError(401, 'this sign-in link is not valid any more');
+    if (session.outcome === 'used') {
+      // Someone else may hold the link: the operator sees the attempt in the audit log.
+      await audit(deps.audit, request, merchantCaller(session.merchant.id), {
+        action: 'portal: sign in (refused)',
+        target: session.merchant.id,
+        httpStatus: 410,
+        after: { refused: 'the sign-in link was already used' },
+      });
+      return sendUsedLink(reply);
+    }
     // The page shown may have had no cookie to read (a link opened from another site sends no
     // SameSite=Strict cookie); this post, from the portal's own page, does.
     const next = safeTarget(fields.next, 'portal') ?? rememberedPortalTarget(request, sessions);

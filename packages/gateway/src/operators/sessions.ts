@@ -9,13 +9,19 @@ import type { AdminKeyService } from './admin-keys.ts';
  * instance shares through the store's settings (sealed at rest, see SECRET_SETTINGS), so any
  * instance on the same database accepts what another issued. What a session refers to (the admin
  * key, the merchant) is re-read on every request: revoking the key or disabling the merchant ends
- * the session at once.
+ * the session at once. A portal link also leaves one row behind when it is used: it signs in once,
+ * on whichever instance it is used first (AccessStore.usePortalLink).
  */
 export const SESSION_KEY_SETTING = 'console_session_key';
 
 export const OPERATOR_SESSION_MS = 8 * 3600_000;
 export const PORTAL_SESSION_MS = 2 * 3600_000;
 export const PORTAL_LINK_MS = 15 * 60_000;
+/**
+ * How long the use of a sign-in link is kept past the link's expiry: the link's signature refuses
+ * it from then on, but instances' clocks may differ a little, so not to the millisecond.
+ */
+const LINK_USE_KEPT_MS = 3600_000;
 
 export type SessionPayload =
   /**
@@ -25,7 +31,7 @@ export type SessionPayload =
   | { t: 'op'; k: string; h: string; iat: number; exp: number; n: string }
   /** A merchant in its portal. */
   | { t: 'portal'; m: string; iat: number; exp: number; n: string }
-  /** A portal sign-in link, exchanged for a portal session. */
+  /** A portal sign-in link, exchanged for a portal session once (its nonce `n` marks it used). */
   | { t: 'link'; m: string; iat: number; exp: number; n: string };
 
 /**
@@ -107,6 +113,21 @@ export interface IssuedSession {
   maxAgeSec: number;
 }
 
+/**
+ * What a portal sign-in link is worth: `valid` until its first use, `used` after it (it signs in
+ * once), `invalid` when it is no link, expired, or its merchant is disabled or signed out since.
+ */
+export type PortalLinkCheck =
+  | { outcome: 'valid'; merchant: MerchantRecord }
+  | { outcome: 'used'; merchant: MerchantRecord }
+  | { outcome: 'invalid' };
+
+/** A sign-in link exchanged for a portal session (`entered`), or why not. */
+export type PortalEntry =
+  | ({ outcome: 'entered'; merchant: MerchantRecord } & IssuedSession)
+  | { outcome: 'used'; merchant: MerchantRecord }
+  | { outcome: 'invalid' };
+
 export interface SessionServiceDeps {
   store: SettingsStore & ClientStore & AccessStore;
   clock: Clock;
@@ -138,14 +159,15 @@ export function createSessionService({ store, clock, adminKeys, publicUrl }: Ses
     return loaded;
   };
 
-  /** The merchant a link or portal token names, while active and not signed out since. */
-  async function merchantOf(kind: 'link' | 'portal', token: string | undefined) {
+  /** The merchant a link or portal token names, while active and not signed out since; with the token's payload. */
+  async function signedMerchant(kind: 'link' | 'portal', token: string | undefined) {
     const s = (await load()).verify(token, clock.now());
-    const merchant = s?.t === kind ? await store.findMerchantById(s.m) : undefined;
-    if (merchant?.status !== 'active' || endedSince(s?.iat ?? 0, merchant.portalNotBefore, merchant.tokensNotBefore)) {
+    if (s?.t !== kind || typeof s.n !== 'string') return undefined;
+    const merchant = await store.findMerchantById(s.m);
+    if (merchant?.status !== 'active' || endedSince(s.iat, merchant.portalNotBefore, merchant.tokensNotBefore)) {
       return undefined;
     }
-    return merchant;
+    return { merchant, payload: s };
   }
 
   return {
@@ -188,7 +210,7 @@ export function createSessionService({ store, clock, adminKeys, publicUrl }: Ses
     /** Ends every console session of this admin key, on every instance. */
     signOut: (adminKeyId: string): Promise<void> => store.endConsoleSessions({ adminKeyId }, clock.now()),
 
-    /** A portal sign-in link for an active merchant, valid PORTAL_LINK_MS. */
+    /** A portal sign-in link for an active merchant, valid PORTAL_LINK_MS and for one sign-in. */
     async portalLink(merchantId: string): Promise<{ url: string; expiresAt: string; merchant: MerchantRecord }> {
       const s = await load();
       const merchant = await store.findMerchantById(merchantId);
@@ -204,24 +226,33 @@ export function createSessionService({ store, clock, adminKeys, publicUrl }: Ses
       };
     },
 
-    /** The merchant a sign-in link is for, while it is valid. */
-    linkedMerchant: (linkToken: string | undefined) => merchantOf('link', linkToken),
+    /** What a sign-in link is worth now, read only: opening the link's page uses nothing. */
+    async checkPortalLink(linkToken: string | undefined): Promise<PortalLinkCheck> {
+      const link = await signedMerchant('link', linkToken);
+      if (!link) return { outcome: 'invalid' };
+      const isUsed = await store.isPortalLinkUsed(link.payload.n);
+      return { outcome: isUsed ? 'used' : 'valid', merchant: link.merchant };
+    },
 
-    /** A sign-in link exchanged for a portal session; undefined when the link is not valid (any more). */
-    async enterPortal(
-      linkToken: string | undefined,
-    ): Promise<(IssuedSession & { merchant: MerchantRecord }) | undefined> {
-      const merchant = await merchantOf('link', linkToken);
-      if (!merchant) return undefined;
+    /**
+     * A sign-in link exchanged for a portal session, once: its first use is recorded in the store
+     * (atomically, so of two uses at once, in two browsers or on two instances, exactly one enters).
+     */
+    async enterPortal(linkToken: string | undefined): Promise<PortalEntry> {
+      const link = await signedMerchant('link', linkToken);
+      if (!link) return { outcome: 'invalid' };
+      const { merchant, payload } = link;
       const now = clock.now();
+      const use = { nonce: payload.n, merchantId: merchant.id, usedAt: now, expiresAt: payload.exp };
+      if (!(await store.usePortalLink(use, now - LINK_USE_KEPT_MS))) return { outcome: 'used', merchant };
       const iat = Math.max(now, (merchant.portalNotBefore ?? 0) + 1, (merchant.tokensNotBefore ?? 0) + 1);
       const token = signer().sign({ t: 'portal', m: merchant.id, iat, exp: now + PORTAL_SESSION_MS, n: nonce() });
-      return { token, merchant, maxAgeSec: PORTAL_SESSION_MS / 1000 };
+      return { outcome: 'entered', token, merchant, maxAgeSec: PORTAL_SESSION_MS / 1000 };
     },
 
     /** The merchant behind a portal session token, re-checked on every request. */
     async portalSessionOf(token: string | undefined): Promise<PortalSession | undefined> {
-      const merchant = await merchantOf('portal', token);
+      const merchant = (await signedMerchant('portal', token))?.merchant;
       return merchant && { merchant, csrf: signer().mac(`csrf.${token}`) };
     },
 

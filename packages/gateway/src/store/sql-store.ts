@@ -23,6 +23,7 @@ import type {
   NewLedgerEntry,
   NotificationFilter,
   PageRequest,
+  PortalLinkUse,
   ProviderPatch,
   ProviderRecord,
   ReconciliationRecord,
@@ -151,6 +152,12 @@ export abstract class SqlStore {
   endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number) {
     const work = access.endConsoleSessions(this.sql, who, at);
     return 'merchantId' in who ? this.written(this.merchantCache, work) : work;
+  }
+  usePortalLink(use: PortalLinkUse, forgetBefore: number) {
+    return access.usePortalLink(this.sql, use, forgetBefore);
+  }
+  isPortalLinkUsed(nonce: string) {
+    return access.isPortalLinkUsed(this.sql, nonce);
   }
   touchAdminKey(id: string, at: number) {
     return access.touchAdminKey(this.sql, id, at);

@@ -159,6 +159,14 @@ export type AdminKeyRevocation =
   | { outcome: 'last-admin-key' }
   | { outcome: 'not-found' };
 
+/** The use of a portal sign-in link, by the link's nonce; kept until the link is long expired. */
+export interface PortalLinkUse {
+  nonce: string;
+  merchantId: string;
+  usedAt: number;
+  expiresAt: number;
+}
+
 export interface AccessStore {
   insertAdminKey(key: AdminKeyRecord): Promise<void>;
   /** The key with this SHA-256, revoked or not; read from the database every time (revocation is at once). */
@@ -172,6 +180,13 @@ export interface AccessStore {
   touchAdminKey(id: string, at: number): Promise<void>;
   /** Ends every console session of an admin key, and every portal session of a merchant, issued until `at`. */
   endConsoleSessions(who: { adminKeyId: string } | { merchantId: string }, at: number): Promise<void>;
+  /**
+   * Records the first use of a portal sign-in link; false when it was used before (atomically: of
+   * two uses at once, exactly one is first). Forgets the uses of links expired before `forgetBefore`.
+   */
+  usePortalLink(use: PortalLinkUse, forgetBefore: number): Promise<boolean>;
+  /** Whether a portal sign-in link was used (read only: opening the link's page uses nothing). */
+  isPortalLinkUsed(nonce: string): Promise<boolean>;
   /**
    * Makes the key named `name` an admin key with this SHA-256 (the bootstrap token, from
    * SNAPGATE_ADMIN_TOKEN or generated): created when absent, its hash replaced when the token changed.

@@ -223,10 +223,12 @@ export function operatorServicesSuite(under: StoreUnderTest): void {
       const c = await gw.createMerchant({ name: 'Merchant C' });
       const link = await ops.sessions.portalLink(c.id);
       const token = new URL(link.url).searchParams.get('token') ?? undefined;
-      assert.equal((await ops.sessions.linkedMerchant(token))?.id, c.id);
+      const check = await ops.sessions.checkPortalLink(token);
+      assert.deepEqual([check.outcome, check.outcome === 'valid' && check.merchant.id], ['valid', c.id]);
       const portal = await ops.sessions.enterPortal(token);
-      assert.ok(portal);
+      assert.ok(portal.outcome === 'entered', portal.outcome);
       assert.equal((await ops.sessions.portalSessionOf(portal.token))?.merchant.id, c.id);
+      assert.equal((await ops.sessions.enterPortal(token)).outcome, 'used', 'a link signs in once');
       await ops.sessions.endPortalSessions(c.id);
       assert.equal(await ops.sessions.portalSessionOf(portal.token), undefined, 'signed out on the server');
 

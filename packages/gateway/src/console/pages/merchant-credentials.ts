@@ -133,7 +133,7 @@ ${secretField('client-secret', 'New client secret', shown.clientSecret)}`
       html`<h1>Portal link for ${m.name}</h1><section class="card">
 ${
   shown?.url
-    ? html`<p id="shown-once">Send this link to the merchant over a channel you trust. It signs them in to their own portal and works until ${jakartaTime(Number.isFinite(expiresAt) ? expiresAt : undefined)}. Anyone holding it can sign in as this merchant until then. <strong>It is shown this once:</strong> neither reloading nor coming back to this page shows it again.</p>
+    ? html`<p id="shown-once">Send this link to the merchant over a channel you trust. It signs them in to their own portal once, and works until ${jakartaTime(Number.isFinite(expiresAt) ? expiresAt : undefined)}. Anyone holding it can sign in as this merchant until then, unless it was used already. <strong>It is shown this once:</strong> neither reloading nor coming back to this page shows it again.</p>
 ${secretField('portal-link', 'Sign-in link', shown.url)}`
     : html`<p id="shown-once" class="flash error"><strong>The sign-in link was shown once</strong>, right after it was made, and is not shown again. To send the merchant a link, make a new one${m.status === 'active' ? ':' : ' once the merchant is enabled again.'}</p>
 ${m.status === 'active' ? html`<div class="actions">${portalLinkForm(m.id, pages.operatorOf(request).csrf)}</div>` : ''}`

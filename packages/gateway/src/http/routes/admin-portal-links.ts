@@ -26,7 +26,7 @@ export function portalLinkPaths(): Record<string, PathItem> {
         tags: [TAG.merchants],
         summary: 'Create a merchant portal sign-in link',
         description:
-          'A short-lived (15 minutes) signed link that signs the merchant in to its own portal at `/console/portal` (docs/console.md). Anyone holding the link can sign in as the merchant until it expires; the audit log records that a link was made, never the link. No body.',
+          'A short-lived (15 minutes), single-use signed link that signs the merchant in to its own portal at `/console/portal` (docs/console.md). Until it is used or expires, anyone holding the link can sign in as the merchant; once one browser has signed in with it, the link only says that it was already used (on every instance). The audit log records that a link was made, never the link. No body.',
         parameters: [idParam('merchant')],
         responses: {
           ...ok(

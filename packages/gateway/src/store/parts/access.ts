@@ -9,6 +9,7 @@ import type {
   AuditOutcome,
   Page,
   PageRequest,
+  PortalLinkUse,
   StoredAuditEntry,
 } from '../store.ts';
 
@@ -130,6 +131,26 @@ export async function endConsoleSessions(
   } else {
     await sql.run('UPDATE merchants SET portal_not_before = ? WHERE id = ?', [at, who.merchantId]);
   }
+}
+
+/**
+ * Records the first use of a portal sign-in link: true when this call recorded it, false when the
+ * link was used before. One statement decides (the primary key), so of two uses at once exactly one
+ * is first on either engine, and on any instance. Uses of links expired before `forgetBefore` go
+ * first: their signature refuses those links anyway.
+ */
+export async function usePortalLink(sql: Sql, use: PortalLinkUse, forgetBefore: number): Promise<boolean> {
+  await sql.run('DELETE FROM portal_link_uses WHERE expires_at < ?', [forgetBefore]);
+  const recorded = await sql.run(
+    `INSERT INTO portal_link_uses (nonce, merchant_id, used_at, expires_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (nonce) DO NOTHING`,
+    [use.nonce, use.merchantId, use.usedAt, use.expiresAt],
+  );
+  return recorded === 1;
+}
+
+export async function isPortalLinkUsed(sql: Sql, nonce: string): Promise<boolean> {
+  return (await firstRow(sql.all('SELECT 1 AS used FROM portal_link_uses WHERE nonce = ?', [nonce]))) !== undefined;
 }
 
 export async function touchAdminKey(sql: Sql, id: string, at: number): Promise<void> {

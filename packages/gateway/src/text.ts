@@ -15,12 +15,17 @@ function allowedAt(s: string, i: number): 0 | 1 | 2 {
 
 /** True when a string holds a control character or a lone surrogate. */
 export function isBadText(s: string): boolean {
+  return badTextIndex(s) !== -1;
+}
+
+/** Where the first control character or lone surrogate of a string is; -1 when there is none. */
+export function badTextIndex(s: string): number {
   for (let i = 0; i < s.length; ) {
     const n = allowedAt(s, i);
-    if (n === 0) return true;
+    if (n === 0) return i;
     i += n;
   }
-  return false;
+  return -1;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { compareMoney, isMoneyValue, jakartaDay, parseSnapTimestamp, toMinorUnits } from '@snapgate/snap';
+import { badTextIndex, firstBadTextField } from '../text.ts';
 
 // docs/books.md#reconciliation: a provider's report of the payments it saw, read from CSV or JSON,
 // and set against the gateway's own records. Every line is either matched or carries a problem;
@@ -34,7 +35,7 @@ export class ReportError extends Error {
 /** The CSV columns, in their order. */
 const CSV_COLUMNS = ['referenceNo', 'providerReference', 'amount', 'paidAt', 'status'] as const;
 /** A report larger than this is split by the provider or refused: it is read in memory at once. */
-const MAX_LINES = 100_000;
+export const MAX_LINES = 100_000;
 /** Longer than any reference a provider hands out; keeps one odd field from filling the problems. */
 const MAX_FIELD_CHARS = 128;
 const TWO_DIGITS = /^\d{2}$/;
@@ -58,10 +59,37 @@ function refuse(where: string, line: number, field: string, detail: string): Rep
 /** A field's value in a message, quoted (fields are at most 128 characters by then). */
 const shown = (value: string) => JSON.stringify(value);
 
-/** Checks a line's fields in column order and turns them into a report item. */
-function itemOf(raw: RawItem, line: number, where: string): ReportItem {
+const hex = (n: number, digits: number) => n.toString(16).toUpperCase().padStart(digits, '0');
+
+/** What the text a field may not hold is called, after "holds" (text.ts: controls, lone surrogates). */
+const NOT_TEXT = 'a control character, an unpaired surrogate or a byte that is not UTF-8';
+
+/**
+ * The first unit of `value` no field may hold, named (`a NUL character (U+0000)`), or undefined.
+ * A byte that is not UTF-8 reaches here as U+DC80–U+DCFF (report-reader.ts): in a CSV that is all
+ * such a unit can be; in JSON it may also be an escape (`\udcff`).
+ */
+function badTextIn(value: string, isCsv: boolean): string | undefined {
+  const at = badTextIndex(value);
+  if (at === -1) return undefined;
+  const unit = value.charCodeAt(at);
+  if (unit === 0) return 'a NUL character (U+0000)';
+  if (unit < 0xd800) return `a control character (U+${hex(unit, 4)})`;
+  if (unit < 0xdc80 || unit > 0xdcff) return `an unpaired surrogate (U+${hex(unit, 4)})`;
+  const byte = `a byte that is not UTF-8 (0x${hex(unit - 0xdc00, 2)})`;
+  return isCsv ? byte : `${byte} or an unpaired surrogate (U+${hex(unit, 4)})`;
+}
+
+/**
+ * Checks a line's fields in column order and turns them into a report item. Text no field may hold
+ * (NUL, other controls but tab, CR and LF, lone surrogates, bytes that are not UTF-8) is refused
+ * first: PostgreSQL cannot even compare it, and no reference means it.
+ */
+function itemOf(raw: RawItem, line: number, where: string, isCsv: boolean): ReportItem {
   for (const field of CSV_COLUMNS) {
     const value = raw[field];
+    const bad = value === null ? undefined : badTextIn(value, isCsv);
+    if (bad !== undefined) throw refuse(where, line, field, `holds ${bad}, which no field may hold`);
     if (value !== null && value.length > MAX_FIELD_CHARS)
       throw refuse(where, line, field, `is longer than ${MAX_FIELD_CHARS} characters`);
   }
@@ -174,6 +202,9 @@ function readRecord(text: string, at: number, line: number | null): CsvRecord {
 function checkHeader(fields: string[]): void {
   if (fields.length === CSV_COLUMNS.length && fields.every((name, i) => name === CSV_COLUMNS[i])) return;
   const found = fields.join(',');
+  const bad = badTextIn(found, true);
+  // Text no field may hold is named, never shown.
+  if (bad !== undefined) throw new ReportError(`header: expected ${CSV_COLUMNS.join(',')}, found ${bad}`);
   const cut = found.length > MAX_FIELD_CHARS ? `${found.slice(0, MAX_FIELD_CHARS)}…` : found;
   throw new ReportError(`header: expected ${CSV_COLUMNS.join(',')}, found ${shown(cut)}`);
 }
@@ -219,7 +250,7 @@ export function parseReportCsv(text: string): ReportItem[] {
     }
     if (blankLine !== undefined) throw new ReportError(`line ${blankLine}: a blank line inside the report`, blankLine);
     if (line > MAX_LINES) throw tooLong();
-    items.push(itemOf(rawOfCsv(record.fields, line), line, `line ${line}`));
+    items.push(itemOf(rawOfCsv(record.fields, line), line, `line ${line}`, true));
   }
   return items;
 }
@@ -265,16 +296,26 @@ function rawOfJson(value: unknown, line: number, where: string): RawItem {
 
 /**
  * Reads a provider's JSON report, `{ "items": [{ referenceNo?, providerReference?, amount, paidAt,
- * status? }] }`, by the CSV's rules; an item's line is its index + 1. Throws ReportError at the
- * first fault (its message names the item as `items[i]`).
+ * status? }] }`, by the CSV's rules; an item's line is its index + 1. Members the report does not
+ * know are ignored, but may not hold what no field may either. Throws ReportError at the first
+ * fault (its message names the item as `items[i]`).
  */
 export function parseReportJson(body: unknown): ReportItem[] {
-  const items = objectOf(body)?.items;
-  if (!Array.isArray(items)) throw new ReportError('the report must be an object with an "items" array', null, 'items');
+  const report = objectOf(body);
+  const items = report?.items;
+  if (!report || !Array.isArray(items))
+    throw new ReportError('the report must be an object with an "items" array', null, 'items');
   if (items.length > MAX_LINES) throw tooLong();
+  const { items: _items, ...others } = report;
+  const badOther = firstBadTextField(others);
+  if (badOther !== undefined) throw new ReportError(`${badOther || 'body'}: holds ${NOT_TEXT}`, null, badOther);
   return items.map((value: unknown, index) => {
     const where = `items[${index}]`;
-    return itemOf(rawOfJson(value, index + 1, where), index + 1, where);
+    const item = itemOf(rawOfJson(value, index + 1, where), index + 1, where, false);
+    const badMember = firstBadTextField(value);
+    if (badMember !== undefined)
+      throw refuse(where, index + 1, badMember === 'body' ? 'a member name' : badMember, `holds ${NOT_TEXT}`);
+    return item;
   });
 }
 
@@ -431,6 +472,9 @@ function missingAtProvider(gateway: GatewayView, from: string, to: string, named
     .map((g) => problem(null, 'missing_at_provider', { referenceNo: g.referenceNo, expected: g.amount ?? undefined }));
 }
 
+/** How many lines classification reads between two pauses (a few milliseconds of work). */
+const LINES_PER_SLICE = 1_000;
+
 /**
  * Sets a provider's report against the gateway's records. Every line is matched or has one
  * problem; a later line for a payment an earlier line already named is a `duplicate` and nothing
@@ -439,6 +483,33 @@ function missingAtProvider(gateway: GatewayView, from: string, to: string, named
  * Problems come in line order, `missing_at_provider` last (by paidAtMs, then referenceNo).
  */
 export function classifyReport(items: ReportItem[], gateway: GatewayView): Classification {
+  const steps = classifying(items, gateway);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * classifyReport, awaiting `pause` after every few thousand lines: 100,000 lines take a few hundred
+ * milliseconds, which must not hold the gateway's event loop at once (the service pauses with
+ * setImmediate, so requests are answered between slices).
+ */
+export async function classifyReportInSlices(
+  items: ReportItem[],
+  gateway: GatewayView,
+  pause: () => Promise<void>,
+): Promise<Classification> {
+  const steps = classifying(items, gateway);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await pause();
+  }
+}
+
+/** classifyReport's work, yielding between slices of lines. */
+function* classifying(items: ReportItem[], gateway: GatewayView): Generator<void, Classification> {
   if (items.length === 0) throw new ReportError('the report has no lines');
   const { earliestMs, latestMs } = spanOf(items);
   const from = jakartaDay(earliestMs);
@@ -447,7 +518,9 @@ export function classifyReport(items: ReportItem[], gateway: GatewayView): Class
   /** The gateway's referenceNos some line named, whatever its problem. */
   const named = new Set<string>();
   const problems: Problem[] = [];
+  let read = 0;
   for (const item of [...items].sort((a, b) => a.line - b.line)) {
+    if (++read % LINES_PER_SLICE === 0) yield;
     const found = findPayment(item, gateway);
     const keys = keysOf(item, found);
     if (keys.some((key) => seen.has(key))) {
@@ -462,6 +535,7 @@ export function classifyReport(items: ReportItem[], gateway: GatewayView): Class
     if (lineIssue !== undefined) problems.push(lineIssue);
   }
   const matched = items.length - problems.length;
-  problems.push(...missingAtProvider(gateway, from, to, named));
+  yield;
+  for (const p of missingAtProvider(gateway, from, to, named)) problems.push(p);
   return { from, to, lines: items.length, matched, problems };
 }

@@ -1,27 +1,32 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { compareMoney, type TransactionStatus } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
+import { encodeCursor } from '../store/cursor.ts';
 import type {
   BooksStore,
   ClientStore,
+  Page,
   PaidTransaction,
   ProviderRecord,
   ReconciliationRecord,
   ReconciliationResolution,
+  StoredReconciliationProblem,
   TransactionRecord,
   TransactionStore,
 } from '../store/store.ts';
 import {
-  classifyReport,
+  classifyReportInSlices,
   type GatewayPayment,
+  type GatewayView,
   jakartaDay,
   jakartaDayStartMs,
-  parseReportCsv,
-  parseReportJson,
+  type Problem,
   ReportError,
   type ReportItem,
 } from './reconciliation-report.ts';
+import { createReportReader, type ReportFormat } from './report-reader.ts';
 
 // docs/books.md#reconciliation: a provider's report set against the gateway's records; every run
 // is kept, and a payment the gateway missed is applied through the provider's own door.
@@ -38,13 +43,28 @@ type ReconciliationStore = Pick<ClientStore, 'findProviderById'> &
   Pick<TransactionStore, 'findTransaction'> &
   BooksStore;
 
-/** The report as stored with the run, so a problem can be applied later from its own line. */
-interface StoredRun extends ReconciliationRecord {
-  items?: ReportItem[];
+/** A problem as the doors show it: as found, and when it was applied. */
+export type ProblemView = Omit<StoredReconciliationProblem, 'seq' | 'reported'>;
+
+/** A page of a run's problems; `prevCursor`: the page before ('' for the first), null on the first. */
+export interface ProblemPage {
+  items: ProblemView[];
+  nextCursor: string | null;
+  prevCursor: string | null;
 }
 
 const DAY_MS = 86_400_000;
 const newRunId = () => `rec_${randomUUID().replaceAll('-', '')}`;
+/** The problems a run is answered with and shown with; the rest are read a page at a time. */
+export const FIRST_PROBLEMS = 100;
+/** How many lines are gone through between two turns of the event loop. */
+const ITEMS_PER_TURN = 10_000;
+/** How many references one lookup asks the store for (a few milliseconds, then the loop turns). */
+const REFERENCES_PER_LOOKUP = 1_000;
+/** How many of a provider's payments one read takes. */
+const PAYMENTS_PER_READ = 2_000;
+/** How many problems one statement stores. */
+const PROBLEMS_PER_WRITE = 500;
 
 function gatewayPaymentOf(t: PaidTransaction): GatewayPayment {
   return {
@@ -60,8 +80,11 @@ export function createReconciliationService(deps: {
   store: ReconciliationStore;
   clock: Clock;
   applyReportedPayment: ApplyReportedPayment;
+  /** How reports are read: `inlineBytes`, up to which one is read on the event loop (tests). */
+  reportReader?: { inlineBytes?: number };
 }) {
   const { store, clock } = deps;
+  const reader = createReportReader(deps.reportReader);
 
   async function provider(id: string): Promise<ProviderRecord> {
     const p = await store.findProviderById(id);
@@ -69,20 +92,47 @@ export function createReconciliationService(deps: {
     return p;
   }
 
-  /** The gateway's side of a report: its transactions by reference, and what the provider collected in its days. */
-  async function gatewayViewOf(providerId: string, items: ReportItem[]) {
+  /**
+   * The gateway's side of a report: its transactions by reference, and what the provider collected
+   * in its days. Read a batch at a time, the event loop turning between: a report of 100,000 lines
+   * names as many transactions, and a busy provider collects as many in a day.
+   */
+  async function gatewayViewOf(providerId: string, items: ReportItem[]): Promise<GatewayView> {
     if (items.length === 0) throw new ReportError('the report has no lines');
-    const referenceNos = [...new Set(items.flatMap((i) => (i.referenceNo ? [i.referenceNo] : [])))];
-    const byReference = new Map(
-      (await store.paidTransactionsByReference(referenceNos)).map((t) => [t.referenceNo, gatewayPaymentOf(t)] as const),
-    );
-    const times = items.map((i) => i.paidAtMs);
+    const named = new Set<string>();
+    let earliestMs = Number.POSITIVE_INFINITY;
+    let latestMs = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
+      const { referenceNo, paidAtMs } = items[i] as ReportItem;
+      if (referenceNo !== null) named.add(referenceNo);
+      if (paidAtMs < earliestMs) earliestMs = paidAtMs;
+      if (paidAtMs > latestMs) latestMs = paidAtMs;
+    }
+    const referenceNos = [...named];
+    const byReference = new Map<string, GatewayPayment>();
+    for (let i = 0; i < referenceNos.length; i += REFERENCES_PER_LOOKUP) {
+      const found = await store.paidTransactionsByReference(referenceNos.slice(i, i + REFERENCES_PER_LOOKUP));
+      for (const t of found) byReference.set(t.referenceNo, gatewayPaymentOf(t));
+      await nextTurn();
+    }
     // A day either side: a payment the gateway recorded a little later than the provider still matches.
-    const since = jakartaDayStartMs(jakartaDay(Math.min(...times))) - DAY_MS;
-    const until = jakartaDayStartMs(jakartaDay(Math.max(...times))) + 2 * DAY_MS;
-    const collected = (await store.paidTransactionsOfProvider(providerId, since, until)).map(gatewayPaymentOf);
+    const since = jakartaDayStartMs(jakartaDay(earliestMs)) - DAY_MS;
+    const until = jakartaDayStartMs(jakartaDay(latestMs)) + 2 * DAY_MS;
+    const collected: GatewayPayment[] = [];
+    let page: Page<PaidTransaction> = { items: [], nextCursor: null };
+    do {
+      page = await store.paidTransactionsOfProvider(providerId, since, until, {
+        limit: PAYMENTS_PER_READ,
+        cursor: page.nextCursor ?? undefined,
+      });
+      for (const t of page.items) collected.push(gatewayPaymentOf(t));
+      await nextTurn();
+    } while (page.nextCursor !== null);
     const byProviderReference = new Map<string, GatewayPayment>();
+    let seen = 0;
     for (const g of [...collected, ...byReference.values()]) {
+      if (++seen % ITEMS_PER_TURN === 0) await nextTurn();
       byReference.set(g.referenceNo, byReference.get(g.referenceNo) ?? g);
       if (g.providerReference) byProviderReference.set(g.providerReference, g);
     }
@@ -94,35 +144,84 @@ export function createReconciliationService(deps: {
     };
   }
 
+  /** Stores a run's problems a batch at a time, the event loop turning between, then the run. */
+  async function keep(run: ReconciliationRecord, problems: Problem[], items: ReportItem[]): Promise<void> {
+    for (let from = 0; from < problems.length; from += PROBLEMS_PER_WRITE) {
+      const batch = problems.slice(from, from + PROBLEMS_PER_WRITE).map((x, i) => ({
+        ...x,
+        seq: from + i + 1,
+        ...reportedOf(items, x.line),
+      }));
+      await store.insertReconciliationProblems(run.id, batch);
+      await nextTurn();
+    }
+    await store.insertReconciliation(run);
+  }
+
+  /** A page of a run's problems, as the doors show them. */
+  async function problemPage(id: string, page: { cursor?: string | undefined; limit: number }): Promise<ProblemPage> {
+    const found = await store.reconciliationProblems(id, page);
+    const first = found.items[0]?.seq;
+    // Problems are numbered 1, 2, … without gaps: the page before starts `limit` earlier.
+    const before = first === undefined || first === 1 ? undefined : Math.max(0, first - 1 - page.limit);
+    return {
+      items: found.items.map(({ seq: _seq, reported: _reported, ...rest }) => rest),
+      nextCursor: found.nextCursor,
+      // The store's own cursor: after the `before`-th problem.
+      prevCursor: before === undefined ? null : before === 0 ? '' : encodeCursor([before, '']),
+    };
+  }
+
   return {
-    /** Reads a report (CSV text or a parsed JSON body), classifies it and keeps the run. */
-    async run(providerId: string, report: { csv: string } | { json: unknown }): Promise<ReconciliationRecord> {
+    /**
+     * Reads a report (its bytes, CSV or JSON), classifies it and keeps the run; answers the run with
+     * its first page of problems. The event loop is never held for long: a large report is read on
+     * a thread of its own, and matching and storing go a slice at a time.
+     */
+    async run(
+      providerId: string,
+      report: { bytes: Uint8Array; format: ReportFormat },
+    ): Promise<{ run: ReconciliationRecord; problems: ProblemPage }> {
       const p = await provider(providerId);
-      let items: ReportItem[];
       try {
-        items = 'csv' in report ? parseReportCsv(report.csv) : parseReportJson(report.json);
-        const c = classifyReport(items, await gatewayViewOf(p.id, items));
-        const run: StoredRun = { id: newRunId(), providerId: p.id, createdAt: clock.now(), ...c };
-        await store.insertReconciliation({
-          ...run,
-          problems: c.problems.map((x) => ({ ...x, ...reportedOf(items, x.line) })),
-        });
-        return run;
+        const items = await reader.read(report.bytes, report.format);
+        const c = await classifyReportInSlices(items, await gatewayViewOf(p.id, items), () => nextTurn());
+        const { problems, ...counts } = c;
+        const run: ReconciliationRecord = {
+          id: newRunId(),
+          providerId: p.id,
+          createdAt: clock.now(),
+          ...counts,
+          problemCount: problems.length,
+        };
+        await keep(run, problems, items);
+        return { run, problems: await problemPage(run.id, { limit: FIRST_PROBLEMS }) };
       } catch (e) {
         if (e instanceof ReportError) throw invalid(`invalid report: ${e.message}`, [e.message]);
         throw e;
       }
     },
 
+    /** A provider's runs, newest first, without their problems (problemCount says how many). */
     async list(providerId: string, limit: number): Promise<ReconciliationRecord[]> {
       await provider(providerId);
-      return (await store.listReconciliations(providerId, limit)).map(publicRun);
+      return store.listReconciliations(providerId, limit);
     },
 
-    async show(id: string): Promise<{ run: ReconciliationRecord; resolutions: ReconciliationResolution[] }> {
+    /** A run and a page of its problems (the first, unless a cursor says which). */
+    async show(
+      id: string,
+      page: { cursor?: string | undefined; limit: number } = { limit: FIRST_PROBLEMS },
+    ): Promise<{ run: ReconciliationRecord; problems: ProblemPage }> {
       const run = await store.findReconciliation(id);
       if (!run) throw notFound('reconciliation');
-      return { run: publicRun(run), resolutions: await store.resolutionsOf(id) };
+      return { run, problems: await problemPage(id, page) };
+    },
+
+    /** A page of a run's problems, after the cursor of the page before. */
+    async problems(id: string, page: { cursor?: string | undefined; limit: number }): Promise<ProblemPage> {
+      if (!(await store.findReconciliation(id))) throw notFound('reconciliation');
+      return problemPage(id, page);
     },
 
     /**
@@ -133,15 +232,14 @@ export function createReconciliationService(deps: {
     async apply(id: string, line: number, requestId: string): Promise<ReconciliationResolution> {
       const run = await store.findReconciliation(id);
       if (!run) throw notFound('reconciliation');
-      const problem = run.problems.find((x) => x.line === line);
+      const problem = await store.findReconciliationProblem(id, line);
       if (!problem) throw notFound('problem');
       if (problem.type !== 'missing_at_gateway') {
         throw conflict(`line ${line} is ${problem.type}: only a payment missing at the gateway can be applied`);
       }
-      if ((await store.resolutionsOf(id)).some((r) => r.line === line)) {
-        throw conflict(`line ${line} was applied already`);
-      }
-      const reported = (problem as { reported?: { amount: string; providerReference: string | null } }).reported;
+      // Read with the problem: a run may have 100,000 problems applied, never all read.
+      if (problem.resolvedAt !== undefined) throw conflict(`line ${line} was applied already`);
+      const reported = problem.reported;
       const txn = problem.referenceNo ? await store.findTransaction(problem.referenceNo) : undefined;
       if (!txn || !reported)
         throw conflict(`line ${line}: the gateway knows no transaction ${problem.referenceNo ?? ''}`.trim());
@@ -180,14 +278,4 @@ function reportedOf(items: ReportItem[], line: number | null) {
   return item?.line === line && item
     ? { reported: { amount: item.amount, providerReference: item.providerReference } }
     : {};
-}
-
-/** A run as the admin API shows it: its problems as found, without what was kept to apply them. */
-function publicRun(run: ReconciliationRecord): ReconciliationRecord {
-  return {
-    ...run,
-    problems: run.problems.map(
-      ({ reported: _r, ...rest }: { reported?: unknown } & ReconciliationRecord['problems'][number]) => rest,
-    ),
-  };
 }

@@ -47,7 +47,8 @@ export interface LedgerFilter {
 /** A merchant's entries summed by kind (its balance is made of these). */
 export type LedgerTotals = Record<LedgerKind, { count: number; amountSen: bigint; feeSen: bigint }>;
 
-export type SettlementStatus = 'open' | 'paid';
+/** `paying`: a payout through the bank is under way (docs/payouts.md#paying-a-settlement). */
+export type SettlementStatus = 'open' | 'paying' | 'paid';
 
 export interface SettlementRecord {
   id: string;
@@ -65,6 +66,10 @@ export interface SettlementRecord {
   bankReference: string | null;
   /** The scheduled run that made it; null when made on demand. */
   slot: string | null;
+  /** Its latest payout through the bank, if any. */
+  payoutId: string | null;
+  /** Why its latest payout failed, when it did. */
+  lastPayoutError: string | null;
 }
 
 export interface SettlementFilter {
@@ -95,6 +100,16 @@ export interface ReconciliationProblem {
   actual?: string;
 }
 
+/** A problem as its run keeps it (docs/books.md#runs). */
+export interface StoredReconciliationProblem extends ReconciliationProblem {
+  /** Its place in the run: 1, 2, … (line order, `missing_at_provider` last). */
+  seq: number;
+  /** What its line reported, kept to apply it later; absent for `missing_at_provider`. */
+  reported?: { amount: string; providerReference: string | null };
+  /** When it was applied (epoch ms), as read back; absent while it is not. */
+  resolvedAt?: number;
+}
+
 export interface ReconciliationRecord {
   id: string;
   providerId: string;
@@ -104,7 +119,8 @@ export interface ReconciliationRecord {
   to: string;
   lines: number;
   matched: number;
-  problems: ReconciliationProblem[];
+  /** How many problems it found: they are read a page at a time. */
+  problemCount: number;
 }
 
 /** A problem applied: the line of a run, once. */

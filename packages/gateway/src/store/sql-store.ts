@@ -4,6 +4,7 @@ import * as clients from './parts/clients.ts';
 import { MERCHANTS, PROVIDERS, type SecretRotation } from './parts/clients.ts';
 import * as ledger from './parts/ledger.ts';
 import * as outbox from './parts/outbox.ts';
+import * as reconciliations from './parts/reconciliations.ts';
 import * as secrets from './parts/secrets.ts';
 import * as settings from './parts/settings.ts';
 import * as settlements from './parts/settlements.ts';
@@ -31,6 +32,7 @@ import type {
   SettlementFilter,
   SettlementRecord,
   SettlementRun,
+  StoredReconciliationProblem,
   TransactionFilter,
   TransactionKind,
   TransactionSearch,
@@ -124,6 +126,7 @@ export abstract class SqlStore {
   findGatewayQrisAcquirer() {
     return clients.findGatewayQrisAcquirer(this.sql);
   }
+
   listProviders(page: PageRequest) {
     return clients.listClients(this.sql, PROVIDERS, page);
   }
@@ -278,8 +281,8 @@ export abstract class SqlStore {
   paidTransactionsByReference(referenceNos: string[]) {
     return ledger.paidTransactionsByReference(this.sql, referenceNos);
   }
-  paidTransactionsOfProvider(providerId: string, since: number, until: number) {
-    return ledger.paidTransactionsOfProvider(this.sql, providerId, since, until);
+  paidTransactionsOfProvider(providerId: string, since: number, until: number, page: PageRequest) {
+    return ledger.paidTransactionsOfProvider(this.sql, providerId, since, until, page);
   }
   paidTransactionsSince(since: number, afterReferenceNo: string, limit: number) {
     return ledger.paidTransactionsSince(this.sql, since, afterReferenceNo, limit);
@@ -309,20 +312,26 @@ export abstract class SqlStore {
   payOut(id: string, bankReference: string, at: number, entryFor: (s: SettlementRecord) => NewLedgerEntry) {
     return this.transaction((sql) => settlements.payOut(sql, id, bankReference, at, entryFor));
   }
+  insertReconciliationProblems(reconciliationId: string, problems: StoredReconciliationProblem[]) {
+    return reconciliations.insertReconciliationProblems(this.sql, reconciliationId, problems);
+  }
   insertReconciliation(run: ReconciliationRecord) {
-    return settlements.insertReconciliation(this.sql, run);
+    return reconciliations.insertReconciliation(this.sql, run);
   }
   findReconciliation(id: string) {
-    return settlements.findReconciliation(this.sql, id);
+    return reconciliations.findReconciliation(this.sql, id);
   }
   listReconciliations(providerId: string, limit: number) {
-    return settlements.listReconciliations(this.sql, providerId, limit);
+    return reconciliations.listReconciliations(this.sql, providerId, limit);
   }
-  resolutionsOf(reconciliationId: string) {
-    return settlements.resolutionsOf(this.sql, reconciliationId);
+  reconciliationProblems(id: string, page: PageRequest) {
+    return reconciliations.reconciliationProblems(this.sql, id, page);
+  }
+  findReconciliationProblem(id: string, line: number) {
+    return reconciliations.findReconciliationProblem(this.sql, id, line);
   }
   resolveProblem(resolution: ReconciliationResolution) {
-    return settlements.resolveProblem(this.sql, resolution);
+    return reconciliations.resolveProblem(this.sql, resolution);
   }
 }
 

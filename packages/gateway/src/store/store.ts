@@ -13,6 +13,7 @@ import type {
   SettlementFilter,
   SettlementRecord,
   SettlementRun,
+  StoredReconciliationProblem,
 } from './book-records.ts';
 import type {
   AdminKeyRecord,
@@ -310,8 +311,13 @@ export interface BooksStore {
   /** Every merchant with an entry. */
   ledgerMerchants(): Promise<string[]>;
   paidTransactionsByReference(referenceNos: string[]): Promise<PaidTransaction[]>;
-  /** What a provider collected at or after `since` and before `until` (by its payment entries). */
-  paidTransactionsOfProvider(providerId: string, since: number, until: number): Promise<PaidTransaction[]>;
+  /** What a provider collected at or after `since` and before `until` (by its payment entries), in pages. */
+  paidTransactionsOfProvider(
+    providerId: string,
+    since: number,
+    until: number,
+    page: PageRequest,
+  ): Promise<Page<PaidTransaction>>;
   /** Transactions paid at or after `since`, by referenceNo after `afterReferenceNo`. */
   paidTransactionsSince(since: number, afterReferenceNo: string, limit: number): Promise<PaidTransaction[]>;
   /** Refunds of transactions paid at or after `since`, summed per merchant in sen. */
@@ -337,10 +343,18 @@ export interface BooksStore {
     at: number,
     entryFor: (s: SettlementRecord) => NewLedgerEntry,
   ): Promise<PayoutOutcome>;
+  /**
+   * Stores problems of a run (a batch at a time, each with its `seq`) before the run itself:
+   * insertReconciliation, last, makes the run visible whole.
+   */
+  insertReconciliationProblems(reconciliationId: string, problems: StoredReconciliationProblem[]): Promise<void>;
   insertReconciliation(run: ReconciliationRecord): Promise<void>;
   findReconciliation(id: string): Promise<ReconciliationRecord | undefined>;
   listReconciliations(providerId: string, limit: number): Promise<ReconciliationRecord[]>;
-  resolutionsOf(reconciliationId: string): Promise<ReconciliationResolution[]>;
+  /** A run's problems in their order, a page at a time, each with when it was applied. */
+  reconciliationProblems(id: string, page: PageRequest): Promise<Page<StoredReconciliationProblem>>;
+  /** The problem on a line of a run, with what the line reported. */
+  findReconciliationProblem(id: string, line: number): Promise<StoredReconciliationProblem | undefined>;
   /** Records a problem applied; false when it already was. */
   resolveProblem(resolution: ReconciliationResolution): Promise<boolean>;
 }

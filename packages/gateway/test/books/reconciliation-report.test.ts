@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   classifyReport,
+  classifyReportInSlices,
   type GatewayPayment,
   type GatewayView,
   jakartaDay,
@@ -675,5 +676,79 @@ describe('classifyReport', () => {
         { line: null, type: 'missing_at_provider', referenceNo: 'D', expected: '3.00' },
       ],
     });
+  });
+});
+
+describe('text no field may hold (red team: PostgreSQL answered 500 to a NUL in a report)', () => {
+  const base = { referenceNo: 'R1', amount: '1.00', paidAt: '2026-11-26T10:00:00Z' };
+  it('refuses a NUL, another control character or an unpaired surrogate in any field, naming the line and the field, before any other rule', () => {
+    const cases: Array<[string, string]> = [
+      ['\u0000', 'a NUL character \\(U\\+0000\\)'],
+      ['\u001b', 'a control character \\(U\\+001B\\)'],
+      ['\u007f', 'a control character \\(U\\+007F\\)'],
+    ];
+    for (const [bad, named] of cases) {
+      for (const [i, field] of ['referenceNo', 'providerReference', 'amount', 'paidAt', 'status'].entries()) {
+        const fields = ['R1', 'P1', '1.00', '2026-11-26T10:00:00Z', '00'];
+        fields[i] = `${(fields[i] as string).slice(0, 1)}${bad}${(fields[i] as string).slice(1)}`;
+        refused(
+          () => parseReportCsv(csv('R0,,1.00,2026-11-26T10:00:00Z,00', fields.join(','))),
+          2,
+          field,
+          new RegExp(`^line 2: ${field} holds ${named}, which no field may hold$`),
+        );
+        refused(
+          () => parseReportJson({ items: [base, { ...base, [field]: fields[i] }] }),
+          2,
+          field,
+          new RegExp(`^items\\[1\\]: ${field} holds ${named}`),
+        );
+      }
+    }
+    refused(
+      () => parseReportJson({ items: [{ ...base, referenceNo: 'R\ud800' }] }),
+      1,
+      'referenceNo',
+      /^items\[0\]: referenceNo holds an unpaired surrogate \(U\+D800\)/,
+    );
+    // Before its length is judged: the first fault named is the text.
+    refused(
+      () => parseReportJson({ items: [{ ...base, referenceNo: `${'x'.repeat(200)}\u0000` }] }),
+      1,
+      'referenceNo',
+      /holds a NUL/,
+    );
+  });
+
+  it('keeps tab, CR and LF inside a field, and any real Unicode text', () => {
+    const items = parseReportCsv(csv('"R\t1\r\n",Ünïcödé 😀,1.00,2026-11-26T10:00:00Z,00'));
+    assert.deepEqual([items[0]?.referenceNo, items[0]?.providerReference], ['R\t1\r\n', 'Ünïcödé 😀']);
+  });
+
+  it('refuses such text in a JSON member the report does not know, or beside items, though it ignores them', () => {
+    refused(
+      () => parseReportJson({ items: [base, { ...base, note: { deep: ['x\u0000'] } }] }),
+      2,
+      'note.deep[0]',
+      /^items\[1\]: note.deep\[0\] holds a control character, an unpaired surrogate or a byte that is not UTF-8$/,
+    );
+    refused(() => parseReportJson({ items: [base], source: 'bank\u0007' }), null, 'source', /^source: holds a control/);
+  });
+});
+
+describe('classifyReportInSlices', () => {
+  it('classifies as classifyReport does, pausing between slices of lines', async () => {
+    const payments = Array.from({ length: 30 }, (_, i) =>
+      payment({ referenceNo: `S${i}`, providerReference: `PS${i}` }),
+    );
+    const items = Array.from({ length: 2_500 }, (_, i) =>
+      line(i + 1, { referenceNo: i % 7 === 0 ? `S${i % 30}` : null, providerReference: i % 7 === 0 ? null : `X${i}` }),
+    );
+    let pauses = 0;
+    const sliced = await classifyReportInSlices(items, viewOf(payments), async () => {
+      pauses++;
+    });
+    assert.deepEqual(sliced, classifyReport(items, viewOf(payments)));
+    assert.ok(pauses >= 2, `${pauses} pauses`);
   });
 });

@@ -1341,6 +1341,11 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       (await admin('GET', '/admin/v1/reconciliations/{id}', { params: { id: 'x'.repeat(65) } })).status,
       400,
     );
+    const PROBLEMS = '/admin/v1/reconciliations/{id}/problems';
+    assert.equal((await admin('GET', PROBLEMS, { params: run, query: 'limit=1' })).status, 200);
+    assert.equal((await admin('GET', PROBLEMS, { params: { id: 'nope' } })).status, 404);
+    assert.equal((await admin('GET', PROBLEMS, { params: run, query: 'limit=0' })).status, 400);
+    assert.equal((await admin('GET', PROBLEMS, { params: run, query: 'cursor=not-a-cursor' })).status, 400);
     const APPLY = '/admin/v1/reconciliations/{id}/problems/{line}/apply';
     assert.equal((await admin('POST', APPLY, { params: { ...run, line: '1' } })).status, 200);
     assert.equal((await admin('POST', APPLY, { params: { ...run, line: '1' } })).status, 409);

@@ -148,12 +148,23 @@ export const bookCommands: CommandSpec[] = [
         throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
       }
       const isJson = /\.json$/i.test(file) || text.trimStart().startsWith('{');
-      const run = await ctx.admin.send<{
+      type Problem = Record<string, unknown>;
+      const { nextCursor, ...run } = await ctx.admin.send<{
         id: string;
         matched: number;
         lines: number;
-        problems: Array<Record<string, unknown>>;
+        problems: Problem[];
+        nextCursor?: string | null;
       }>('POST', `/providers/${enc(providerId)}/reconciliations`, text, isJson ? 'application/json' : 'text/csv');
+      // The run answers its first page of problems: the rest are read a page at a time.
+      for (let cursor = nextCursor; cursor; ) {
+        const page = await ctx.admin.call<{ items: Problem[]; nextCursor: string | null }>(
+          'GET',
+          `/reconciliations/${enc(run.id)}/problems?limit=500&cursor=${encodeURIComponent(cursor)}`,
+        );
+        for (const p of page.items) run.problems.push(p);
+        cursor = page.nextCursor;
+      }
       if (ctx.o.json) ctx.o.out(JSON.stringify(run, null, 2));
       else {
         ctx.o.out(

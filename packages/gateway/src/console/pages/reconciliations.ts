@@ -4,14 +4,14 @@ import { REPORT_LIMIT_BYTES } from '../../http/routes/admin-reconciliations.ts';
 import { booksTabs } from '../book-views.ts';
 import { jakartaTime } from '../format.ts';
 import { type Html, html } from '../html.ts';
-import { asConsoleError, ConsoleError, formOf, PAGE } from '../kit.ts';
+import { asConsoleError, ConsoleError, formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { badge, csrfField, empty, formProblems } from '../views.ts';
 
 type Shown = Awaited<ReturnType<ReconciliationService['show']>>;
 type Run = Shown['run'];
-type Resolution = Shown['resolutions'][number];
-type Problem = Run['problems'][number];
+type ProblemPage = Shown['problems'];
+type Problem = ProblemPage['items'][number];
 
 const RUN = '/admin/v1/providers/:id/reconciliations';
 const APPLY = '/admin/v1/reconciliations/:id/problems/:line/apply';
@@ -56,7 +56,7 @@ ${
           i,
         ) => html`<tr><td data-label="Provider"><a href="${providerHref(p.id)}">${p.name}</a></td><td data-label="Kind">${p.kind}</td>
 <td data-label="Last run">${last[i] ? html`<a href="${runHref((last[i] as Run).id)}">${jakartaTime((last[i] as Run).createdAt)}</a>` : '—'}</td>
-<td data-label="Problems" class="num">${last[i] ? (last[i] as Run).problems.length : ''}</td></tr>`,
+<td data-label="Problems" class="num">${last[i] ? (last[i] as Run).problemCount : ''}</td></tr>`,
       )}</tbody></table></div>`
 }`,
     );
@@ -98,9 +98,9 @@ ${pages.can(request, 'POST', RUN) ? uploadForm(p.id, pages.operatorOf(request).c
       if (Buffer.byteLength(csv) > REPORT_LIMIT_BYTES) {
         throw new ConsoleError(400, `the report is over ${REPORT_LIMIT_BYTES / 1024 / 1024} MiB: split it`);
       }
-      let run: Awaited<ReturnType<typeof reconciliations.run>>;
+      let run: Run;
       try {
-        run = await reconciliations.run(request.params.id, { csv });
+        ({ run } = await reconciliations.run(request.params.id, { bytes: Buffer.from(csv), format: 'csv' }));
       } catch (e) {
         // A report that cannot be read: the form again, with the report as pasted and why.
         const refusal = asConsoleError(e);
@@ -114,14 +114,16 @@ ${pages.can(request, 'POST', RUN) ? uploadForm(p.id, pages.operatorOf(request).c
         httpStatus: 201,
         // The report itself may be megabytes: the run keeps what it found.
         fields: { report: `${Buffer.byteLength(csv)} bytes of CSV` },
-        after: { id: run.id, lines: run.lines, matched: run.matched, problems: run.problems.length },
+        after: { id: run.id, lines: run.lines, matched: run.matched, problems: run.problemCount },
       });
       return reply.redirect(`${runHref(run.id)}?ok=reconciled`, 303);
     },
   );
 
   op.get<{ Params: { id: string } }>('/books/reconciliations/:id', { config }, async (request, reply) => {
-    const { run, resolutions } = await reconciliations.show(request.params.id);
+    // A page of the problems at a time: a run may have 100,000 (`cursor` as the admin API takes it).
+    const cursor = q(request.query, 'cursor', 512);
+    const { run, problems } = await reconciliations.show(request.params.id, { cursor, limit: PAGE });
     const p = await providers.find(run.providerId);
     const canApply = pages.can(request, 'POST', APPLY);
     return pages.page(
@@ -134,10 +136,10 @@ ${pages.can(request, 'POST', RUN) ? uploadForm(p.id, pages.operatorOf(request).c
 <dt>Provider</dt><dd><a href="${providerHref(run.providerId)}">${p?.name ?? run.providerId}</a></dd>
 <dt>Run</dt><dd>${jakartaTime(run.createdAt)}</dd>
 <dt>Report covers</dt><dd>${run.from === run.to ? run.from : `${run.from} to ${run.to}`} (WIB days)</dd>
-<dt>Lines</dt><dd>${run.lines}</dd><dt>Matched</dt><dd>${run.matched}</dd><dt>Problems</dt><dd>${run.problems.length}</dd>
+<dt>Lines</dt><dd>${run.lines}</dd><dt>Matched</dt><dd>${run.matched}</dd><dt>Problems</dt><dd>${run.problemCount}</dd>
 </dl></section>
 <section aria-labelledby="h-problems"><h2 id="h-problems">Problems</h2>
-${problemTable(run, resolutions, canApply ? pages.operatorOf(request).csrf : undefined)}</section>`,
+${problemTable(run, problems, cursor, canApply ? pages.operatorOf(request).csrf : undefined)}</section>`,
     );
   });
 
@@ -164,7 +166,8 @@ ${problemTable(run, resolutions, canApply ? pages.operatorOf(request).csrf : und
           target,
         });
       }
-      return reply.redirect(`${runHref(id)}?ok=applied#line-${line}`, 303);
+      const back = new URLSearchParams({ ...(fields.cursor ? { cursor: fields.cursor } : {}), ok: 'applied' });
+      return reply.redirect(`${runHref(id)}?${back}#line-${line}`, 303);
     },
   );
 }
@@ -184,27 +187,48 @@ function runTable(runs: Run[]): Html {
   if (runs.length === 0) return empty('No run yet for this provider.');
   return html`<div class="table-wrap"><table id="runs" class="stack"><thead><tr><th>Run</th><th>Report covers</th><th class="num">Lines</th><th class="num">Matched</th><th class="num">Problems</th></tr></thead><tbody>${runs.map(
     (r) =>
-      html`<tr><td data-label="Run"><a href="${runHref(r.id)}">${jakartaTime(r.createdAt)}</a></td><td data-label="Report covers">${r.from === r.to ? r.from : `${r.from} to ${r.to}`}</td><td data-label="Lines" class="num">${r.lines}</td><td data-label="Matched" class="num">${r.matched}</td><td data-label="Problems" class="num">${r.problems.length}</td></tr>`,
+      html`<tr><td data-label="Run"><a href="${runHref(r.id)}">${jakartaTime(r.createdAt)}</a></td><td data-label="Report covers">${r.from === r.to ? r.from : `${r.from} to ${r.to}`}</td><td data-label="Lines" class="num">${r.lines}</td><td data-label="Matched" class="num">${r.matched}</td><td data-label="Problems" class="num">${r.problemCount}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
-/** The run's problems; `csrf` (an admin key) adds Apply to each payment missing at the gateway not yet applied. */
-function problemTable(run: Run, resolutions: Resolution[], csrf: string | undefined): Html {
-  if (run.problems.length === 0) return empty('No problem: every line of the report matched.');
-  const resolvedAt = new Map(resolutions.map((r) => [r.line, r.resolvedAt]));
+/** Where a page of a run's problems is: the first without a cursor. */
+const problemsHref = (run: Run, cursor: string) =>
+  cursor === ''
+    ? `${runHref(run.id)}#h-problems`
+    : `${runHref(run.id)}?cursor=${encodeURIComponent(cursor)}#h-problems`;
+
+/** Previous and next links of a run's problems, when there is more than one page. */
+function problemPager(run: Run, page: ProblemPage): Html | '' {
+  if (page.prevCursor === null && page.nextCursor === null) return '';
+  return html`<nav class="pager" aria-label="Pages of problems">${
+    page.prevCursor === null
+      ? ''
+      : html`<a href="${problemsHref(run, page.prevCursor)}" id="problems-prev">← Previous</a>`
+  }${page.nextCursor === null ? '' : html`<a href="${problemsHref(run, page.nextCursor)}" id="problems-next">Next →</a>`}</nav>`;
+}
+
+/**
+ * A page of the run's problems, with links to the pages around it; `csrf` (an admin key) adds Apply
+ * to each payment missing at the gateway not yet applied.
+ */
+function problemTable(run: Run, page: ProblemPage, cursor: string | undefined, csrf: string | undefined): Html {
+  if (run.problemCount === 0) return empty('No problem: every line of the report matched.');
+  // An Apply comes back to the page it was made on.
+  const cursorField = cursor ? html`<input type="hidden" name="cursor" value="${cursor}">` : '';
+  if (page.items.length === 0) return html`${empty('No problem on this page.')}${problemPager(run, page)}`;
   const state = (p: Problem) => {
-    const at = p.line === null ? undefined : resolvedAt.get(p.line);
+    const at = p.resolvedAt;
     if (at !== undefined) return html`${badge('applied', 'applied')} <span class="muted">${jakartaTime(at)}</span>`;
     if (p.type !== 'missing_at_gateway' || p.line === null) return '';
     if (!csrf) return badge('open', 'not applied');
-    return html`<form method="post" action="${runHref(run.id)}/problems/${p.line}/apply" class="inline" data-confirm="Apply line ${p.line}? ${p.referenceNo ?? 'The transaction'} becomes paid (00) and its merchant is notified.">${csrfField(csrf)}<button type="submit">Apply line ${p.line}</button></form>`;
+    return html`<form method="post" action="${runHref(run.id)}/problems/${p.line}/apply" class="inline" data-confirm="Apply line ${p.line}? ${p.referenceNo ?? 'The transaction'} becomes paid (00) and its merchant is notified.">${csrfField(csrf)}${cursorField}<button type="submit">Apply line ${p.line}</button></form>`;
   };
-  return html`<div class="table-wrap"><table id="problems" class="stack"><thead><tr><th class="num">Line</th><th>Problem</th><th>Transaction</th><th>Gateway has</th><th>Report says</th><th></th></tr></thead><tbody>${run.problems.map(
-    (p, i) => html`<tr id="${p.line === null ? `problem-${i + 1}` : `line-${p.line}`}" data-type="${p.type}">
+  return html`<div class="table-wrap"><table id="problems" class="stack"><thead><tr><th class="num">Line</th><th>Problem</th><th>Transaction</th><th>Gateway has</th><th>Report says</th><th></th></tr></thead><tbody>${page.items.map(
+    (p) => html`<tr id="${p.line === null ? `problem-${p.referenceNo ?? ''}` : `line-${p.line}`}" data-type="${p.type}">
 <td data-label="Line" class="num">${p.line ?? '—'}</td>
 <td data-label="Problem">${badge('problem', p.type)}<br><span class="muted">${PROBLEMS[p.type]}</span></td>
 <td data-label="Transaction">${p.referenceNo ? html`<a href="/console/transactions/${encodeURIComponent(p.referenceNo)}">${p.referenceNo}</a>` : '—'}</td>
 <td data-label="Gateway has">${p.expected ?? '—'}</td><td data-label="Report says">${p.actual ?? '—'}</td>
 <td data-label="">${state(p)}</td></tr>`,
-  )}</tbody></table></div>`;
+  )}</tbody></table></div>${problemPager(run, page)}`;
 }

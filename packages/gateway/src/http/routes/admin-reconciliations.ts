@@ -1,9 +1,15 @@
-import { isJsonObject, mediaType, parseJsonBody } from '@snapgate/snap';
+import { mediaType } from '@snapgate/snap';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { ReconciliationService } from '../../books/reconciliation-service.ts';
-import type { ReconciliationRecord, ReconciliationResolution } from '../../store/store.ts';
-import { idParams, parseWith } from '../admin-body.ts';
+import { MAX_LINES } from '../../books/reconciliation-report.ts';
+import {
+  FIRST_PROBLEMS,
+  type ProblemPage,
+  type ProblemView,
+  type ReconciliationService,
+} from '../../books/reconciliation-service.ts';
+import type { ReconciliationRecord } from '../../store/store.ts';
+import { idParams, listQuery, parseWith } from '../admin-body.ts';
 import {
   ADMIN,
   BAD_PATH,
@@ -18,19 +24,30 @@ import {
   T,
   TAG,
 } from '../openapi/admin-kit.ts';
-import { closed, type JsonSchema, type PathItem, pathParameter, queryParameters } from '../openapi/kit.ts';
+import { closed, type JsonSchema, nullable, type PathItem, pathParameter, queryParameters } from '../openapi/kit.ts';
 import { badRequest as badRequestError } from '../problem.ts';
 import { headerValue, rawBodyOf } from '../raw-body.ts';
 
-/** A provider's report may be large: up to 8 MiB (some 100,000 lines). */
+/** A provider's report may be large: up to 8 MiB (some 100,000 lines of CSV). */
 export const REPORT_LIMIT_BYTES = 8 * 1024 * 1024;
 
 export const reconciliationListQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
+/** `?cursor=&limit=` of a run's problems: a page as large as the first one by default. */
+export const problemsQuery = listQuery.extend({
+  limit: z.coerce.number().int().min(1).max(500).default(FIRST_PROBLEMS),
+});
 const lineParams = z.object({ id: z.string().max(64), line: z.coerce.number().int().min(1).max(1_000_000) });
 
-export const runView = (run: ReconciliationRecord, resolutions: ReconciliationResolution[] = []) => ({
+/** A problem as the admin API shows it. */
+export const problemView = ({ resolvedAt, ...found }: ProblemView) => ({
+  ...found,
+  ...(resolvedAt === undefined ? {} : { resolvedAt: new Date(resolvedAt).toISOString() }),
+});
+
+/** A run without its problems, as the list shows it: `problemCount` says how many it found. */
+export const runSummaryView = (run: ReconciliationRecord) => ({
   id: run.id,
   providerId: run.providerId,
   createdAt: new Date(run.createdAt).toISOString(),
@@ -38,10 +55,14 @@ export const runView = (run: ReconciliationRecord, resolutions: ReconciliationRe
   to: run.to,
   lines: run.lines,
   matched: run.matched,
-  problems: run.problems.map((p) => {
-    const r = resolutions.find((x) => x.line === p.line);
-    return { ...p, ...(r ? { resolvedAt: new Date(r.resolvedAt).toISOString() } : {}) };
-  }),
+  problemCount: run.problemCount,
+});
+
+/** A run with a page of its problems (the first) and the cursor of the next page. */
+export const runView = (run: ReconciliationRecord, problems: ProblemPage) => ({
+  ...runSummaryView(run),
+  problems: problems.items.map(problemView),
+  nextCursor: problems.nextCursor,
 });
 
 /** Reconciliation against a provider's report (docs/books.md#reconciliation). */
@@ -52,35 +73,29 @@ export function adminReconciliationRoutes(app: FastifyInstance, deps: { reconcil
   app.post('/providers/:id/reconciliations', { config, bodyLimit: REPORT_LIMIT_BYTES }, async (request, reply) => {
     const { id } = parseWith(idParams, request.params, 'invalid path');
     const type = mediaType(headerValue(request, 'content-type') ?? '');
-    const raw = rawBodyOf(request);
-    let report: { csv: string } | { json: unknown };
-    if (type === 'text/csv') {
-      const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-      try {
-        report = { csv: text.decode(raw) };
-      } catch {
-        throw badRequestError('invalid report', ['body: the CSV is not UTF-8 text']);
-      }
-    } else if (type === 'application/json') {
-      const value = parseJsonBody(raw);
-      if (!isJsonObject(value)) throw badRequestError('invalid report', ['body: a JSON object {"items": [...]}']);
-      report = { json: value };
-    } else {
-      throw badRequestError('Content-Type must be text/csv or application/json');
-    }
-    return reply.code(201).send(runView(await reconciliations.run(id, report)));
+    const format = type === 'text/csv' ? 'csv' : type === 'application/json' ? 'json' : undefined;
+    if (format === undefined) throw badRequestError('Content-Type must be text/csv or application/json');
+    const { run, problems } = await reconciliations.run(id, { bytes: rawBodyOf(request), format });
+    return reply.code(201).send(runView(run, problems));
   });
 
   app.get('/providers/:id/reconciliations', { config }, async (request) => {
     const { id } = parseWith(idParams, request.params, 'invalid path');
     const q = parseWith(reconciliationListQuery, request.query, 'invalid query');
-    return { items: (await reconciliations.list(id, q.limit)).map((r) => runView(r)) };
+    return { items: (await reconciliations.list(id, q.limit)).map(runSummaryView) };
   });
 
   app.get('/reconciliations/:id', { config }, async (request) => {
     const { id } = parseWith(idParams, request.params, 'invalid path');
-    const { run, resolutions } = await reconciliations.show(id);
-    return runView(run, resolutions);
+    const { run, problems } = await reconciliations.show(id);
+    return runView(run, problems);
+  });
+
+  app.get('/reconciliations/:id/problems', { config }, async (request) => {
+    const { id } = parseWith(idParams, request.params, 'invalid path');
+    const q = parseWith(problemsQuery, request.query, 'invalid query');
+    const { items, nextCursor } = await reconciliations.problems(id, q);
+    return { items: items.map(problemView), nextCursor };
   });
 
   app.post('/reconciliations/:id/problems/:line/apply', { config }, async (request) => {
@@ -112,7 +127,7 @@ const PROBLEM: JsonSchema = {
     resolvedAt: { ...DATE_TIME, description: 'When the problem was applied.' },
   },
 };
-const RUN = closed({
+const RUN_FIELDS: Record<string, JsonSchema> = {
   id: { type: 'string' },
   providerId: { type: 'string' },
   createdAt: DATE_TIME,
@@ -120,10 +135,25 @@ const RUN = closed({
   to: { type: 'string', format: 'date', description: 'The last.' },
   lines: { type: 'integer' },
   matched: { type: 'integer', description: 'Lines with no problem.' },
-  problems: { type: 'array', items: PROBLEM },
+  problemCount: { type: 'integer', description: 'How many problems the run found.' },
+};
+const NEXT_CURSOR: JsonSchema = {
+  ...nullable({ type: 'string' }),
+  description: 'Pass as `cursor` to `GET /admin/v1/reconciliations/{id}/problems` for the next page; null at the end.',
+};
+const RUN_SUMMARY = closed(RUN_FIELDS);
+const RUN = closed({
+  ...RUN_FIELDS,
+  problems: {
+    type: 'array',
+    items: PROBLEM,
+    description: `The first ${FIRST_PROBLEMS} problems, in order (line order, \`missing_at_provider\` last).`,
+  },
+  nextCursor: NEXT_CURSOR,
 });
+const PROBLEM_PAGE = closed({ items: { type: 'array', items: PROBLEM }, nextCursor: NEXT_CURSOR });
 const PROVIDER_ID = 'b1c2d3e4-0000-4000-8000-000000000001';
-const RUN_EXAMPLE = {
+const RUN_SUMMARY_EXAMPLE = {
   id: 'rec_0d5b1f8e2c3a4b6d9e7f8a1b2c3d4e5f',
   providerId: PROVIDER_ID,
   createdAt: T,
@@ -131,11 +161,13 @@ const RUN_EXAMPLE = {
   to: '2026-01-15',
   lines: 3,
   matched: 1,
-  problems: [
-    { line: 2, type: 'missing_at_gateway', referenceNo: 'QR2601151030000002', expected: '01', actual: '00' },
-    { line: 3, type: 'amount_mismatch', referenceNo: 'QR2601151030000003', expected: '10000.00', actual: '1000.00' },
-  ],
+  problemCount: 2,
 };
+const PROBLEMS_EXAMPLE = [
+  { line: 2, type: 'missing_at_gateway', referenceNo: 'QR2601151030000002', expected: '01', actual: '00' },
+  { line: 3, type: 'amount_mismatch', referenceNo: 'QR2601151030000003', expected: '10000.00', actual: '1000.00' },
+];
+const RUN_EXAMPLE = { ...RUN_SUMMARY_EXAMPLE, problems: PROBLEMS_EXAMPLE, nextCursor: null };
 const REPORT_CSV =
   'referenceNo,providerReference,amount,paidAt,status\nQR2601151030000001,ACQ-1,100000.00,2026-01-15T10:30:00+07:00,00\n';
 
@@ -148,8 +180,7 @@ export function reconciliationPaths(): Record<string, PathItem> {
         operationId: 'reconcileProvider',
         tags: [TAG.books],
         summary: 'Reconcile a provider’s report',
-        description:
-          'The provider’s report of paid transactions, as `text/csv` (header `referenceNo,providerReference,amount,paidAt,status`; `referenceNo` may be empty when `providerReference` identifies the payment; `status` `00` unless stated) or JSON `{"items": [...]}` with the same fields (`amount` a decimal string). Up to 8 MiB. Matching uses `referenceNo`, else `providerReference` (the acquirer’s `originalReferenceNo`, the bank’s `paymentRequestId`). The run is kept.',
+        description: `The provider’s report of paid transactions, as \`text/csv\` (header \`referenceNo,providerReference,amount,paidAt,status\`; \`referenceNo\` may be empty when \`providerReference\` identifies the payment; \`status\` \`00\` unless stated) or JSON \`{"items": [...]}\` with the same fields (\`amount\` a decimal string). Up to 8 MiB and ${MAX_LINES.toLocaleString('en')} lines; UTF-8, and no field may hold a NUL, another control character but tab, CR and LF, or an unpaired surrogate. Matching uses \`referenceNo\`, else \`providerReference\` (the acquirer’s \`originalReferenceNo\`, the bank’s \`paymentRequestId\`). The run is kept; the answer carries its first ${FIRST_PROBLEMS} problems, \`problemCount\`, and \`nextCursor\` for the rest.`,
         parameters: [idParam('provider')],
         requestBody: {
           required: true,
@@ -191,7 +222,7 @@ export function reconciliationPaths(): Record<string, PathItem> {
         },
         responses: {
           ...ok('The run: every line matched or a problem.', RUN, RUN_EXAMPLE, '201'),
-          '400': badRequest('The report cannot be read: the first problem is named.', [
+          '400': badRequest('The report cannot be read: the first problem is named, with its line and field.', [
             'line 3: amount "12.5" is not a decimal with two fraction digits',
           ]),
           '404': notFound('provider'),
@@ -201,10 +232,13 @@ export function reconciliationPaths(): Record<string, PathItem> {
         operationId: 'listReconciliations',
         tags: [TAG.books],
         summary: 'A provider’s reconciliation runs',
-        description: 'Newest first.',
+        description:
+          'Newest first; each run without its problems (`problemCount` says how many: read them with `GET /admin/v1/reconciliations/{id}/problems`).',
         parameters: [idParam('provider'), ...queryParameters(reconciliationListQuery, { limit: 'At most this many.' })],
         responses: {
-          ...ok('The runs.', closed({ items: { type: 'array', items: RUN } }), { items: [RUN_EXAMPLE] }),
+          ...ok('The runs.', closed({ items: { type: 'array', items: RUN_SUMMARY } }), {
+            items: [RUN_SUMMARY_EXAMPLE],
+          }),
           '400': BAD_QUERY,
           '404': notFound('provider'),
         },
@@ -215,9 +249,30 @@ export function reconciliationPaths(): Record<string, PathItem> {
         operationId: 'getReconciliation',
         tags: [TAG.books],
         summary: 'Show a reconciliation run',
-        description: 'A problem applied carries `resolvedAt`.',
+        description: `With its first ${FIRST_PROBLEMS} problems and \`nextCursor\` for the rest. A problem applied carries \`resolvedAt\`.`,
         parameters: [runId],
         responses: { ...ok('The run.', RUN, RUN_EXAMPLE), '400': BAD_PATH, '404': notFound('reconciliation') },
+      }),
+    },
+    [`${ADMIN}/reconciliations/{id}/problems`]: {
+      get: op({
+        operationId: 'listReconciliationProblems',
+        tags: [TAG.books],
+        summary: 'A page of a reconciliation run’s problems',
+        description:
+          'In the run’s order (line order, `missing_at_provider` last), from the start or after `cursor`. A problem applied carries `resolvedAt`.',
+        parameters: [
+          runId,
+          ...queryParameters(problemsQuery, {
+            limit: 'Page size.',
+            cursor: 'The `nextCursor` of the run or of the previous page.',
+          }),
+        ],
+        responses: {
+          ...ok('The page.', PROBLEM_PAGE, { items: PROBLEMS_EXAMPLE, nextCursor: null }),
+          '400': BAD_QUERY,
+          '404': notFound('reconciliation'),
+        },
       }),
     },
     [`${ADMIN}/reconciliations/{id}/problems/{line}/apply`]: {

@@ -194,19 +194,28 @@ export async function paidTransactionsByReference(sql: Sql, referenceNos: string
   return found;
 }
 
-/** Transactions a provider collected, by their payment entries at or after `since` and before `until`. */
+/**
+ * Transactions a provider collected, by their payment entries at or after `since` and before
+ * `until`, a page at a time in the entries' order (a busy provider's day is more than one read
+ * should hold the event loop for).
+ */
 export async function paidTransactionsOfProvider(
   sql: Sql,
   providerId: string,
   since: number,
   until: number,
-): Promise<PaidTransaction[]> {
+  page: PageRequest,
+): Promise<Page<PaidTransaction>> {
+  const [afterAt, afterId] = page.cursor ? decodeCursor(page.cursor) : [since, '0'];
   const rows = await sql.all(
-    `SELECT ${PAID_COLUMNS} FROM ledger_entries e JOIN transactions t ON t.reference_no = e.reference_no
-     WHERE e.kind = 'payment' AND e.provider_id = ? AND e.at >= ? AND e.at < ?`,
-    [providerId, since, until],
+    `SELECT ${PAID_COLUMNS}, e.at AS entry_at, e.id AS entry_id
+     FROM ledger_entries e JOIN transactions t ON t.reference_no = e.reference_no
+     WHERE e.kind = 'payment' AND e.provider_id = ? AND e.at >= ? AND e.at < ? AND (e.at > ? OR (e.at = ? AND e.id > ?))
+     ORDER BY e.at, e.id LIMIT ?`,
+    [providerId, since, until, afterAt, afterAt, Number(afterId), page.limit + 1],
   );
-  return rows.map(paidTransactionFromRow);
+  const { items, nextCursor } = toPage(rows, page.limit, (r) => [Number(r.entry_at), String(r.entry_id)]);
+  return { items: items.map(paidTransactionFromRow), nextCursor };
 }
 
 /** Transactions paid (00, or 04 after it) at or after `since`, in pages by referenceNo (verification). */

@@ -2,19 +2,17 @@ import type {
   LedgerEntry,
   NewLedgerEntry,
   PayoutOutcome,
-  ReconciliationRecord,
-  ReconciliationResolution,
   SettlementFilter,
   SettlementRecord,
   SettlementRun,
 } from '../book-records.ts';
 import { numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
-import { UniqueViolation } from '../store.ts';
 import { ledgerEntryFromRow, postLedgerEntry, sen } from './ledger.ts';
 
-// Settlements and reconciliation runs (docs/books.md#settlements). A settlement run and a payout are
-// each one database transaction (the store's `transaction`), with their ledger entry.
+// Settlements (docs/books.md#settlements); reconciliation runs are in reconciliations.ts. A
+// settlement run and a payout are each one database transaction (the store's `transaction`), with
+// their ledger entry.
 
 export function settlementFromRow(r: Row): SettlementRecord {
   return {
@@ -185,67 +183,3 @@ export async function payOut(
   return { outcome: 'paid', settlement };
 }
 
-function reconciliationFromRow(r: Row): ReconciliationRecord {
-  return {
-    id: String(r.id),
-    providerId: String(r.provider_id),
-    createdAt: Number(r.created_at),
-    from: String(r.from_day),
-    to: String(r.to_day),
-    lines: Number(r.lines),
-    matched: Number(r.matched),
-    problems: JSON.parse(String(r.problems)),
-  };
-}
-
-export async function insertReconciliation(sql: Sql, run: ReconciliationRecord): Promise<void> {
-  await sql.run(
-    `INSERT INTO reconciliations (id, provider_id, created_at, from_day, to_day, lines, matched, problems)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [run.id, run.providerId, run.createdAt, run.from, run.to, run.lines, run.matched, JSON.stringify(run.problems)],
-  );
-}
-
-export async function findReconciliation(sql: Sql, id: string): Promise<ReconciliationRecord | undefined> {
-  const r = await firstRow(sql.all('SELECT * FROM reconciliations WHERE id = ?', [id]));
-  return r ? reconciliationFromRow(r) : undefined;
-}
-
-/** A provider's runs, newest first. */
-export async function listReconciliations(
-  sql: Sql,
-  providerId: string,
-  limit: number,
-): Promise<ReconciliationRecord[]> {
-  const rows = await sql.all(
-    'SELECT * FROM reconciliations WHERE provider_id = ? ORDER BY created_at DESC, id DESC LIMIT ?',
-    [providerId, limit],
-  );
-  return rows.map(reconciliationFromRow);
-}
-
-export async function resolutionsOf(sql: Sql, reconciliationId: string): Promise<ReconciliationResolution[]> {
-  const rows = await sql.all('SELECT * FROM reconciliation_resolutions WHERE reconciliation_id = ? ORDER BY line', [
-    reconciliationId,
-  ]);
-  return rows.map((r) => ({
-    reconciliationId: String(r.reconciliation_id),
-    line: Number(r.line),
-    referenceNo: String(r.reference_no),
-    resolvedAt: Number(r.resolved_at),
-  }));
-}
-
-/** Records a problem as applied; false when it already was (the primary key decides). */
-export async function resolveProblem(sql: Sql, resolution: ReconciliationResolution): Promise<boolean> {
-  try {
-    await sql.run(
-      'INSERT INTO reconciliation_resolutions (reconciliation_id, line, reference_no, resolved_at) VALUES (?, ?, ?, ?)',
-      [resolution.reconciliationId, resolution.line, resolution.referenceNo, resolution.resolvedAt],
-    );
-    return true;
-  } catch (e) {
-    if (e instanceof UniqueViolation) return false;
-    throw e;
-  }
-}

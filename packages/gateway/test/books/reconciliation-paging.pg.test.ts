@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { reconciliationPagingSuite } from './reconciliation-paging-suite.ts';
+
+reconciliationPagingSuite(POSTGRES);

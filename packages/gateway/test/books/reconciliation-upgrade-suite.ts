@@ -1,0 +1,125 @@
+// Migration 027: runs kept before a run's problems had rows of their own (as one JSON value) are
+// read a page at a time after the upgrade, in their order, with what each line reported (to apply
+// it) and when it was applied; `problemCount` says how many.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { readMigrations } from '../../src/store/migrations.ts';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { createTestDatabase } from '../helpers/postgres.ts';
+import type { StoreUnderTest } from '../helpers/store-under-test.ts';
+
+const BEFORE = 26;
+const PROBLEMS = [
+  {
+    line: 1,
+    type: 'missing_at_gateway',
+    referenceNo: '261126000000000001',
+    expected: '01',
+    actual: '00',
+    reported: { amount: '10000.00', providerReference: 'ACQ-1' },
+  },
+  {
+    line: 2,
+    type: 'duplicate',
+    referenceNo: '261126000000000001',
+    reported: { amount: '10000.00', providerReference: null },
+  },
+  { line: null, type: 'missing_at_provider', referenceNo: '261126000000000009', expected: '5000.00' },
+];
+
+/** What a gateway of migration 026 wrote: a run with three problems (one applied) and a run with none. */
+const OLD_ROWS: string[] = [
+  `INSERT INTO reconciliations (id, provider_id, created_at, from_day, to_day, lines, matched, problems)
+   VALUES ('rec_old', 'acq-1', 1, '2026-11-26', '2026-11-26', 3, 1, '${JSON.stringify(PROBLEMS)}')`,
+  `INSERT INTO reconciliations (id, provider_id, created_at, from_day, to_day, lines, matched, problems)
+   VALUES ('rec_clean', 'acq-1', 2, '2026-11-26', '2026-11-26', 1, 1, '[]')`,
+  `INSERT INTO reconciliation_resolutions (reconciliation_id, line, reference_no, resolved_at)
+   VALUES ('rec_old', 1, '261126000000000001', 7)`,
+];
+
+async function oldStore(under: StoreUnderTest, dir: string): Promise<{ store: Store; cleanup: () => Promise<void> }> {
+  if (under.name === 'SQLite') {
+    const file = join(dir, 'old.db');
+    const db = new Database(file);
+    db.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
+    for (const m of readMigrations('sqlite').filter((m) => m.version <= BEFORE)) {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 1)').run(m.version, m.name);
+    }
+    for (const row of OLD_ROWS) db.exec(row);
+    db.close();
+    const store = new SqliteStore({ file });
+    return { store, cleanup: () => store.close() };
+  }
+  const db = await createTestDatabase();
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  await c.query(
+    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+  );
+  for (const m of readMigrations('postgres').filter((m) => m.version <= BEFORE)) {
+    await c.query(m.sql);
+    await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 1)', [m.version, m.name]);
+  }
+  for (const row of OLD_ROWS) await c.query(row);
+  await c.end();
+  const store = new PostgresStore({ connectionString: db.url });
+  await store.migrate();
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await db.drop();
+    },
+  };
+}
+
+export function reconciliationUpgradeSuite(under: StoreUnderTest): void {
+  describe(`reconciliation runs kept before migration 027, upgraded (${under.name})`, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'snapgate-reconciliation-upgrade-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('reads their problems a page at a time, in order, with what each line reported and when it was applied', async () => {
+      const { store, cleanup } = await oldStore(under, dir);
+      try {
+        assert.equal((await store.findReconciliation('rec_old'))?.problemCount, 3);
+        assert.equal((await store.findReconciliation('rec_clean'))?.problemCount, 0);
+        assert.deepEqual(
+          (await store.listReconciliations('acq-1', 10)).map((r) => [r.id, r.problemCount]),
+          [
+            ['rec_clean', 0],
+            ['rec_old', 3],
+          ],
+        );
+        const first = await store.reconciliationProblems('rec_old', { limit: 2 });
+        assert.deepEqual(first.items, [
+          { seq: 1, ...PROBLEMS[0], resolvedAt: 7 },
+          { seq: 2, ...PROBLEMS[1] },
+        ]);
+        const rest = await store.reconciliationProblems('rec_old', { limit: 2, cursor: first.nextCursor as string });
+        assert.deepEqual(rest, { items: [{ seq: 3, ...PROBLEMS[2] }], nextCursor: null });
+        assert.deepEqual(await store.findReconciliationProblem('rec_old', 1), {
+          seq: 1,
+          ...PROBLEMS[0],
+          resolvedAt: 7,
+        });
+        assert.equal(await store.findReconciliationProblem('rec_old', 3), undefined);
+        assert.deepEqual(await store.reconciliationProblems('rec_clean', { limit: 2 }), {
+          items: [],
+          nextCursor: null,
+        });
+      } finally {
+        await cleanup();
+      }
+    });
+  });
+}

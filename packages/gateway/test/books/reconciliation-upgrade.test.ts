@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { reconciliationUpgradeSuite } from './reconciliation-upgrade-suite.ts';
+
+reconciliationUpgradeSuite(SQLITE);

@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { uploadTextSuite } from './upload-text-suite.ts';
+
+uploadTextSuite(SQLITE);

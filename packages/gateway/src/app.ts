@@ -233,7 +233,15 @@ export function buildApp(deps: AppDeps): Gateway {
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
-  const operators = createOperatorServices({ config, store, clock, dispatcher, inbound, guard: outbound.guard });
+  const operators = createOperatorServices({
+    config,
+    store,
+    clock,
+    dispatcher,
+    inbound,
+    guard: outbound.guard,
+    logger,
+  });
   const settlementScheduler = createSettlementScheduler({
     settlements: operators.settlements,
     clock,
@@ -357,8 +365,9 @@ function createOperatorServices(deps: {
   dispatcher: Dispatcher;
   inbound: InboundService;
   guard: AddressGuard;
+  logger: Logger;
 }) {
-  const { config, store, clock, dispatcher, guard } = deps;
+  const { config, store, clock, dispatcher, guard, logger } = deps;
   const adminKeys = createAdminKeyService({ store, clock });
   return {
     merchants: createMerchantService({ store, clock, mode: config.mode, guard }),
@@ -370,7 +379,7 @@ function createOperatorServices(deps: {
     sessions: createSessionService({ store, clock, adminKeys, publicUrl: () => config.publicUrl }),
     overview: createOverviewService({ store }),
     ledger: createLedgerService({ store }),
-    settlements: createSettlementService({ store, clock }),
+    settlements: createSettlementService({ store, clock, logger }),
     reconciliations: createReconciliationService({
       store,
       clock,

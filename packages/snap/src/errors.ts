@@ -12,6 +12,7 @@ export const SNAP_CASES = {
   PAID_BILL: { httpStatus: 404, caseCode: '14', message: 'Paid Bill' },
   INVALID_BILL_EXPIRED: { httpStatus: 404, caseCode: '19', message: 'Invalid Bill/Virtual Account' },
   NOT_ALLOWED: { httpStatus: 405, caseCode: '01', message: 'Requested Operation Is Not Allowed' },
+  EXCEEDS_AMOUNT_LIMIT: { httpStatus: 403, caseCode: '02', message: 'Exceeds Transaction Amount Limit' },
   CONFLICT: { httpStatus: 409, caseCode: '00', message: 'Conflict' },
   DUPLICATE_PARTNER_REFERENCE_NO: { httpStatus: 409, caseCode: '01', message: 'Duplicate partnerReferenceNo' },
   TOO_MANY_REQUESTS: { httpStatus: 429, caseCode: '00', message: 'Too Many Requests' },

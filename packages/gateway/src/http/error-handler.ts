@@ -2,6 +2,7 @@ import { isSnapError, snapError } from '@snapgate/snap';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain-error.ts';
 import type { Logger } from '../logger.ts';
+import { isUnsettledLimitError, MAX_UNSETTLED } from '../payments/money-bounds.ts';
 import { DatabaseTimeout } from '../store/store.ts';
 import { ProblemError } from './problem.ts';
 
@@ -67,6 +68,10 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
           error.message,
         );
       }
+      if (isUnsettledLimitError(error)) {
+        logger.warn({ reqId: request.id, url: request.routeOptions.url }, 'admin request: unsettled limit reached');
+        return sendProblem(reply, 409, 'Conflict', UNSETTLED_LIMIT);
+      }
       if (isDatabaseTimeout(error)) {
         logger.warn({ reqId: request.id, url: request.routeOptions.url }, 'admin request: the database timed out');
         return sendProblem(reply, 503, 'Service Unavailable', 'the database did not answer in time: try again');
@@ -90,6 +95,12 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
         'snap request refused',
       );
       return reply.code(400).type('application/json').send(JSON.stringify(e.toBody()));
+    }
+    if (isUnsettledLimitError(error)) {
+      // Nothing was written (docs/operations.md#money-bounds): the merchant's next settlement makes room.
+      const e = snapError('EXCEEDS_AMOUNT_LIMIT', serviceCode, { detail: UNSETTLED_LIMIT });
+      logger.warn({ ...refusalContext(request), responseCode: e.responseCode }, UNSETTLED_LIMIT);
+      return reply.code(e.httpStatus).type('application/json').send(JSON.stringify(e.toBody()));
     }
     if (isDatabaseTimeout(error)) {
       // Nothing was written: the client may send the same request again (X-EXTERNAL-ID and all).
@@ -147,6 +158,8 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import(
   }
   socket.destroy(error);
 }
+
+const UNSETTLED_LIMIT = `the merchant would hold more than ${MAX_UNSETTLED} IDR unsettled: settle it first`;
 
 /** PostgreSQL gave up on a statement (statement or lock timeout), wrapped by the store or not. */
 function isDatabaseTimeout(error: unknown): boolean {

@@ -1,4 +1,5 @@
 import { isMoneyValue, type Money, parseSnapTimestamp, snapError, toMinorUnits } from '@snapgate/snap';
+import { MAX_AMOUNT, MAX_AMOUNT_SEN } from './money-bounds.ts';
 
 // docs/protocol.md#payment-calls field rules: a missing mandatory field → 400 xx02 {field}; a present field of the
 // wrong type, length or format → 400 xx01 {field}. Empty strings count as absent, so optional
@@ -72,6 +73,9 @@ export class FieldReader {
     if (!isMoneyValue(value)) throw this.format(`${field}.value`);
     if (rule.positive && toMinorUnits(value) <= 0n) throw this.format(`${field}.value`);
     this.str(`${field}.currency`, { required: true, oneOf: ['IDR'] });
+    if (toMinorUnits(value) > MAX_AMOUNT_SEN) {
+      throw snapError('EXCEEDS_AMOUNT_LIMIT', this.serviceCode, { detail: { field, max: MAX_AMOUNT } });
+    }
     return { value, currency: 'IDR' };
   }
 

@@ -1,18 +1,25 @@
 // docs/books.md#verification, as a property: random sequences of payments (QRIS through the sandbox
 // acquirer, VAs through the sandbox bank and through a bank of the operator's), repeats, refunds,
-// settlements and payouts over several merchants. After every step the ledger verifies clean and
+// settlements and payouts over several merchants, and the sandbox acquirer's reports of a random part
+// of its payments (CSV or JSON, read back a page at a time; now and then spoiled with text no field
+// may hold, and refused naming its line and field). After every step the ledger verifies clean and
 // each merchant's balance equals a model the test keeps itself. The seeds are fixed, so CI runs the
 // same sequences every time; BOOKS_SEED=<n> runs another (a failure names its seed and step).
 // Real HTTP, both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { toMinorUnits } from '@snapgate/snap';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { formatJakartaTimestamp, jakartaDay, toMinorUnits } from '@snapgate/snap';
+import { ADMIN_TOKEN, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 const API = '/api/snap/v1.0';
 const STEPS = 80;
+/** A provider's report, as docs/books.md#the-report has it. */
+const COLUMNS = ['referenceNo', 'providerReference', 'amount', 'paidAt', 'status'];
+/** docs/operations.md#money-bounds: the largest single amount, and what one merchant may hold unsettled. */
+const MAX_AMOUNT_SEN = 10n ** 16n;
+const MAX_UNSETTLED_SEN = 10n ** 17n;
 const idr = (value: string) => ({ value, currency: 'IDR' });
 const money = (sen: bigint) => {
   const s = (sen < 0n ? -sen : sen).toString().padStart(3, '0');
@@ -37,6 +44,8 @@ function random(seed: number) {
 
 interface Model {
   pending: bigint;
+  /** Payments and refunds no settlement has taken yet (the bound's measure). */
+  unsettled: bigint;
   settling: bigint;
   paidOut: bigint;
   fees: bigint;
@@ -88,7 +97,7 @@ export function propertySuite(under: StoreUnderTest): void {
         ]) {
           const m = await gw.createMerchant({ fees });
           merchants.push({ id: m.id, caller: await authenticate(gw.url, m) });
-          model.push({ pending: 0n, settling: 0n, paidOut: 0n, fees: 0n });
+          model.push({ pending: 0n, unsettled: 0n, settling: 0n, paidOut: 0n, fees: 0n });
         }
         const paid: Paid[] = [];
         const open: Array<{ id: string; merchant: number; netSen: bigint }> = [];
@@ -101,9 +110,13 @@ export function propertySuite(under: StoreUnderTest): void {
           const fee = toMinorUnits(txn?.feeAmount as string);
           const mm = model[merchant] as Model;
           mm.pending += amount - fee;
+          mm.unsettled += amount;
           mm.fees += fee;
           return amount;
         };
+
+        const isOverBound = (merchant: number, sen: bigint) =>
+          (model[merchant] as Model).unsettled + sen > MAX_UNSETTLED_SEN;
 
         const steps: Record<string, () => Promise<string | undefined>> = {
           async qris() {
@@ -122,6 +135,11 @@ export function propertySuite(under: StoreUnderTest): void {
             assert.equal(g.status, 200, g.text);
             const ref = g.body.referenceNo as string;
             const pay = async () => assert.equal((await gw.admin('POST', `/sandbox/qris/${ref}/pay`, {})).status, 200);
+            if (isOverBound(merchant, toMinorUnits(amount))) {
+              const refused = await gw.admin('POST', `/sandbox/qris/${ref}/pay`, {});
+              assert.equal(refused.body?.responseCode, '4035202', JSON.stringify(refused.body));
+              return `QRIS ${amount} for merchant ${merchant}: refused, over the unsettled bound`;
+            }
             await pay();
             const amountSen = await charge(merchant, ref);
             paid.push({
@@ -138,7 +156,15 @@ export function propertySuite(under: StoreUnderTest): void {
           async va() {
             const merchant = r.int(0, merchants.length - 1);
             const viaBank = r.pick([true, false]);
-            const amount = money(BigInt(r.int(10_000, 5_000_000) * 100));
+            // One in four is drawn up to the largest single amount (docs/operations.md#money-bounds).
+            const huge = BigInt(r.int(0, 99_999_999)) * 100_000_000n + BigInt(r.int(1, 99_999_999));
+            const amount = money(
+              r.int(1, 4) === 1
+                ? huge > MAX_AMOUNT_SEN
+                  ? MAX_AMOUNT_SEN
+                  : huge
+                : BigInt(r.int(10_000, 5_000_000) * 100),
+            );
             const created = await snapCall(
               gw.url,
               (merchants[merchant] as { caller: SnapCaller }).caller,
@@ -168,6 +194,21 @@ export function propertySuite(under: StoreUnderTest): void {
                   const p = await gw.admin('POST', `/sandbox/va/${encodeURIComponent(va.virtualAccountNo)}/pay`, {});
                   assert.ok(p.status === 200 || p.body?.responseCode === '4042414', JSON.stringify(p.body));
                 };
+            if (isOverBound(merchant, toMinorUnits(amount))) {
+              const refused = viaBank
+                ? (
+                    await snapCall(gw.url, bankCaller, `${API}/transfer-va/payment`, {
+                      partnerServiceId: va.partnerServiceId,
+                      customerNo: va.customerNo,
+                      virtualAccountNo: va.virtualAccountNo,
+                      paymentRequestId,
+                      paidAmount: idr(amount),
+                    })
+                  ).body
+                : (await gw.admin('POST', `/sandbox/va/${encodeURIComponent(va.virtualAccountNo)}/pay`, {})).body;
+              assert.equal(refused?.responseCode, '4032502', JSON.stringify(refused));
+              return `VA ${amount} for merchant ${merchant}: refused, over the unsettled bound`;
+            }
             await pay();
             const txn = await gw.store.findTransactionByVirtualAccountNo(va.virtualAccountNo);
             const amountSen = await charge(merchant, txn?.referenceNo as string);
@@ -195,6 +236,7 @@ export function propertySuite(under: StoreUnderTest): void {
             const p = r.pick(refundable);
             const left = p.amountSen - p.refundedSen;
             const sen = r.pick([left, BigInt(Math.max(1, Math.floor(Number(left) / r.int(2, 5))))]);
+            if (isOverBound(p.merchant, sen)) return undefined;
             const res = await snapCall(
               gw.url,
               (merchants[p.merchant] as { caller: SnapCaller }).caller,
@@ -210,6 +252,7 @@ export function propertySuite(under: StoreUnderTest): void {
             assert.equal(res.status, 200, res.text);
             p.refundedSen += sen;
             (model[p.merchant] as Model).pending -= sen;
+            (model[p.merchant] as Model).unsettled += sen;
             return `refund ${money(sen)} of ${p.referenceNo}`;
           },
           async settle() {
@@ -236,8 +279,85 @@ export function propertySuite(under: StoreUnderTest): void {
               mm.settling += mm.pending;
               open.push({ id: s.id, merchant: i, netSen: mm.pending });
               mm.pending = 0n;
+              mm.unsettled = 0n;
             }
             return `settle ${one ? `merchant ${merchant}` : 'all'}: ${made.length} settlement(s)`;
+          },
+          async reconcile() {
+            const qris = paid.filter((p) => p.kind === 'qris');
+            if (qris.length === 0) return undefined;
+            const acquirerId = (await gw.store.getSetting('sandbox_acquirer_provider_id')) as string;
+            const reported = qris.filter(() => r.int(0, 1) === 1);
+            if (reported.length === 0) reported.push(r.pick(qris));
+            const lines: Array<Record<string, string>> = [];
+            for (const p of reported) {
+              const txn = await gw.store.findTransaction(p.referenceNo);
+              lines.push({
+                referenceNo: p.referenceNo,
+                providerReference: '',
+                amount: txn?.paidAmount as string,
+                paidAt: formatJakartaTimestamp(txn?.paidAt as number),
+                status: '00',
+              });
+            }
+            const isJson = r.pick([true, false]);
+            // One report in three is spoiled: a NUL, an escape, or (CSV) a byte / (JSON) a surrogate that is not text.
+            const spoil = r.int(0, 2) === 0 ? { line: r.int(1, lines.length), field: r.pick(COLUMNS) } : undefined;
+            const bad = r.pick(['\u0000', '\u001b', 'other']);
+            if (spoil) {
+              const line = lines[spoil.line - 1] as Record<string, string>;
+              line[spoil.field] = `X${bad === 'other' ? (isJson ? '\ud800' : '\ufffe') : bad}${line[spoil.field]}`;
+            }
+            const text = isJson
+              ? JSON.stringify({ items: lines.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v))) })
+              : [COLUMNS.join(','), ...lines.map((l) => COLUMNS.map((c) => l[c]).join(','))].join('\r\n');
+            // A CSV's 'other' is a byte that is not UTF-8 (0xFF) where the stand-in U+FFFE is.
+            const body = isJson || bad !== 'other' ? Buffer.from(text) : notUtf8(text);
+            const res = await fetch(`${gw.url}/admin/v1/providers/${acquirerId}/reconciliations`, {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${ADMIN_TOKEN}`,
+                'content-type': isJson ? 'application/json' : 'text/csv',
+              },
+              body: new Uint8Array(body),
+            });
+            const run = await res.json();
+            const what = `report of ${lines.length} QRIS as ${isJson ? 'JSON' : 'CSV'}`;
+            if (spoil) {
+              assert.equal(res.status, 400, JSON.stringify(run));
+              const where = isJson ? `items\\[${spoil.line - 1}\\]` : `line ${spoil.line}`;
+              assert.match(run.errors[0], new RegExp(`^${where}: ${spoil.field} holds `));
+              return `${what}, ${spoil.field} of line ${spoil.line} spoiled: refused`;
+            }
+            assert.equal(res.status, 201, JSON.stringify(run));
+            assert.deepEqual([run.lines, run.matched], [lines.length, lines.length], 'every paid QRIS matches');
+            // Every problem, a page of a random size at a time from the first: each a payment of the
+            // report's days that it does not name, once; every such payment of this sequence among them.
+            const problems: Array<{ type: string; referenceNo: string }> = [];
+            for (let cursor = ''; ; ) {
+              const limit = r.int(1, 40);
+              const page = await gw.admin('GET', `/reconciliations/${run.id}/problems?limit=${limit}${cursor}`);
+              assert.ok(page.body.items.length <= limit);
+              problems.push(...page.body.items);
+              if (page.body.nextCursor === null) break;
+              cursor = `&cursor=${page.body.nextCursor}`;
+            }
+            assert.deepEqual(problems.slice(0, run.problems.length), run.problems, 'the run answered the first page');
+            assert.equal(problems.length, run.problemCount);
+            const days = new Set(lines.map((l) => l.paidAt?.slice(0, 10)));
+            const named = new Set(reported.map((p) => p.referenceNo));
+            const missing = new Set<string>();
+            for (const p of problems) {
+              assert.equal(p.type, 'missing_at_provider', JSON.stringify(p));
+              assert.ok(!named.has(p.referenceNo) && !missing.has(p.referenceNo), JSON.stringify(p));
+              missing.add(p.referenceNo);
+            }
+            for (const p of qris) {
+              const paidAt = (await gw.store.findTransaction(p.referenceNo))?.paidAt as number;
+              if (!named.has(p.referenceNo) && days.has(jakartaDay(paidAt)))
+                assert.ok(missing.has(p.referenceNo), `${p.referenceNo} is missing at the provider`);
+            }
+            return `${what}: matched, ${run.problemCount} missing at the provider`;
           },
           async payout() {
             if (open.length === 0) return undefined;
@@ -263,6 +383,7 @@ export function propertySuite(under: StoreUnderTest): void {
           'refund',
           'settle',
           'payout',
+          'reconcile',
         ];
 
         const log: string[] = [];
@@ -286,4 +407,13 @@ export function propertySuite(under: StoreUnderTest): void {
         t.diagnostic(`${log.length} steps applied`);
       });
   });
+}
+
+/** The CSV text as UTF-8, with each U+FFFE (a stand-in) as the byte 0xFF, which UTF-8 never has. */
+function notUtf8(text: string): Buffer {
+  return Buffer.concat(
+    text
+      .split('\ufffe')
+      .flatMap((part, i) => (i === 0 ? [Buffer.from(part)] : [Buffer.from([0xff]), Buffer.from(part)])),
+  );
 }

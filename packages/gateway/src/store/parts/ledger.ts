@@ -16,7 +16,10 @@ import type { Page, PageRequest } from '../store.ts';
 // transaction of what causes it: a status change (each engine's own statement, with the columns
 // and values below), a settlement or a payout (store/parts/settlements.ts).
 
-/** Sen as both engines return it (SQLite a number, PostgreSQL's BIGINT and SUM a string). */
+/**
+ * Sen as both engines return it: SQLite a number, or a BigInt past 2^53, or exact_sum's text past
+ * 2^63; PostgreSQL's BIGINT and sums a string.
+ */
 export const sen = (v: unknown): bigint => (v === null || v === undefined ? 0n : BigInt(String(v)));
 
 /** The columns of a new entry, in the order LEDGER_INSERT names them. */
@@ -134,7 +137,7 @@ const KINDS: LedgerKind[] = ['payment', 'refund', 'settlement', 'payout'];
 /** A merchant's entries summed by kind. */
 export async function ledgerTotals(sql: Sql, merchantId: string): Promise<LedgerTotals> {
   const rows = await sql.all(
-    `SELECT kind, count(*) AS n, sum(amount_sen) AS amount, sum(fee_sen) AS fee FROM ledger_entries
+    `SELECT kind, count(*) AS n, exact_sum(amount_sen) AS amount, exact_sum(fee_sen) AS fee FROM ledger_entries
      WHERE merchant_id = ? GROUP BY kind`,
     [merchantId],
   );

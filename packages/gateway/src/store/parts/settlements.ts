@@ -66,7 +66,7 @@ export async function settleMerchant(
   const owed = (await firstRow(
     sql.all(
       `SELECT count(*) AS n,
-         sum(CASE WHEN e.kind = 'payment' THEN e.amount_sen - e.fee_sen ELSE -e.amount_sen END) AS net
+         exact_sum(CASE WHEN e.kind = 'payment' THEN e.amount_sen - e.fee_sen ELSE -e.amount_sen END) AS net
        FROM ledger_entries e
        WHERE e.merchant_id = ? AND e.kind IN ('payment', 'refund') AND e.at < ?
          AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)`,
@@ -93,9 +93,9 @@ export async function settleMerchant(
     sql.all(
       `SELECT
          sum(CASE WHEN e.kind = 'payment' THEN 1 ELSE 0 END) AS count,
-         sum(CASE WHEN e.kind = 'payment' THEN e.amount_sen ELSE 0 END) AS gross,
-         sum(CASE WHEN e.kind = 'payment' THEN e.fee_sen ELSE 0 END) AS fees,
-         sum(CASE WHEN e.kind = 'refund' THEN e.amount_sen ELSE 0 END) AS refunds
+         exact_sum(CASE WHEN e.kind = 'payment' THEN e.amount_sen ELSE 0 END) AS gross,
+         exact_sum(CASE WHEN e.kind = 'payment' THEN e.fee_sen ELSE 0 END) AS fees,
+         exact_sum(CASE WHEN e.kind = 'refund' THEN e.amount_sen ELSE 0 END) AS refunds
        FROM settlement_items i JOIN ledger_entries e ON e.id = i.entry_id WHERE i.settlement_id = ?`,
       [run.id],
     ),

@@ -69,6 +69,21 @@ const SEARCH_BATCH = 5000;
 const PAGE_CACHE_KIB = 64 * 1024;
 
 /** The embedded default store: better-sqlite3, WAL, synchronous=FULL on every open. */
+/**
+ * Integers read exactly: sen past 2^53 (docs/operations.md#money-bounds) stay BigInts, which the
+ * books read with `sen()`; every other integer (counts, times, ids) comes back a number as before.
+ */
+function exactRows(rows: Row[]): Row[] {
+  for (const row of rows) {
+    for (const key in row) {
+      const v = row[key];
+      if (typeof v === 'bigint' && v <= MAX_SAFE && v >= -MAX_SAFE) row[key] = Number(v);
+    }
+  }
+  return rows;
+}
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 export class SqliteStore extends SqlStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly db: Db;
@@ -123,7 +138,8 @@ export class SqliteStore extends SqlStore implements Store {
     // commit meanwhile (Writer.mainWrite), reads go on beside its commits (WAL).
     this.sql = {
       dialect: 'sqlite',
-      all: async (text, params = []) => this.statement(text, (st) => st.all(...params) as Row[]),
+      all: async (text, params = []) =>
+        this.statement(text, (st) => exactRows(st.safeIntegers(true).all(...params) as Row[])),
       run: async (text, params = []) => this.statement(text, (st) => st.run(...params).changes),
       bool: (value) => (value ? 1 : 0),
     };

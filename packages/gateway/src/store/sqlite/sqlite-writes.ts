@@ -71,6 +71,25 @@ export function configureConnection(db: Db, pageCacheKib: number): void {
   // Measured (docs/benchmarks.md): with SQLite's default 2 MiB page cache, every status change and
   // claim on a database of some 100k notifications read its index pages back from the OS.
   db.pragma(`cache_size = -${pageCacheKib}`);
+  registerExactSum(db);
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * `exact_sum(x)`: SQLite's `sum()` of integers fails past 2^63 and `total()` is a float, while the
+ * books must sum sen exactly at any size of history (docs/operations.md#money-bounds). This one adds
+ * BigInts and answers an integer, or the decimal text of a sum too large for one. PostgreSQL has
+ * its own (migration 028). Sums of nothing are 0.
+ */
+function registerExactSum(db: Db): void {
+  db.aggregate('exact_sum', {
+    start: 0n,
+    step: (total: bigint, value: unknown) => (value === null ? total : total + BigInt(value as bigint | number)),
+    result: (total: bigint) => (total > INT64_MAX || total < -INT64_MAX ? total.toString() : total),
+    safeIntegers: true,
+    deterministic: true,
+  });
 }
 
 const TRANSACTION_COLUMNS = Object.keys(transactionToRow({ details: {} } as TransactionRecord));

@@ -1,0 +1,3 @@
+import { moneyBoundsSuite } from './money-bounds-suite.ts';
+
+moneyBoundsSuite('SQLite');

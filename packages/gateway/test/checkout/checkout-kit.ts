@@ -1,11 +1,9 @@
 // What the checkout tests share: orders made through the SNAP API as a merchant makes them, a
 // browser with as many contexts as a test needs (Debian's Chromium at 390×844), the shop's own page
 // a payer goes back to, and the event stream read over real HTTP.
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { formatJakartaTimestamp } from '@snapgate/snap';
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
-import { CHROMIUM } from '../console/console-gateway.ts';
+import { CHROMIUM, docsScreenshotPath } from '../console/console-gateway.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
@@ -13,13 +11,9 @@ import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
 export const QR = '/api/snap/v1.0/qr';
 export const VA = '/api/snap/v1.0/transfer-va';
 export const PHONE = { width: 390, height: 844 };
-export const SCREENSHOTS = new URL('../../../../docs/checkout/', import.meta.url);
 
-export function screenshotPath(name: string): string {
-  const dir = SCREENSHOTS.pathname;
-  if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-  return join(dir, `${name}.png`);
-}
+/** A checkout screenshot for docs/checkout.md (see docsScreenshotPath). */
+export const screenshotPath = (name: string) => docsScreenshotPath('checkout', name);
 
 let n = 0;
 const ref = (prefix: string) => `${prefix}-${Date.now()}-${++n}`;

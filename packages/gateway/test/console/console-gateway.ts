@@ -13,13 +13,22 @@ export type ConsoleGateway = Awaited<ReturnType<typeof startConsoleGateway>>;
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CI = Boolean(process.env.CI) && !/^(false|0)$/i.test(process.env.CI ?? '');
-export const SCREENSHOTS = new URL('../../../../docs/console/', import.meta.url);
 
-export function screenshotPath(name: string): string {
-  const dir = SCREENSHOTS.pathname;
+/**
+ * Where a browser test keeps a screenshot for the docs: `<DOCS_SCREENSHOTS_DIR>/<folder>/<name>.png`
+ * when `npm run docs:screenshots` sets that folder, nowhere otherwise (the screenshot is still taken,
+ * into memory): a test run never writes into the repository.
+ */
+export function docsScreenshotPath(folder: 'console' | 'checkout', name: string): string | undefined {
+  const root = process.env.DOCS_SCREENSHOTS_DIR;
+  if (!root) return undefined;
+  const dir = join(root, folder);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   return join(dir, `${name}.png`);
 }
+
+/** A console screenshot for docs/console.md (see docsScreenshotPath). */
+export const screenshotPath = (name: string) => docsScreenshotPath('console', name);
 
 /** Debian's Chromium through playwright-core, headless, with a fresh profile. */
 export async function launchChromium() {

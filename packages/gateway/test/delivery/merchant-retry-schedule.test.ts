@@ -1,16 +1,20 @@
 // A merchant can have its own retry schedule: tested against a short one while the others keep
-// the gateway's.
+// the gateway's. The gateway runs on a manual clock: a retry falls due when the test moves time on,
+// not after seconds of real waiting.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createManualClock, type ManualClock } from '../../src/clock.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
 
 describe('a per-merchant retry schedule', () => {
   let gw: TestGateway;
+  let clock: ManualClock;
   let failing: Awaited<ReturnType<typeof startReceiver>>;
   before(async () => {
-    gw = await startGateway({ dispatch: true, env: { SNAPGATE_RETRY_SCHEDULE: '0s,1h' } });
+    clock = createManualClock(Date.now());
+    gw = await startGateway({ dispatch: true, clock, env: { SNAPGATE_RETRY_SCHEDULE: '0s,1h' } });
     failing = await startReceiver((_req, res) => {
       res.writeHead(500, { 'content-type': 'application/json' }).end('{"responseCode":"5000000"}');
     });
@@ -30,6 +34,16 @@ describe('a per-merchant retry schedule', () => {
     return qr.body.referenceNo as string;
   };
   const noteOf = async (ref: string) => (await gw.admin('GET', `/notifications?referenceNo=${ref}`)).body.items[0];
+  const attemptsMade = (ref: string, count: number, state: string) =>
+    waitFor(`${ref}: attempt ${count}, ${state}`, async () => {
+      const n = await noteOf(ref);
+      return n?.attemptCount === count && n.state === state ? n : undefined;
+    });
+  // Past the next step of the short schedule (1 s, jitter at most +10 %), far short of the gateway's hour.
+  const nextStepDue = () => {
+    clock.advance(2000);
+    gw.gateway.dispatcher.wake();
+  };
 
   it('retries one merchant on its own short schedule until dead; the other waits for the gateway’s', async () => {
     const quick = await gw.createMerchant({ callbackBaseUrl: failing.baseUrl, retrySchedule: '0s,1s,1s' });
@@ -38,19 +52,19 @@ describe('a per-merchant retry schedule', () => {
     assert.equal(usual.retrySchedule, null);
     const quickRef = await payOne(quick, 'SCHED-1');
     const usualRef = await payOne(usual, 'SCHED-2');
-    const dead = await waitFor(
-      'the quick merchant’s notification dead',
-      async () => {
-        const n = await noteOf(quickRef);
-        return n?.state === 'dead' ? n : undefined;
-      },
-      15_000,
-    );
-    assert.equal(dead.attemptCount, 3);
+    const first = await attemptsMade(quickRef, 1, 'retrying');
+    const firstDueInMs = Date.parse(first.nextAttemptAt) - clock.now();
+    assert.ok(firstDueInMs >= 900 && firstDueInMs <= 1100, `the merchant’s 1 s, jittered: ${firstDueInMs} ms`);
+    await attemptsMade(usualRef, 1, 'retrying');
+    nextStepDue();
+    await attemptsMade(quickRef, 2, 'retrying');
+    nextStepDue();
+    const dead = await attemptsMade(quickRef, 3, 'dead');
+    assert.equal(dead.nextAttemptAt, null);
     const waiting = await noteOf(usualRef);
     assert.equal(waiting.state, 'retrying');
     assert.equal(waiting.attemptCount, 1);
-    assert.ok(Date.parse(waiting.nextAttemptAt) - Date.now() > 50 * 60_000, 'the gateway’s hour');
+    assert.ok(Date.parse(waiting.nextAttemptAt) - clock.now() > 50 * 60_000, 'the gateway’s hour');
   });
 
   it('refuses a schedule it cannot read, and goes back to the gateway’s with null', async () => {

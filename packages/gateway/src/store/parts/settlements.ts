@@ -182,4 +182,3 @@ export async function payOut(
   await postLedgerEntry(sql, entryFor(settlement));
   return { outcome: 'paid', settlement };
 }
-

@@ -5,6 +5,7 @@ import { createLedgerService } from './books/ledger-service.ts';
 import { createReconciliationService } from './books/reconciliation-service.ts';
 import { createSettlementScheduler, type SettlementScheduler } from './books/settlement-scheduler.ts';
 import { createSettlementService } from './books/settlement-service.ts';
+import { createPayoutChecker, createPayoutService, type PayoutChecker } from './payouts/payout-service.ts';
 import { createReportedPaymentApplier } from './providers/reported-payment.ts';
 import './http/fastify-types.ts';
 import { type AddressGuard, createAddressGuard, type OutboundPolicy, trustedCasWith } from './address-guard.ts';
@@ -36,6 +37,7 @@ import { adminCertificationRoutes } from './http/routes/admin-certifications.ts'
 import { adminKeyRoutes } from './http/routes/admin-keys.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
+import { adminPayoutRoutes } from './http/routes/admin-payouts.ts';
 import { adminPortalLinkRoutes } from './http/routes/admin-portal-links.ts';
 import { adminProviderRoutes } from './http/routes/admin-providers.ts';
 import { adminReconciliationRoutes } from './http/routes/admin-reconciliations.ts';
@@ -46,6 +48,7 @@ import { paymentRoutes } from './http/routes/payments.ts';
 import { providerApiRoutes } from './http/routes/provider-api.ts';
 import { qrImageRoutes } from './http/routes/qr-image.ts';
 import { sandboxRoutes } from './http/routes/sandbox.ts';
+import { sandboxBankRoutes } from './http/routes/sandbox-bank.ts';
 import { limitServer } from './http/server-limits.ts';
 import { isTls, serverFactoryFor } from './http/tls.ts';
 import type { Logger } from './logger.ts';
@@ -61,7 +64,9 @@ import { createStatusChanger, type StatusChanger } from './payments/status-chang
 import { createTransactionReads } from './payments/transaction-reads.ts';
 import { createVaService, type VaService } from './payments/va-service.ts';
 import { createInboundService, type InboundService } from './providers/inbound-service.ts';
+import { createPayoutBank, type PayoutBankClient } from './providers/payout-bank.ts';
 import { createProviderService } from './providers/provider-service.ts';
+import { createSandboxBank } from './providers/sandbox-bank.ts';
 import { createSandboxPayer } from './providers/sandbox-providers.ts';
 import { createSnapClient, type SnapClient } from './providers/snap-client.ts';
 import { createUpstreamAcquirer } from './providers/upstream-acquirer.ts';
@@ -100,6 +105,8 @@ export interface Gateway {
   inbound: InboundService;
   /** The one outbound SNAP client: upstream acquirers, and the sandbox bank and acquirer. */
   snapClient: SnapClient;
+  /** The payout bank, as a SNAP client of it (docs/payouts.md). */
+  payoutBank: PayoutBankClient;
   expiry: ExpirySweeper;
   /** SNAPGATE_RETENTION_DAYS; started by main.ts. */
   retention: Pruner;
@@ -108,6 +115,8 @@ export interface Gateway {
   deliveryMetrics: DeliveryMetrics;
   /** SNAPGATE_SETTLEMENT_SCHEDULE; started by main.ts. */
   settlementScheduler: SettlementScheduler;
+  /** Asks the bank about payouts not yet known paid or failed (SNAPGATE_TRANSFER_STATUS_SCHEDULE); started by main.ts. */
+  payoutChecker: PayoutChecker;
   /** Who waits for which transaction's status (the hosted checkout's pages). */
   live: CheckoutLive;
   /** The checkout pages' open event streams on this instance. */
@@ -228,6 +237,14 @@ export function buildApp(deps: AppDeps): Gateway {
     timeoutMs: config.upstreamTimeoutMs,
     logger,
   });
+  const payoutBank = createPayoutBank({
+    store,
+    client: snapClient,
+    clock,
+    mode: config.mode,
+    timeoutMs: config.upstreamTimeoutMs,
+    selfUrl: () => selfUrlOf(app),
+  });
   const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream, mode: config.mode });
   const va = createVaService({ store, changer, mode: config.mode, publicUrl: () => config.publicUrl });
   const inbound = createInboundService({ store, changer, mode: config.mode });
@@ -241,13 +258,17 @@ export function buildApp(deps: AppDeps): Gateway {
     inbound,
     guard: outbound.guard,
     logger,
+    payoutBank,
   });
   const settlementScheduler = createSettlementScheduler({
     settlements: operators.settlements,
     clock,
     logger,
     schedule: config.settlementSchedule,
+    afterSettled: (made) => operators.payouts.payAutomatic(made),
   });
+  const payoutChecker = createPayoutChecker(operators.payouts, logger);
+  app.addHook('onClose', () => payoutChecker.stop());
   const { merchants, providers, transactions, notifications, adminKeys, audit, sessions } = operators;
   const payer =
     config.mode === 'sandbox'
@@ -271,6 +292,10 @@ export function buildApp(deps: AppDeps): Gateway {
   accessTokenB2bRoute(app, { tokens, mounts });
   paymentRoutes(app, { store, tokens, clock, qris, va, mounts });
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode, mounts });
+  if (config.mode === 'sandbox') {
+    const bank = createSandboxBank({ store, clock, gatewayKey: deps.keys.jwtKey, clockSkewSec: config.clockSkewSec });
+    sandboxBankRoutes(app, { bank });
+  }
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
   const checkoutStreams = checkoutRoutes(app, {
     store,
@@ -317,7 +342,12 @@ export function buildApp(deps: AppDeps): Gateway {
       adminTransactionRoutes(admin, { transactions });
       adminNotificationRoutes(admin, { notifications, merchants });
       adminProviderRoutes(admin, { providers });
-      adminBookRoutes(admin, { ledger: operators.ledger, settlements: operators.settlements });
+      adminBookRoutes(admin, {
+        ledger: operators.ledger,
+        settlements: operators.settlements,
+        payouts: operators.payouts,
+      });
+      adminPayoutRoutes(admin, { payouts: operators.payouts });
       adminReconciliationRoutes(admin, { reconciliations: operators.reconciliations });
       adminKeyRoutes(admin, { masterKeys });
       adminAccessRoutes(admin, { adminKeys, audit });
@@ -337,12 +367,14 @@ export function buildApp(deps: AppDeps): Gateway {
     changer,
     inbound,
     snapClient,
+    payoutBank,
     expiry,
     retention,
     dispatcher,
     deliveryMetrics,
     operators,
     settlementScheduler,
+    payoutChecker,
     live,
     checkoutStreams,
   };
@@ -366,11 +398,12 @@ function createOperatorServices(deps: {
   inbound: InboundService;
   guard: AddressGuard;
   logger: Logger;
+  payoutBank: PayoutBankClient;
 }) {
   const { config, store, clock, dispatcher, guard, logger } = deps;
   const adminKeys = createAdminKeyService({ store, clock });
   return {
-    merchants: createMerchantService({ store, clock, mode: config.mode, guard }),
+    merchants: createMerchantService({ store, clock, mode: config.mode, guard, payoutAccounts: deps.payoutBank }),
     providers: createProviderService({ store, clock, mode: config.mode, guard }),
     transactions: createTransactionReads({ store }),
     notifications: createNotificationOperations({ store, clock, dispatcher }),
@@ -380,6 +413,15 @@ function createOperatorServices(deps: {
     overview: createOverviewService({ store }),
     ledger: createLedgerService({ store }),
     settlements: createSettlementService({ store, clock, logger }),
+    payouts: createPayoutService({
+      store,
+      clock,
+      logger,
+      bank: deps.payoutBank,
+      statusScheduleMs: config.transferStatusScheduleMs,
+      approvalAboveSen: config.payoutApprovalAboveSen,
+      timeoutMs: config.upstreamTimeoutMs,
+    }),
     reconciliations: createReconciliationService({
       store,
       clock,

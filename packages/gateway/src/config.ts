@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { isMoneyValue, toMinorUnits } from '@snapgate/snap';
 import { z } from 'zod';
 import { parseStagingAllow, type StagingAllow } from './address-guard.ts';
 import {
@@ -39,6 +40,10 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** Delay before each attempt, in milliseconds. */
   retryScheduleMs: number[];
+  /** SNAPGATE_TRANSFER_STATUS_SCHEDULE: delay before each status query (36) of a transfer not yet known paid or failed. */
+  transferStatusScheduleMs: number[];
+  /** SNAPGATE_PAYOUT_APPROVAL_ABOVE, in sen: a settlement payout above it waits for a second key (0: every one). */
+  payoutApprovalAboveSen: bigint;
   /** Limits of the HTTP server: see src/http/server-limits.ts. */
   server: ServerLimits;
   /** SNAPGATE_MASTER_KEY: seals the secrets at rest (src/secrets). Required in production mode. */
@@ -108,6 +113,18 @@ export function parseRetrySchedule(value: string): number[] | undefined {
     out.push(Number(m[1]) * (UNIT_MS[m[2] as string] as number));
   }
   return out.length > 0 ? out : undefined;
+}
+
+/** docs/payouts.md#when-the-bank-is-down: soon at first, then hourly for 2 days. */
+const DEFAULT_TRANSFER_STATUS_SCHEDULE = ['10s,30s,1m,5m,10m,30m,1h', ...Array(48).fill('1h')].join(',');
+
+function scheduleOf(v: string, ctx: z.RefinementCtx): number[] {
+  const s = parseRetrySchedule(v);
+  if (!s) {
+    ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of durations like 0s,10s,1m,2h' });
+    return z.NEVER;
+  }
+  return s;
 }
 
 const int = (min: number, max: number) =>
@@ -222,16 +239,18 @@ const schema = z.object({
   SNAPGATE_METRICS_HOST: z.string().min(1).optional(),
   SNAPGATE_SNAP_PREFIXES: z.string().default(DEFAULT_SNAP_PREFIXES).transform(parsedBy(parseSnapPrefixes)),
   SNAPGATE_SNAP_PROFILES: z.string().default(DEFAULT_SNAP_PROFILES).transform(parsedBy(parseSnapProfiles)),
-  SNAPGATE_RETRY_SCHEDULE: z
+  SNAPGATE_RETRY_SCHEDULE: z.string().default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h').transform(scheduleOf),
+  SNAPGATE_TRANSFER_STATUS_SCHEDULE: z.string().default(DEFAULT_TRANSFER_STATUS_SCHEDULE).transform(scheduleOf),
+  SNAPGATE_PAYOUT_APPROVAL_ABOVE: z
     .string()
-    .default('0s,10s,1m,5m,15m,30m,1h,2h,6h,12h,24h')
+    .default('100000000.00')
     .transform((v, ctx) => {
-      const s = parseRetrySchedule(v);
-      if (!s) {
-        ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of durations like 0s,10s,1m,2h' });
+      const value = v === '0' ? '0.00' : v;
+      if (!isMoneyValue(value)) {
+        ctx.addIssue({ code: 'custom', message: 'must be an amount like 100000000.00, or 0 (every payout)' });
         return z.NEVER;
       }
-      return s;
+      return toMinorUnits(value);
     }),
 });
 
@@ -282,6 +301,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveTimeoutMs: c.SNAPGATE_KEEP_ALIVE_TIMEOUT_MS,
     },
     retryScheduleMs: c.SNAPGATE_RETRY_SCHEDULE,
+    transferStatusScheduleMs: c.SNAPGATE_TRANSFER_STATUS_SCHEDULE,
+    payoutApprovalAboveSen: c.SNAPGATE_PAYOUT_APPROVAL_ABOVE,
     masterKey: c.SNAPGATE_MASTER_KEY,
     previousMasterKeys: c.SNAPGATE_MASTER_KEY_PREVIOUS ?? [],
     tls:

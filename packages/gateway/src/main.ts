@@ -81,6 +81,7 @@ async function start(config: Config, logger: Logger): Promise<void> {
   gateway.expiry.start();
   gateway.retention.start();
   gateway.settlementScheduler.start();
+  gateway.payoutChecker.start();
   gateway.dispatcher.start();
   const metricsServer =
     config.metricsPort === undefined

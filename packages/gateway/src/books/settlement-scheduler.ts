@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { lastSlotAtOrBefore, nextSlotAfter, type SettlementSchedule, slotName } from '../settlement-schedule.ts';
+import type { SettlementRecord } from '../store/store.ts';
 import type { SettlementService } from './settlement-service.ts';
 
 // SNAPGATE_SETTLEMENT_SCHEDULE (docs/books.md#settlements): settlements made at each scheduled
@@ -24,6 +25,8 @@ export function createSettlementScheduler(deps: {
   clock: Clock;
   logger: Logger;
   schedule: SettlementSchedule;
+  /** What follows a slot's settlements (docs/payouts.md: `payoutSchedule: auto` pays them out). */
+  afterSettled?: (made: SettlementRecord[]) => Promise<void>;
 }): SettlementScheduler {
   const { schedule, logger } = deps;
   let timer: NodeJS.Timeout | undefined;
@@ -35,6 +38,7 @@ export function createSettlementScheduler(deps: {
       const slot = slotName(schedule, slotMs);
       const made = await deps.settlements.run({ cutoff: slotMs, slot });
       if (made.length > 0) logger.info({ slot, settlements: made.length }, 'settlements made');
+      await deps.afterSettled?.(made);
       return made.length;
     },
     start() {

@@ -31,6 +31,9 @@ export interface SettlementView {
   createdAt: string;
   paidAt: string | null;
   bankReference: string | null;
+  /** Its latest payout through the bank (docs/payouts.md), and why it failed when it did. */
+  payoutId: string | null;
+  lastPayoutError: string | null;
 }
 
 export function settlementView(s: SettlementRecord): SettlementView {
@@ -47,6 +50,8 @@ export function settlementView(s: SettlementRecord): SettlementView {
     createdAt: new Date(s.createdAt).toISOString(),
     paidAt: s.paidAt === null ? null : new Date(s.paidAt).toISOString(),
     bankReference: s.bankReference,
+    payoutId: s.payoutId,
+    lastPayoutError: s.lastPayoutError,
   };
 }
 
@@ -148,6 +153,9 @@ export function createSettlementService({
       const now = clock.now();
       const r = await store.payOut(id, bankReference, now, (s) => payoutEntry(s, now));
       if (r.outcome === 'not-found') throw notFound('settlement');
+      if (r.outcome === 'already-paid' && r.settlement.status === 'paying') {
+        throw conflict(`settlement ${id} is being paid out through the bank (payout ${r.settlement.payoutId})`);
+      }
       if (r.outcome === 'already-paid') {
         throw conflict(`settlement ${id} was paid out already (bank reference ${r.settlement.bankReference})`);
       }

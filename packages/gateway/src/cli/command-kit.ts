@@ -41,6 +41,7 @@ export const GROUPS: Record<string, string> = {
   transactions: 'look at QRIS and VA transactions',
   ledger: 'the books: verify the ledger, list its entries',
   settlement: 'settle merchants, report and record payouts',
+  payout: 'payouts through the bank: list, show, approve, reject',
   notifications: 'callbacks to merchants: list, inspect, replay, recover',
   report: 'reports',
   simulate: 'pay in the sandbox (or act as a provider over the SNAP API)',

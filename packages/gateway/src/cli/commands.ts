@@ -7,6 +7,7 @@ import { backupCommands } from './commands/backup.ts';
 import { bookCommands } from './commands/books.ts';
 import { merchantCommands } from './commands/merchant.ts';
 import { notificationCommands } from './commands/notification.ts';
+import { payoutCommands } from './commands/payout.ts';
 import { processCommands } from './commands/process.ts';
 import { providerCommands } from './commands/provider.ts';
 import { simulateCommands } from './commands/simulate.ts';
@@ -21,6 +22,7 @@ export const COMMANDS: CommandSpec[] = [
   ...providerCommands,
   ...transactionCommands,
   ...bookCommands,
+  ...payoutCommands,
   ...notificationCommands,
   ...simulateCommands,
   ...adminCommands,

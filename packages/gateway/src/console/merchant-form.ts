@@ -2,19 +2,31 @@ import { z } from 'zod';
 import { merchantSettings } from '../merchants/merchant-fields.ts';
 import type { MerchantRecord } from '../merchants/merchant-service.ts';
 import { rsaPublicKey } from '../merchants/public-key.ts';
-import { rupiah } from './format.ts';
+import { jakartaTime, rupiah } from './format.ts';
 import { type Html, html } from './html.ts';
 
 // The merchant forms (new merchant, a merchant's settings): every setting the admin API takes, by
 // its name, grouped. The schemas (merchant-fields.ts) say which settings exist, which ones `null`
-// clears and the options of each enumeration; here is only how a form shows them. `fees`, an
-// object, is four fields named by their path (`fees.qris.percent`), as the schema's problems name them.
+// clears and the options of each enumeration; here is only how a form shows them. `fees` and
+// `payoutAccount`, objects, are fields named by their path (`fees.qris.percent`,
+// `payoutAccount.accountNo`), as the schema's problems name them.
 
 type Setting = keyof typeof merchantSettings.shape;
 export const FEE_FIELDS = ['fees.qris.percent', 'fees.qris.fixed', 'fees.va.fixed', 'fees.va.percent'] as const;
 type FeeField = (typeof FEE_FIELDS)[number];
-/** A field of the form: the name, a setting of the schema, or one part of the fees. */
-export type MerchantField = 'name' | Exclude<Setting, 'fees'> | FeeField;
+export const PAYOUT_ACCOUNT_FIELDS = [
+  'payoutAccount.bankCode',
+  'payoutAccount.accountNo',
+  'payoutAccount.accountName',
+] as const;
+type PayoutAccountField = (typeof PAYOUT_ACCOUNT_FIELDS)[number];
+/** The part of an object setting a field is. */
+type PartField = FeeField | PayoutAccountField;
+/** A setting the form shows as one field. */
+type WholeSetting = Exclude<Setting, 'fees' | 'payoutAccount'>;
+/** A field of the form: the name, a setting of the schema, or one part of the fees or of the bank account. */
+export type MerchantField = 'name' | WholeSetting | PartField;
+const isPart = (f: MerchantField): f is PartField => f.includes('.');
 
 /** What a merchant form shows and sends: every field as text, by its name. */
 export type MerchantFormValues = Partial<Record<string, string>>;
@@ -140,6 +152,17 @@ const FIELDS: Record<MerchantField, FieldSpec> = {
   'fees.qris.fixed': { label: 'QRIS fee, fixed (Rp)', help: 'Like 500.00, added to the percent; may be empty.' },
   'fees.va.fixed': { label: 'VA fee, fixed (Rp)', help: 'Like 2500.00. Both VA fields empty: VAs are free.' },
   'fees.va.percent': { label: 'VA fee, percent', help: 'Like 0.50, added to the fixed fee; may be empty.' },
+  payoutSchedule: {
+    label: 'Payout schedule',
+    help: 'When its settlements are paid out to its bank account.',
+    options: { manual: 'manual: when an operator says so', auto: 'auto: as soon as a settlement is made' },
+  },
+  'payoutAccount.bankCode': { label: 'Bank code', help: 'The bank’s code, 3 digits (like 014).' },
+  'payoutAccount.accountNo': { label: 'Account number', help: 'Digits only, at most 34.' },
+  'payoutAccount.accountName': {
+    label: 'Account holder',
+    help: 'As the merchant gives it. All three account fields empty: no bank account.',
+  },
 };
 
 const GROUPS: Array<{ legend: string; fields: MerchantField[]; note?: string }> = [
@@ -160,19 +183,23 @@ const GROUPS: Array<{ legend: string; fields: MerchantField[]; note?: string }> 
     note: 'Charged per paid transaction, rounded half up to the whole rupiah and never more than the amount. A change applies to transactions created after it.',
   },
   { legend: 'Delivery', fields: ['retrySchedule', 'callbackAck'] },
+  {
+    legend: 'Payouts',
+    fields: ['payoutSchedule', ...PAYOUT_ACCOUNT_FIELDS],
+    note: 'Saving a bank account asks the payout bank who holds it: an account the bank refuses is not saved, and the one before stays.',
+  },
 ];
 
 /** Every field of the forms, in their order. */
 export const MERCHANT_FORM_FIELDS: readonly MerchantField[] = GROUPS.flatMap((g) => g.fields);
 
-const settingOf = (f: MerchantField) =>
-  f === 'name' || f.startsWith('fees.') ? undefined : merchantSettings.shape[f as Exclude<Setting, 'fees'>];
+const settingOf = (f: MerchantField) => (f === 'name' || isPart(f) ? undefined : merchantSettings.shape[f]);
 const optionsOf = (f: MerchantField): readonly string[] | undefined => {
   const s = settingOf(f);
   return s instanceof z.ZodEnum ? (s.options as readonly string[]) : undefined;
 };
 /** Whether `null` clears the setting (an empty field then sends null). */
-const isClearable = (f: Exclude<MerchantField, FeeField>) => settingOf(f)?.safeParse(null).success ?? false;
+const isClearable = (f: Exclude<MerchantField, PartField>) => settingOf(f)?.safeParse(null).success ?? false;
 
 /** A field's text as the form compares and sends it: trimmed; a PEM with plain line ends. */
 function textOf(f: MerchantField, value: string | undefined): string {
@@ -192,9 +219,13 @@ const textValue = (v: unknown): string | undefined =>
 export function shownValues(m: MerchantRecord): MerchantFormValues {
   const out: MerchantFormValues = {};
   for (const f of MERCHANT_FORM_FIELDS) {
-    if (f.startsWith('fees.')) continue;
-    out[f] = textOf(f, textValue(m[f as Exclude<MerchantField, FeeField>]));
+    if (isPart(f)) continue;
+    out[f] = textOf(f, textValue(m[f as Exclude<MerchantField, PartField>]));
   }
+  out.payoutSchedule = m.payoutSchedule ?? 'manual';
+  out['payoutAccount.bankCode'] = m.payoutAccount?.bankCode ?? '';
+  out['payoutAccount.accountNo'] = m.payoutAccount?.accountNo ?? '';
+  out['payoutAccount.accountName'] = m.payoutAccount?.accountName ?? '';
   const qris = m.fees?.qris;
   if (qris && 'percent' in qris) {
     out['fees.qris.percent'] = qris.percent;
@@ -224,16 +255,26 @@ function feesOf(fields: MerchantFormValues): Record<string, Record<string, strin
   return { ...(qris && { qris }), ...(va && { va }) };
 }
 
+/** The bank account the three account fields make (`null`: all empty, none); the schema judges it. */
+function payoutAccountOf(fields: MerchantFormValues): Record<string, string> | null {
+  const [bankCode, accountNo, accountName] = PAYOUT_ACCOUNT_FIELDS.map((f) => textOf(f, fields[f]));
+  return bankCode || accountNo || accountName
+    ? { bankCode: bankCode ?? '', accountNo: accountNo ?? '', accountName: accountName ?? '' }
+    : null;
+}
+
 /** The new-merchant form as the create body: an empty field is left out (the gateway's default). */
 export function createInput(fields: MerchantFormValues): Record<string, unknown> {
   const input: Record<string, unknown> = { name: textOf('name', fields.name) };
   for (const f of MERCHANT_FORM_FIELDS) {
-    if (f === 'name' || f.startsWith('fees.')) continue;
+    if (f === 'name' || isPart(f)) continue;
     const text = textOf(f, fields[f]);
     if (text !== '') input[f] = sentValue(f, text);
   }
   const fees = feesOf(fields);
   if (fees) input.fees = fees;
+  const payoutAccount = payoutAccountOf(fields);
+  if (payoutAccount) input.payoutAccount = payoutAccount;
   return input;
 }
 
@@ -246,14 +287,16 @@ export function patchInput(m: MerchantRecord, fields: MerchantFormValues): Recor
   const shown = shownValues(m);
   const patch: Record<string, unknown> = {};
   for (const f of MERCHANT_FORM_FIELDS) {
-    if (f.startsWith('fees.') || !(f in fields)) continue;
+    if (isPart(f) || !(f in fields)) continue;
     const text = textOf(f, fields[f]);
     if (text === textOf(f, shown[f])) continue;
-    patch[f] = text === '' ? (isClearable(f as Exclude<MerchantField, FeeField>) ? null : '') : sentValue(f, text);
+    patch[f] = text === '' ? (isClearable(f) ? null : '') : sentValue(f, text);
   }
-  if (FEE_FIELDS.some((f) => f in fields && textOf(f, fields[f]) !== textOf(f, shown[f]))) {
-    patch.fees = feesOf({ ...shown, ...fields });
-  }
+  const isChanged = (parts: readonly PartField[]) =>
+    parts.some((f) => f in fields && textOf(f, fields[f]) !== textOf(f, shown[f]));
+  if (isChanged(FEE_FIELDS)) patch.fees = feesOf({ ...shown, ...fields });
+  // A bank account is verified again only when one of its fields changed.
+  if (isChanged(PAYOUT_ACCOUNT_FIELDS)) patch.payoutAccount = payoutAccountOf({ ...shown, ...fields });
   return patch;
 }
 
@@ -365,23 +408,34 @@ function shownSetting(m: MerchantRecord, f: MerchantField, acquirers: readonly A
     const a = acquirers.find((x) => x.id === m.qrisProvider);
     return a ? html`<a href="/console/providers/${encodeURIComponent(a.id)}">${a.name}</a>` : m.qrisProvider;
   }
-  const v = textValue(m[f as Exclude<MerchantField, FeeField>]);
+  const v =
+    f === 'payoutSchedule' ? (m.payoutSchedule ?? 'manual') : textValue(m[f as Exclude<MerchantField, PartField>]);
   if (v === undefined || v === '') return dash(spec);
   return optionsOf(f) ? (spec.options?.[v] ?? v) : v;
+}
+
+/** The bank account and what the payout bank answered about it, or a dash. */
+function payoutAccountText(m: MerchantRecord): Html {
+  const a = m.payoutAccount;
+  if (!a) return html`<dt>Bank account</dt><dd id="payout-account"><span class="muted">— (none)</span></dd>`;
+  return html`<dt>Bank account</dt><dd id="payout-account">${a.accountNo} at bank ${a.bankCode}, ${a.accountName}</dd>
+<dt>Verified</dt><dd id="payout-account-verified">${a.verifiedName} <span class="muted">(the payout bank’s answer, ${jakartaTime(a.verifiedAt)})</span></dd>`;
 }
 
 /** A merchant's settings, by group, as they are now: in two columns, the QRIS and money on the right. */
 export function settingsSummary(m: MerchantRecord, acquirers: readonly Acquirer[]): Html {
   const fees = feeText(m);
+  const shown = (fields: readonly MerchantField[]) =>
+    fields.map((f) => html`<dt>${FIELDS[f].label}</dt><dd data-setting="${f}">${shownSetting(m, f, acquirers)}</dd>`);
   const group = (g: (typeof GROUPS)[number]) =>
     html`<h3>${g.legend}</h3><dl class="kv">${
       g.legend === 'Fees'
         ? html`<dt>QRIS</dt><dd id="fee-qris">${fees.qris}</dd><dt>VA</dt><dd id="fee-va">${fees.va}</dd>`
-        : g.fields.map(
-            (f) => html`<dt>${FIELDS[f].label}</dt><dd data-setting="${f}">${shownSetting(m, f, acquirers)}</dd>`,
-          )
+        : g.legend === 'Payouts'
+          ? html`${shown(g.fields.filter((f) => !isPart(f)))}${payoutAccountText(m)}`
+          : shown(g.fields)
     }</dl>`;
-  const right = ['QRIS', 'Fees', 'Delivery'];
+  const right = ['QRIS', 'Fees', 'Delivery', 'Payouts'];
   return html`<section class="card" id="settings"><h2>Settings</h2><div class="grid">
 <div>${GROUPS.filter((g) => !right.includes(g.legend)).map(group)}</div>
 <div>${GROUPS.filter((g) => right.includes(g.legend)).map(group)}</div></div></section>`;

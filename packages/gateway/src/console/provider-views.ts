@@ -197,6 +197,7 @@ function detailsCard(p: ProviderRecord, now: number): Html {
 <dt>Client secret</dt><dd id="secret-version">version ${p.secretVersion}, never shown${p.previousValidUntil ? html` <span class="muted">${previousSecret(p.previousValidUntil, now)}</span>` : ''}</dd>
 <dt>Token requests</dt><dd id="token-signature">${p.publicKeyPem ? 'SHA256withRSA, verified with its public key' : 'HMAC-SHA256 with its client secret (no public key: sandbox mode only)'}</dd>
 ${p.kind === 'acquirer' ? html`<dt>Acquires snapgate’s own QRIS</dt><dd id="acquires-gateway-qris">${p.acquiresGatewayQris ? 'yes' : 'no'}</dd>` : ''}
+${p.kind === 'bank' ? html`<dt>Payout bank</dt><dd id="payout-bank">${p.payouts ? `yes: snapgate pays out through it, from account ${p.payouts.sourceAccountNo}` : 'no'}</dd>` : ''}
 <dt>Created</dt><dd>${jakartaTime(p.createdAt)}</dd><dt>Updated</dt><dd>${jakartaTime(p.updatedAt)}</dd></dl>
 ${p.publicKeyPem ? html`<details><summary>Public key</summary><pre>${p.publicKeyPem}</pre></details>` : ''}</section>`;
 }
@@ -210,7 +211,7 @@ function outboundCard(p: ProviderRecord): Html {
 <dt>Client secret</dt><dd>set, never shown</dd><dt>Partner id</dt><dd>${o.partnerId}</dd><dt>Channel id</dt><dd>${o.channelId}</dd>
 <dt>Token path</dt><dd>${o.tokenPath}</dd><dt>Path prefix</dt><dd>${o.pathPrefix}</dd>
 <dt>Token request</dt><dd id="outbound-signature">${o.privateKeyPem ? 'SHA256withRSA with the private key set here (never shown)' : 'HMAC-SHA256 with the client secret'}</dd></dl>`
-      : html`<p id="outbound-none">${p.kind === 'acquirer' ? 'None: snapgate does not call this acquirer.' : 'None: a bank calls snapgate; snapgate calls acquirers only.'}</p>`
+      : html`<p id="outbound-none">${p.kind === 'acquirer' ? 'None: snapgate does not call this acquirer.' : 'None: a bank calls snapgate; snapgate calls a bank only as its payout bank.'}</p>`
   }</section>`;
 }
 

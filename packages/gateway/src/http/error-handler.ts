@@ -31,6 +31,9 @@ const DOMAIN_STATUS = {
   invalid: [400, 'Bad Request'],
   'not-found': [404, 'Not Found'],
   conflict: [409, 'Conflict'],
+  refused: [422, 'Unprocessable Content'],
+  unavailable: [502, 'Bad Gateway'],
+  forbidden: [403, 'Forbidden'],
 } as const;
 
 /**
@@ -57,7 +60,7 @@ export function registerErrorHandler(app: FastifyInstance, logger: Logger): void
         return sendProblem(reply, error.status, error.title, error.message, error.errors, error.snap);
       if (error instanceof DomainError) {
         const [status, title] = DOMAIN_STATUS[error.kind];
-        return sendProblem(reply, status, title, error.message, error.problems);
+        return sendProblem(reply, status, title, error.message, error.problems, error.snap);
       }
       const status = (error as FastifyError).statusCode;
       if (status !== undefined && status >= 400 && status < 500) {

@@ -35,6 +35,19 @@ const httpsOrigin = z
     }
   }, 'must be an https origin like https://shop.example (no path, no trailing slash)');
 
+/** A bank account as an operator gives it; the payout bank's answer is added when it is saved. */
+const payoutAccountFields = {
+  bankCode: z
+    .string()
+    .regex(/^\d{3}$/, 'must be 3 digits')
+    .meta(about('The bank’s code (Bank Indonesia’s, 3 digits).')),
+  accountNo: z
+    .string()
+    .regex(/^\d{1,34}$/, 'must be 1 to 34 digits')
+    .meta(about('The account number, digits only.')),
+  accountName: text(100).meta(about('The holder’s name, as the merchant gives it.')),
+};
+
 /** Every setting an operator chooses; `.nullable()`: null clears it (the gateway's default again). */
 export const merchantSettings = z.object({
   callbackBaseUrl: url
@@ -148,6 +161,17 @@ export const merchantSettings = z.object({
         'The delays before each callback attempt, comma-separated (`0s,5s,30s,2m`): the last one is the last retry. Null: the gateway’s SNAPGATE_RETRY_SCHEDULE.',
       ),
     ),
+  payoutAccount: z
+    .strictObject(payoutAccountFields)
+    .nullable()
+    .meta(
+      about(
+        'The bank account its settlements are paid out to. Saving it asks the payout bank who holds it (account inquiry): the answer is kept as `verifiedName` with `verifiedAt`; an account the bank refuses is not saved (422, with the bank’s `responseCode` and `responseMessage`); without a payout bank, 409. Null: none.',
+      ),
+    ),
+  payoutSchedule: z
+    .enum(['manual', 'auto'])
+    .meta(about('`manual` (default): its settlements are paid out when an operator says so; `auto`: once made.')),
 });
 
 const name = text(100).meta(about('The merchant’s name, for operators.'));
@@ -167,6 +191,7 @@ export const merchantPatchSchema = z
 
 export type NewMerchantInput = z.output<typeof merchantCreateSchema>;
 export type MerchantPatchInput = z.output<typeof merchantPatchSchema>;
+export type PayoutAccountInput = NonNullable<z.output<typeof merchantSettings.shape.payoutAccount>>;
 
 const dateTime = z.iso.datetime();
 
@@ -178,6 +203,14 @@ export const merchantViewSchema = z.strictObject({
   previousValidUntil: dateTime.nullable().meta(about('Until when the secret before the last rotation still works.')),
   secretVersion: z.number().int().min(1),
   ...merchantSettings.shape,
+  payoutAccount: z
+    .strictObject({
+      ...payoutAccountFields,
+      verifiedName: z.string().meta(about('The holder’s name as the payout bank answered it.')),
+      verifiedAt: dateTime.meta(about('When the payout bank answered.')),
+    })
+    .nullable()
+    .meta(about('Its bank account, verified at the payout bank; null: none.')),
   status,
   createdAt: dateTime,
   updatedAt: dateTime,

@@ -12,12 +12,14 @@ import {
   type MerchantStatus,
   type Page,
   type PageRequest,
+  type PayoutAccount,
+  type PayoutSchedule,
   type Store,
   type TokenSignature,
   UniqueViolation,
 } from '../store/store.ts';
 import { callbackUrlProblemResolved } from './callback-url.ts';
-import type { NewMerchantInput } from './merchant-fields.ts';
+import type { NewMerchantInput, PayoutAccountInput } from './merchant-fields.ts';
 import { isUsableRsaPublicKey } from './public-key.ts';
 
 export type { CallbackJson, CallbackSignature, MerchantPatch, MerchantRecord, MerchantStatus, TokenSignature };
@@ -28,14 +30,33 @@ export type { CallbackJson, CallbackSignature, MerchantPatch, MerchantRecord, Me
  */
 export const MERCHANT_EDITABLE = ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl'] as const;
 
-export type { NewMerchantInput };
+export type { NewMerchantInput, PayoutAccountInput };
+
+/**
+ * Who verifies a merchant's bank account: the payout bank (providers/payout-bank.ts). It answers the
+ * holder's name; it throws the DomainError of a missing payout bank (conflict), of the bank's refusal
+ * (refused, with its SNAP code) or of no answer (unavailable).
+ */
+export interface PayoutAccountVerifier {
+  verifyAccount(account: {
+    bankCode: string;
+    accountNo: string;
+  }): Promise<{ verifiedName: string; verifiedAt: number }>;
+}
+
+/** A merchant patch as an operator sends it: the bank account as given, before the bank verifies it. */
+export type MerchantPatchRequest = Omit<MerchantPatch, 'payoutAccount'> & {
+  payoutAccount?: PayoutAccountInput | null;
+};
 
 /** What the admin API shows of a merchant: never its secrets. */
 export type MerchantView = Omit<
   MerchantRecord,
-  'clientSecret' | 'previousSecret' | 'previousValidUntil' | 'createdAt' | 'updatedAt'
+  'clientSecret' | 'previousSecret' | 'previousValidUntil' | 'createdAt' | 'updatedAt' | 'payoutAccount'
 > & {
   previousValidUntil: string | null;
+  payoutAccount: (Omit<PayoutAccount, 'verifiedAt'> & { verifiedAt: string }) | null;
+  payoutSchedule: PayoutSchedule;
   createdAt: string;
   updatedAt: string;
 };
@@ -53,6 +74,10 @@ export function merchantView(m: MerchantRecord): MerchantView {
   return {
     ...rest,
     checkoutFrameAncestors: m.checkoutFrameAncestors ?? null,
+    payoutAccount: m.payoutAccount
+      ? { ...m.payoutAccount, verifiedAt: new Date(m.payoutAccount.verifiedAt).toISOString() }
+      : null,
+    payoutSchedule: m.payoutSchedule ?? 'manual',
     previousValidUntil: m.previousValidUntil === null ? null : new Date(m.previousValidUntil).toISOString(),
     createdAt: new Date(m.createdAt).toISOString(),
     updatedAt: new Date(m.updatedAt).toISOString(),
@@ -112,9 +137,19 @@ export interface MerchantServiceDeps {
   mode: Mode;
   /** The address guard of callback URLs; default: the mode's, without staging allowance. */
   guard?: AddressGuard;
+  /** Verifies bank accounts at the payout bank; without one, none can be saved (409). */
+  payoutAccounts?: PayoutAccountVerifier;
 }
 
-export function createMerchantService({ store, clock, mode, guard }: MerchantServiceDeps) {
+export function createMerchantService({ store, clock, mode, guard, payoutAccounts }: MerchantServiceDeps) {
+  /** The account as given, with the holder's name the payout bank answers; null stays null. */
+  async function verified(account: PayoutAccountInput | null | undefined): Promise<PayoutAccount | null | undefined> {
+    if (!account) return account;
+    if (!payoutAccounts) throw conflict('there is no active payout bank to verify the account at');
+    const { verifiedName, verifiedAt } = await payoutAccounts.verifyAccount(account);
+    return { ...account, verifiedName, verifiedAt };
+  }
+
   async function qrisProviderProblems(id: string | null | undefined): Promise<string[]> {
     if (id === undefined || id === null) return [];
     const p = await store.findProviderById(id);
@@ -134,6 +169,8 @@ export function createMerchantService({ store, clock, mode, guard }: MerchantSer
         );
       }
       if (problems.length > 0) throw invalid('invalid merchant', problems);
+      // Asked last: an invalid merchant costs the bank nothing.
+      const payoutAccount = await verified(input.payoutAccount);
       const now = clock.now();
       const clientKey = randomUUID();
       const clientSecret = newClientSecret();
@@ -166,6 +203,8 @@ export function createMerchantService({ store, clock, mode, guard }: MerchantSer
         fees: input.fees ?? null,
         retrySchedule: input.retrySchedule ?? null,
         ...(input.checkoutFrameAncestors?.length ? { checkoutFrameAncestors: input.checkoutFrameAncestors } : {}),
+        ...(payoutAccount ? { payoutAccount } : {}),
+        ...(input.payoutSchedule === 'auto' ? { payoutSchedule: 'auto' as const } : {}),
         status: 'active',
         createdAt: now,
         updatedAt: now,
@@ -217,11 +256,12 @@ export function createMerchantService({ store, clock, mode, guard }: MerchantSer
      * callbacks go (MERCHANT_EDITABLE; the token URL with SNAP B2B token callbacks only); another
      * merchant answers as one that does not exist.
      */
-    async update(id: string, patch: MerchantPatch, caller?: Caller): Promise<MerchantRecord> {
+    async update(id: string, request: MerchantPatchRequest, caller?: Caller): Promise<MerchantRecord> {
+      const { payoutAccount: account, ...patch } = request;
       if (caller && !reaches(caller, id)) throw notFound('merchant');
       if (caller?.kind === 'merchant') {
         const editable: readonly string[] = MERCHANT_EDITABLE;
-        const refused = Object.keys(patch).filter((k) => !editable.includes(k));
+        const refused = Object.keys(request).filter((k) => !editable.includes(k));
         if (refused.length > 0) {
           throw invalid(
             'a merchant changes only its callback URLs',
@@ -250,8 +290,12 @@ export function createMerchantService({ store, clock, mode, guard }: MerchantSer
       );
       problems.push(...(await qrisProviderProblems(patch.qrisProvider)));
       if (problems.length > 0) throw invalid('invalid merchant settings', problems);
+      // The bank refusing the account refuses the whole patch: the account before stays.
+      const payoutAccount = await verified(account);
+      const changes: MerchantPatch = payoutAccount === undefined ? patch : { ...patch, payoutAccount };
       // No origin may frame its pages: one way to say it, null.
-      const stored = patch.checkoutFrameAncestors?.length === 0 ? { ...patch, checkoutFrameAncestors: null } : patch;
+      const stored =
+        changes.checkoutFrameAncestors?.length === 0 ? { ...changes, checkoutFrameAncestors: null } : changes;
       try {
         const m = await store.updateMerchant(id, stored, clock.now());
         if (!m) throw notFound('merchant');

@@ -25,7 +25,7 @@ const publicKeyPem = pem.meta(
   about('RSA public key (PEM) that verifies its token requests; without one it signs HMAC-SHA256.'),
 );
 const OUTBOUND =
-  'Acquirers that issue QRIS: the SNAP client credentials snapgate holds there (`baseUrl` an origin only; `privateKeyPem` signs the token request when set).';
+  'Acquirers that issue QRIS, and the payout bank: the SNAP client credentials snapgate holds there (`baseUrl` an origin only; `privateKeyPem` signs the token request when set).';
 const outbound = z
   .strictObject({
     baseUrl: z.string().max(2048),
@@ -38,6 +38,18 @@ const outbound = z
     pathPrefix: path.optional(),
   })
   .meta(about(OUTBOUND));
+const payouts = z
+  .strictObject({
+    sourceAccountNo: z
+      .string()
+      .regex(/^\d{1,19}$/, 'must be 1 to 19 digits')
+      .meta(about('The operator’s account at this bank the money leaves from.')),
+  })
+  .meta(
+    about(
+      'Banks: this one is the payout bank, which snapgate calls (with its `outbound` settings) for account inquiries and transfers. At most one.',
+    ),
+  );
 const status = z.enum(['active', 'disabled']);
 const acquiresGatewayQris = z
   .boolean()
@@ -55,9 +67,10 @@ export const providerCreateSchema = z.strictObject({
   publicKeyPem: publicKeyPem.optional(),
   outbound: outbound.optional(),
   acquiresGatewayQris: acquiresGatewayQris.optional(),
+  payouts: payouts.optional(),
 });
 
-/** `PATCH /admin/v1/providers/:id`: at least one field; null clears a key or the outbound settings. */
+/** `PATCH /admin/v1/providers/:id`: at least one field; null clears a key, the outbound or payout settings. */
 export const providerPatchSchema = z
   .strictObject({
     name: name.optional(),
@@ -66,11 +79,13 @@ export const providerPatchSchema = z
     outbound: outbound.nullable().optional(),
     status: status.optional().meta(about('`disabled` refuses its tokens at once.')),
     acquiresGatewayQris: acquiresGatewayQris.optional(),
+    payouts: payouts.nullable().optional(),
   })
   .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
 
 export type NewProviderInput = z.output<typeof providerCreateSchema>;
 export type OutboundInput = z.output<typeof outbound>;
+export type PayoutsInput = z.output<typeof payouts>;
 
 const dateTime = z.iso.datetime();
 
@@ -97,6 +112,7 @@ export const providerViewSchema = z.strictObject({
     .nullable(),
   isSandbox: z.boolean().meta(about('The built-in sandbox bank or acquirer.')),
   acquiresGatewayQris,
+  payouts: payouts.nullable(),
   status,
   createdAt: dateTime,
   updatedAt: dateTime,

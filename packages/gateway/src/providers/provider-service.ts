@@ -13,12 +13,13 @@ import type {
   ProviderKind,
   ProviderOutbound,
   ProviderPatch,
+  ProviderPayouts,
   ProviderRecord,
   Store,
   StoredInboundCall,
 } from '../store/store.ts';
 import { UniqueViolation } from '../store/store.ts';
-import type { NewProviderInput, OutboundInput } from './provider-fields.ts';
+import type { NewProviderInput, OutboundInput, PayoutsInput } from './provider-fields.ts';
 import { DEFAULT_PATH_PREFIX } from './snap-client.ts';
 
 export type { NewProviderInput, OutboundInput, ProviderKind, ProviderRecord, StoredInboundCall };
@@ -29,6 +30,7 @@ export function providerView(p: ProviderRecord) {
   return {
     ...rest,
     outbound: outbound === null ? null : outboundView(outbound),
+    payouts: p.payouts ?? null,
     previousValidUntil: p.previousValidUntil === null ? null : new Date(p.previousValidUntil).toISOString(),
     createdAt: new Date(p.createdAt).toISOString(),
     updatedAt: new Date(p.updatedAt).toISOString(),
@@ -53,6 +55,8 @@ function outboundOf(input: OutboundInput): ProviderOutbound {
   };
 }
 
+const payoutsOf = (input: PayoutsInput): ProviderPayouts => ({ sourceAccountNo: input.sourceAccountNo });
+
 async function checkSettings(
   s: {
     kind: ProviderKind;
@@ -71,7 +75,6 @@ async function checkSettings(
     problems.push('publicKeyPem: must be a PEM-encoded RSA public key of at least 2048 bits');
   }
   if (s.outbound) {
-    if (s.kind !== 'acquirer') problems.push('outbound: only an acquirer is called by snapgate');
     let url: URL | undefined;
     try {
       url = new URL(s.outbound.baseUrl);
@@ -105,9 +108,35 @@ async function checkSettings(
   return problems;
 }
 
+/**
+ * snapgate calls an acquirer that issues QRIS, and the payout bank: a bank's outbound settings and
+ * its payouts go together. `outbound` and `payouts` are the provider's as they would be after.
+ */
+function payoutProblems(s: {
+  kind: ProviderKind;
+  isSandbox: boolean;
+  outbound: ProviderOutbound | null;
+  payouts: ProviderPayouts | null;
+}): string[] {
+  if (s.payouts && s.kind !== 'bank') return ['payouts: only a bank is the payout bank'];
+  if (s.payouts && s.isSandbox) return ['payouts: the sandbox bank is the payout bank of sandbox mode already'];
+  if (s.kind !== 'bank') return [];
+  if (s.outbound && !s.payouts) {
+    return ['outbound: only an acquirer is called by snapgate, and a bank only as the payout bank (with payouts)'];
+  }
+  if (s.payouts && !s.outbound) return ['payouts: the payout bank needs outbound settings (snapgate calls it)'];
+  return [];
+}
+
 /** The one-acquirer rule of migration 016, as SQLite and PostgreSQL name it. */
 const isGatewayQrisConstraint = (c: string) =>
   c === 'providers.acquires_gateway_qris' || c === 'providers_one_gateway_qris_acquirer';
+/** The one-payout-bank rule of migration 029 (SQLite names the index in its message). */
+const isPayoutBankConstraint = (c: string) => c.includes('providers_one_payout_bank');
+const payoutBankTaken = (holder?: string) =>
+  conflict(
+    `another provider${holder ? ` (${holder})` : ''} is the payout bank: set its payouts to null first (one payout bank at a time)`,
+  );
 const gatewayQrisTaken = () =>
   conflict(
     'another acquirer acquires the QRIS snapgate issues itself: set its acquiresGatewayQris to false first (one acquirer at a time)',
@@ -131,12 +160,20 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
     }
   }
 
+  /** At most one payout bank (the database says so too, under concurrent writes). */
+  async function checkPayoutBankFree(payouts: ProviderPayouts | null | undefined, self?: string): Promise<void> {
+    if (!payouts) return;
+    const holder = await store.findPayoutBank();
+    if (holder && holder.id !== self) throw payoutBankTaken(holder.id);
+  }
+
   const service = {
     async create(
       input: NewProviderInput,
       options: { isSandbox?: boolean } = {},
     ): Promise<{ provider: ProviderRecord; clientSecret: string }> {
       const outbound = input.outbound ? outboundOf(input.outbound) : null;
+      const payouts = input.payouts ? payoutsOf(input.payouts) : null;
       const problems = await checkSettings(
         {
           kind: input.kind,
@@ -147,8 +184,10 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
         mode,
         guard,
       );
+      problems.push(...payoutProblems({ kind: input.kind, isSandbox: options.isSandbox ?? false, outbound, payouts }));
       if (problems.length > 0) throw invalid('invalid provider', problems);
       await checkBankCodeFree(input.kind, input.bankCode);
+      await checkPayoutBankFree(payouts);
       const now = clock.now();
       const clientSecret = newClientSecret();
       const provider: ProviderRecord = {
@@ -165,6 +204,7 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
         outbound,
         isSandbox: options.isSandbox ?? false,
         acquiresGatewayQris: input.acquiresGatewayQris ?? false,
+        ...(payouts ? { payouts } : {}),
         status: 'active',
         createdAt: now,
         updatedAt: now,
@@ -173,6 +213,7 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
         await store.insertProvider(provider);
       } catch (e) {
         if (e instanceof UniqueViolation && isGatewayQrisConstraint(e.constraint)) throw gatewayQrisTaken();
+        if (e instanceof UniqueViolation && isPayoutBankConstraint(e.constraint)) throw payoutBankTaken();
         // The same bankCode, taken by a concurrent create.
         if (e instanceof UniqueViolation)
           throw conflict(`bankCode ${input.bankCode} already belongs to an active bank`);
@@ -203,10 +244,14 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
 
     async update(
       id: string,
-      patch: Omit<ProviderPatch, 'outbound'> & { outbound?: OutboundInput | null },
+      patch: Omit<ProviderPatch, 'outbound' | 'payouts'> & {
+        outbound?: OutboundInput | null;
+        payouts?: PayoutsInput | null;
+      },
     ): Promise<ProviderRecord> {
       const existing = await service.get(id);
       const outbound = patch.outbound === undefined ? undefined : patch.outbound && outboundOf(patch.outbound);
+      const payouts = patch.payouts === undefined ? undefined : patch.payouts && payoutsOf(patch.payouts);
       const problems = await checkSettings(
         {
           kind: existing.kind,
@@ -217,16 +262,28 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
         mode,
         guard,
       );
+      if (outbound !== undefined || payouts !== undefined) {
+        problems.push(
+          ...payoutProblems({
+            kind: existing.kind,
+            isSandbox: existing.isSandbox,
+            outbound: outbound === undefined ? existing.outbound : outbound,
+            payouts: payouts === undefined ? (existing.payouts ?? null) : payouts,
+          }),
+        );
+      }
       if (problems.length > 0) throw invalid('invalid provider settings', problems);
       if ((patch.bankCode ?? patch.status) !== undefined && (patch.status ?? existing.status) === 'active') {
         await checkBankCodeFree(existing.kind, patch.bankCode ?? existing.bankCode, id);
       }
+      await checkPayoutBankFree(payouts, id);
       try {
-        const p = await store.updateProvider(id, { ...patch, outbound }, clock.now());
+        const p = await store.updateProvider(id, { ...patch, outbound, payouts }, clock.now());
         if (!p) throw notFound('provider');
         return p;
       } catch (e) {
         if (e instanceof UniqueViolation && isGatewayQrisConstraint(e.constraint)) throw gatewayQrisTaken();
+        if (e instanceof UniqueViolation && isPayoutBankConstraint(e.constraint)) throw payoutBankTaken();
         if (e instanceof UniqueViolation) throw conflict(`duplicate ${e.constraint}`);
         throw e;
       }

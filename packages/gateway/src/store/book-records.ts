@@ -47,7 +47,8 @@ export interface LedgerFilter {
 /** A merchant's entries summed by kind (its balance is made of these). */
 export type LedgerTotals = Record<LedgerKind, { count: number; amountSen: bigint; feeSen: bigint }>;
 
-export type SettlementStatus = 'open' | 'paid';
+/** `paying`: a payout through the bank is under way (docs/payouts.md#paying-a-settlement). */
+export type SettlementStatus = 'open' | 'paying' | 'paid';
 
 export interface SettlementRecord {
   id: string;
@@ -65,6 +66,10 @@ export interface SettlementRecord {
   bankReference: string | null;
   /** The scheduled run that made it; null when made on demand. */
   slot: string | null;
+  /** Its latest payout through the bank, if any. */
+  payoutId: string | null;
+  /** Why its latest payout failed, when it did. */
+  lastPayoutError: string | null;
 }
 
 export interface SettlementFilter {

@@ -7,8 +7,10 @@ import type {
   MerchantFees,
   MerchantRecord,
   MerchantStatus,
+  PayoutAccount,
   ProviderKind,
   ProviderOutbound,
+  ProviderPayouts,
   ProviderRecord,
   QrisCriteria,
   SecretPlace,
@@ -57,6 +59,11 @@ export function merchantFromRow(r: Row): MerchantRecord {
     ...(r.checkout_frame_ancestors === null || r.checkout_frame_ancestors === undefined
       ? {}
       : { checkoutFrameAncestors: jsonOf(r.checkout_frame_ancestors) as string[] }),
+    // Likewise only a merchant with a bank account, or paid out as soon as settled, says so.
+    ...(r.payout_account === null || r.payout_account === undefined
+      ? {}
+      : { payoutAccount: jsonOf(r.payout_account) as PayoutAccount }),
+    ...(r.payout_schedule === 'auto' ? { payoutSchedule: 'auto' as const } : {}),
     status: r.status as MerchantStatus,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
@@ -84,11 +91,13 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   qrisCriteria: 'qris_criteria',
   fees: 'fees',
   checkoutFrameAncestors: 'checkout_frame_ancestors',
+  payoutAccount: 'payout_account',
+  payoutSchedule: 'payout_schedule',
   status: 'status',
 };
 
 /** Settings kept as JSON text (null clears them). */
-const JSON_SETTINGS = new Set(['fees', 'checkoutFrameAncestors']);
+const JSON_SETTINGS = new Set(['fees', 'checkoutFrameAncestors', 'payoutAccount']);
 
 /**
  * `snap-b2b` lives in its own column: the SQLite table's CHECK on callback_signature cannot be
@@ -178,6 +187,8 @@ export function merchantToRow(m: MerchantRecord): Row {
     fees: m.fees ? JSON.stringify(m.fees) : null,
     retry_schedule: m.retrySchedule ?? null,
     checkout_frame_ancestors: m.checkoutFrameAncestors ? JSON.stringify(m.checkoutFrameAncestors) : null,
+    payout_account: m.payoutAccount ? JSON.stringify(m.payoutAccount) : null,
+    payout_schedule: m.payoutSchedule ?? 'manual',
     status: m.status,
     created_at: m.createdAt,
     updated_at: m.updatedAt,
@@ -200,13 +211,15 @@ export function providerFromRow(r: Row): ProviderRecord {
     outbound: r.outbound === null || r.outbound === undefined ? null : (jsonOf(r.outbound) as ProviderOutbound),
     isSandbox: r.is_sandbox === true || r.is_sandbox === 1,
     acquiresGatewayQris: Number(r.acquires_gateway_qris ?? 0) === 1,
+    // Only the payout bank says so.
+    ...(r.payouts === null || r.payouts === undefined ? {} : { payouts: jsonOf(r.payouts) as ProviderPayouts }),
     status: r.status as MerchantStatus,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   };
 }
 
-/** camelCase patch field → column name; `outbound` is stored as JSON text. */
+/** camelCase patch field → column name; `outbound` and `payouts` are stored as JSON text. */
 export const PROVIDER_COLUMNS: Record<string, string> = {
   name: 'name',
   bankCode: 'bank_code',
@@ -214,6 +227,7 @@ export const PROVIDER_COLUMNS: Record<string, string> = {
   outbound: 'outbound',
   status: 'status',
   acquiresGatewayQris: 'acquires_gateway_qris',
+  payouts: 'payouts',
 };
 
 /** The columns a provider update sets, ready to bind (both stores). */
@@ -228,7 +242,10 @@ function providerPatchColumns(patch: Record<string, unknown>): Array<[string, un
     const column = PROVIDER_COLUMNS[field];
     if (!column || value === undefined) continue;
     if (field === 'acquiresGatewayQris') sets.push([column, value ? 1 : 0]);
-    else sets.push([column, field === 'outbound' && value !== null ? JSON.stringify(value) : value]);
+    else {
+      const isJson = (field === 'outbound' || field === 'payouts') && value !== null;
+      sets.push([column, isJson ? JSON.stringify(value) : value]);
+    }
   }
   return sets;
 }
@@ -248,6 +265,7 @@ export function providerToRow(p: ProviderRecord, sqlite: boolean): Row {
     outbound: p.outbound === null ? null : JSON.stringify(p.outbound),
     is_sandbox: sqlite ? (p.isSandbox ? 1 : 0) : p.isSandbox,
     acquires_gateway_qris: p.acquiresGatewayQris ? 1 : 0,
+    payouts: p.payouts ? JSON.stringify(p.payouts) : null,
     status: p.status,
     created_at: p.createdAt,
     updated_at: p.updatedAt,

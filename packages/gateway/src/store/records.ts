@@ -1,6 +1,7 @@
 // The records the store keeps, as the gateway sees them (store.ts says what it does with them).
 import type { TransactionStatus } from '@snapgate/snap';
 import type { NewLedgerEntry } from './book-records.ts';
+import type { PayoutAccount, PayoutSchedule } from './payout-records.ts';
 
 export type TokenSignature = 'any' | 'hmac-sha256' | 'rsa-sha256';
 /**
@@ -73,6 +74,9 @@ export interface MerchantRecord {
   fees: MerchantFees | null;
   /** The https origins that may frame its checkout pages (docs/checkout.md); null: none. */
   checkoutFrameAncestors?: string[] | null;
+  /** Its verified bank account, and when its settlements are paid out (absent: manual): docs/payouts.md. */
+  payoutAccount?: PayoutAccount | null;
+  payoutSchedule?: PayoutSchedule;
   status: MerchantStatus;
   createdAt: number;
   updatedAt: number;
@@ -104,56 +108,8 @@ export type MerchantPatch = Partial<
     | 'checkoutFrameAncestors'
     | 'status'
   >
->;
-
-export type ProviderKind = 'bank' | 'acquirer';
-
-/** How snapgate calls an acquirer (SNAP client credentials snapgate holds at it). */
-export interface ProviderOutbound {
-  baseUrl: string;
-  clientKey: string;
-  clientSecret: string;
-  /** Signs the token request SHA256withRSA when set; HMAC-SHA256 with the secret otherwise. */
-  privateKeyPem: string | null;
-  partnerId: string;
-  channelId: string;
-  tokenPath: string;
-  pathPrefix: string;
-}
-
-/** A bank that owns a VA range, or a QRIS acquirer, calling snapgate over SNAP. */
-export interface ProviderRecord {
-  id: string;
-  name: string;
-  kind: ProviderKind;
-  /** Banks: VAs created with this bankCode are theirs. Acquirers: the default payerIssuer. */
-  bankCode: string;
-  clientKey: string;
-  clientSecret: string;
-  previousSecret: string | null;
-  previousValidUntil: number | null;
-  secretVersion: number;
-  /** Set when the provider is disabled: tokens issued until then stay dead after re-enabling. */
-  tokensNotBefore?: number | null;
-  /** Verifies its token requests (SHA256withRSA). */
-  publicKeyPem: string | null;
-  outbound: ProviderOutbound | null;
-  /** The built-in sandbox bank or acquirer: never accepted in production mode. */
-  isSandbox: boolean;
-  /**
-   * Acquirers: this one acquires the QRIS snapgate issues itself (merchants without a
-   * qrisProvider), and only it may notify them (with the sandbox acquirer in sandbox mode while no
-   * acquirer is named). At most one provider.
-   */
-  acquiresGatewayQris: boolean;
-  status: MerchantStatus;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export type ProviderPatch = Partial<
-  Pick<ProviderRecord, 'name' | 'bankCode' | 'publicKeyPem' | 'outbound' | 'status' | 'acquiresGatewayQris'>
->;
+> &
+  Pick<MerchantRecord, 'payoutAccount' | 'payoutSchedule'>;
 
 /** One call a provider made, as answered (every inbound call is logged). */
 export interface InboundCall {
@@ -189,7 +145,8 @@ export interface VirtualAccountNumbers {
   customerNos: string[];
 }
 
-export type AdminScope = 'read' | 'operate' | 'admin';
+/** `approve`: may only approve or reject payouts (docs/payouts.md#paying-a-settlement), nothing else. */
+export type AdminScope = 'read' | 'operate' | 'admin' | 'approve';
 
 /** A named admin API key; the key itself is never stored, only its SHA-256. */
 export interface AdminKeyRecord {

@@ -130,6 +130,7 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
     findProviderByClientKey: async (key) => openProvider(await inner.findProviderByClientKey(key)),
     listProviders: async (page) => openPage(await inner.listProviders(page), openProvider),
     findBanks: async (code) => (await inner.findBanks(code)).map((p) => openProvider(p) as ProviderRecord),
+    findPayoutBank: async () => openProvider(await inner.findPayoutBank()),
     updateProvider: async (id, patch, at) => {
       const sealed: ProviderPatch =
         patch.outbound === undefined ? patch : { ...patch, outbound: sealOutbound(id, patch.outbound) };

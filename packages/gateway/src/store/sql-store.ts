@@ -4,7 +4,9 @@ import * as clients from './parts/clients.ts';
 import { MERCHANTS, PROVIDERS, type SecretRotation } from './parts/clients.ts';
 import * as ledger from './parts/ledger.ts';
 import * as outbox from './parts/outbox.ts';
+import * as payouts from './parts/payouts.ts';
 import * as reconciliations from './parts/reconciliations.ts';
+import * as sandboxBank from './parts/sandbox-bank.ts';
 import * as secrets from './parts/secrets.ts';
 import * as settings from './parts/settings.ts';
 import * as settlements from './parts/settlements.ts';
@@ -24,11 +26,15 @@ import type {
   NewLedgerEntry,
   NotificationFilter,
   PageRequest,
+  PayoutChange,
+  PayoutExchangeRecord,
+  PayoutFilter,
   PortalLinkUse,
   ProviderPatch,
   ProviderRecord,
   ReconciliationRecord,
   ReconciliationResolution,
+  SandboxTransferRecord,
   SettlementFilter,
   SettlementRecord,
   SettlementRun,
@@ -126,7 +132,19 @@ export abstract class SqlStore {
   findGatewayQrisAcquirer() {
     return clients.findGatewayQrisAcquirer(this.sql);
   }
+  findPayoutBank() {
+    return clients.findPayoutBank(this.sql);
+  }
 
+  insertSandboxTransfer(transfer: SandboxTransferRecord) {
+    return sandboxBank.insertSandboxTransfer(this.sql, transfer);
+  }
+  findSandboxTransfer(by: { partnerReferenceNo: string } | { referenceNo: string }) {
+    return sandboxBank.findSandboxTransfer(this.sql, by);
+  }
+  endSandboxTransfer(partnerReferenceNo: string, at: number) {
+    return sandboxBank.endSandboxTransfer(this.sql, partnerReferenceNo, at);
+  }
   listProviders(page: PageRequest) {
     return clients.listClients(this.sql, PROVIDERS, page);
   }
@@ -311,6 +329,44 @@ export abstract class SqlStore {
   }
   payOut(id: string, bankReference: string, at: number, entryFor: (s: SettlementRecord) => NewLedgerEntry) {
     return this.transaction((sql) => settlements.payOut(sql, id, bankReference, at, entryFor));
+  }
+  startSettlementPayout(payout: payouts.NewPayout) {
+    return this.transaction((sql) => payouts.startSettlementPayout(sql, payout));
+  }
+  findPayout(id: string) {
+    return payouts.findPayout(this.sql, id);
+  }
+  listPayouts(filter: PayoutFilter, limit: number) {
+    return payouts.listPayouts(this.sql, filter, limit);
+  }
+  payoutExchanges(id: string) {
+    return payouts.payoutExchanges(this.sql, id);
+  }
+  recordPayoutAnswer(
+    id: string,
+    change: PayoutChange,
+    exchange: PayoutExchangeRecord | null,
+    at: number,
+    entryFor: (s: SettlementRecord) => NewLedgerEntry,
+  ) {
+    return this.transaction((sql) => payouts.recordPayoutAnswer(sql, id, change, exchange, at, entryFor));
+  }
+  claimDuePayouts(now: number, owner: string, leaseUntil: number, limit: number) {
+    return payouts.claimDuePayouts(this.sql, now, owner, leaseUntil, limit);
+  }
+  claimPayout(id: string, now: number, owner: string, leaseUntil: number) {
+    return payouts.claimPayout(this.sql, id, now, owner, leaseUntil);
+  }
+  approvePayout(
+    id: string,
+    approvedBy: string,
+    at: number,
+    claim: { owner: string; leaseUntil: number; nextCheckAt: number },
+  ) {
+    return payouts.approvePayout(this.sql, id, approvedBy, at, claim);
+  }
+  rejectPayout(id: string, rejectedBy: string, at: number) {
+    return this.transaction((sql) => payouts.rejectPayout(sql, id, rejectedBy, at));
   }
   insertReconciliationProblems(reconciliationId: string, problems: StoredReconciliationProblem[]) {
     return reconciliations.insertReconciliationProblems(this.sql, reconciliationId, problems);

@@ -15,6 +15,15 @@ import type {
   SettlementRun,
   StoredReconciliationProblem,
 } from './book-records.ts';
+import type { NewPayout, PayoutStart } from './parts/payouts.ts';
+import type {
+  PayoutChange,
+  PayoutExchangeRecord,
+  PayoutFilter,
+  PayoutRecord,
+  SandboxTransferRecord,
+} from './payout-records.ts';
+import type { ProviderPatch, ProviderRecord } from './provider-records.ts';
 import type {
   AdminKeyRecord,
   AttemptMinute,
@@ -33,8 +42,6 @@ import type {
   NotificationRecord,
   Page,
   PageRequest,
-  ProviderPatch,
-  ProviderRecord,
   RefundRecord,
   SecretPlace,
   StatusChange,
@@ -54,6 +61,8 @@ import type {
 import type { StatusWatcher } from './status-watch.ts';
 
 export * from './book-records.ts';
+export * from './payout-records.ts';
+export * from './provider-records.ts';
 export * from './records.ts';
 export * from './status-watch.ts';
 
@@ -147,6 +156,18 @@ export interface ClientStore {
   findBanks(bankCode: string): Promise<ProviderRecord[]>;
   /** The acquirer named to acquire the QRIS snapgate issues itself (acquiresGatewayQris), if any. */
   findGatewayQrisAcquirer(): Promise<ProviderRecord | undefined>;
+  /** The provider that is the payout bank (`payouts` set; at most one), active or not. */
+  findPayoutBank(): Promise<ProviderRecord | undefined>;
+  /**
+   * Keeps a transfer of the built-in sandbox bank unless its partnerReferenceNo has one already
+   * (atomically: of two at once, one is kept); the transfer kept, this one or the first.
+   */
+  insertSandboxTransfer(transfer: SandboxTransferRecord): Promise<SandboxTransferRecord>;
+  findSandboxTransfer(
+    by: { partnerReferenceNo: string } | { referenceNo: string },
+  ): Promise<SandboxTransferRecord | undefined>;
+  /** A pending sandbox transfer ends as its outcome, once; the transfer as it is after (undefined: none). */
+  endSandboxTransfer(partnerReferenceNo: string, at: number): Promise<SandboxTransferRecord | undefined>;
   /** Appends calls to the inbound log, all in one database transaction. */
   recordInbound(calls: readonly InboundCall[]): Promise<void>;
   /** A provider's inbound calls, newest first. */
@@ -336,6 +357,36 @@ export interface BooksStore {
   findSettlement(id: string): Promise<SettlementRecord | undefined>;
   listSettlements(filter: SettlementFilter, limit: number): Promise<SettlementRecord[]>;
   settlementEntries(id: string): Promise<LedgerEntry[]>;
+  /**
+   * An open settlement becomes `paying` with its new payout (docs/payouts.md), in one database
+   * transaction: of two at once, or a payout and a manual marking, one wins.
+   */
+  startSettlementPayout(payout: NewPayout): Promise<PayoutStart>;
+  findPayout(id: string): Promise<PayoutRecord | undefined>;
+  listPayouts(filter: PayoutFilter, limit: number): Promise<PayoutRecord[]>;
+  payoutExchanges(id: string): Promise<PayoutExchangeRecord[]>;
+  /**
+   * Keeps the exchange and moves a `sending` or `pending` payout as the bank said, with its
+   * settlement (paid with its payout entry, or open again), in one database transaction.
+   */
+  recordPayoutAnswer(
+    id: string,
+    change: PayoutChange,
+    exchange: PayoutExchangeRecord | null,
+    at: number,
+    entryFor: (s: SettlementRecord) => NewLedgerEntry,
+  ): Promise<PayoutRecord | undefined>;
+  /** Payouts due for a status query, each claimed by `owner` until `leaseUntil`. */
+  claimDuePayouts(now: number, owner: string, leaseUntil: number, limit: number): Promise<PayoutRecord[]>;
+  /** One payout claimed to be asked about now, unless another claim on it is live. */
+  claimPayout(id: string, now: number, owner: string, leaseUntil: number): Promise<PayoutRecord | undefined>;
+  approvePayout(
+    id: string,
+    approvedBy: string,
+    at: number,
+    claim: { owner: string; leaseUntil: number; nextCheckAt: number },
+  ): Promise<PayoutRecord | undefined>;
+  rejectPayout(id: string, rejectedBy: string, at: number): Promise<PayoutRecord | undefined>;
   /** An open settlement paid out, with its payout entry, in one database transaction. */
   payOut(
     id: string,

@@ -26,6 +26,7 @@ const DOMAIN = [
   'secrets',
   'operators',
   'books',
+  'payouts',
 ];
 /** The doors and the composition root. */
 const DOORS = ['http', 'console', 'cli', 'app.ts', 'main.ts', 'bootstrap.ts'];

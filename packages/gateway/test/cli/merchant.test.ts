@@ -88,6 +88,42 @@ describe('snapgate merchant …', () => {
     assert.match(refused.err, /qrisCriteria/);
   });
 
+  it('sets a bank account, verified at the payout bank, and the payout schedule; shows the bank’s refusal', async () => {
+    const m = await gw.createMerchant({ name: 'Toko Rekening' });
+    const set = await run(
+      gw,
+      'merchant',
+      'update',
+      m.id,
+      '--payout-account',
+      '014:8880123456:Toko Rekening: Jakarta',
+      '--payout-schedule',
+      'auto',
+      '--json',
+    );
+    assert.equal(set.code, 0, set.err);
+    const after = JSON.parse(set.out);
+    assert.deepEqual(
+      { ...after.payoutAccount, verifiedAt: undefined },
+      {
+        bankCode: '014',
+        accountNo: '8880123456',
+        accountName: 'Toko Rekening: Jakarta',
+        verifiedName: 'SANDBOX 3456',
+        verifiedAt: undefined,
+      },
+    );
+    assert.equal(after.payoutSchedule, 'auto');
+    const refused = await run(gw, 'merchant', 'update', m.id, '--payout-account', '014:7770000:Nobody');
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /422/);
+    assert.match(refused.err, /4041611 Invalid Card\/Account\/Customer/);
+    const cleared = await run(gw, 'merchant', 'update', m.id, '--payout-account', 'none', '--json');
+    assert.equal(cleared.code, 0, cleared.err);
+    assert.equal(JSON.parse(cleared.out).payoutAccount, null);
+    assert.equal((await run(gw, 'merchant', 'update', m.id, '--payout-account', '014-8880123456')).code, 2);
+  });
+
   it('makes a merchant portal sign-in link', async () => {
     const m = await gw.createMerchant({ name: 'Toko Portal' });
     const r = await run(gw, 'merchant', 'portal-link', m.id, '--json');

@@ -89,6 +89,37 @@ describe('snapgate provider …', () => {
     assert.equal(inbound.code, 0, inbound.err);
   });
 
+  it('makes a bank the payout bank, and stops it (its outbound settings go too)', async () => {
+    const created = await runCli(
+      gw,
+      'provider',
+      'create',
+      '--name',
+      'Bank Payout CLI',
+      '--kind',
+      'bank',
+      '--bank-code',
+      '451',
+      '--outbound-base-url',
+      'https://payout-bank.example',
+      '--outbound-client-key',
+      'k',
+      '--outbound-client-secret',
+      's',
+      '--outbound-partner-id',
+      'P1',
+      '--payouts-source-account',
+      '1234567890',
+      '--json',
+    );
+    assert.equal(created.code, 0, created.err);
+    const p = JSON.parse(created.out);
+    assert.deepEqual(p.payouts, { sourceAccountNo: '1234567890' });
+    const stopped = await runCli(gw, 'provider', 'update', p.id, '--payouts-source-account', 'none', '--json');
+    assert.equal(stopped.code, 0, stopped.err);
+    assert.deepEqual([JSON.parse(stopped.out).payouts, JSON.parse(stopped.out).outbound], [null, null]);
+  });
+
   it('exits 2 on bad usage and 1 when the admin API refuses', async () => {
     assert.equal((await runCli(gw, 'provider', 'create', '--name', 'X')).code, 2);
     assert.equal((await runCli(gw, 'provider', 'update', 'x')).code, 2);

@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Response } from 'playwright-core';
-import { FEE_FIELDS } from '../../src/console/merchant-form.ts';
+import { FEE_FIELDS, PAYOUT_ACCOUNT_FIELDS } from '../../src/console/merchant-form.ts';
 import { merchantCreateSchema } from '../../src/merchants/merchant-fields.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import {
@@ -36,8 +36,10 @@ const PRIVATE_PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateK
   format: 'pem',
 }) as string;
 
-/** Every field the admin API's create body takes, as the forms name them (fees by their parts). */
-const SCHEMA_FIELDS = Object.keys(merchantCreateSchema.shape).flatMap((k) => (k === 'fees' ? [...FEE_FIELDS] : [k]));
+/** Every field the admin API's create body takes, as the forms name them (fees and the bank account by their parts). */
+const SCHEMA_FIELDS = Object.keys(merchantCreateSchema.shape).flatMap((k) =>
+  k === 'fees' ? [...FEE_FIELDS] : k === 'payoutAccount' ? [...PAYOUT_ACCOUNT_FIELDS] : [k],
+);
 
 type Merchant = Record<string, unknown> & { id: string; partnerId: string; updatedAt: string };
 
@@ -140,6 +142,11 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       // Delivery
       retrySchedule: '0s,10s,1m,1h',
       callbackAck: 'any-200',
+      // Payouts (the account is verified at the sandbox bank: SANDBOX 3456)
+      payoutSchedule: 'auto',
+      'payoutAccount.bankCode': '014',
+      'payoutAccount.accountNo': '8880123456',
+      'payoutAccount.accountName': 'Toko Setelan',
     },
     api: {
       name: 'Toko Setelan Lengkap',
@@ -162,9 +169,18 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       fees: { qris: { percent: '0.70', fixed: '500.00' }, va: { fixed: '2500.00', percent: '0.10' } },
       retrySchedule: '0s,10s,1m,1h',
       callbackAck: 'any-200',
+      payoutSchedule: 'auto',
     } as Record<string, unknown>,
   });
   const pick = (m: Merchant, keys: string[]) => Object.fromEntries(keys.map((k) => [k, m[k]]));
+  /** The bank account everyGroup sets, as the sandbox bank verified it (verifiedAt aside). */
+  const VERIFIED_ACCOUNT = {
+    bankCode: '014',
+    accountNo: '8880123456',
+    accountName: 'Toko Setelan',
+    verifiedName: 'SANDBOX 3456',
+    verifiedAt: undefined,
+  };
 
   test('the new-merchant and edit forms hold every field the admin API takes, by its name', async () => {
     await page.goto(`${gw.url}/console/merchants/new`);
@@ -177,6 +193,7 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       'Checkout',
       'Fees',
       'Delivery',
+      'Payouts',
     ]);
     assert.equal(await page.$eval('main form [name=publicKeyPem]', (e) => e.tagName), 'TEXTAREA');
     for (const name of ['tokenSignature', 'callbackSignature', 'callbackJson', 'callbackVaBody', 'callbackAck']) {
@@ -217,6 +234,7 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
     assert.match(page.url(), /\?ok=saved$/);
     const after = await stored(m.id);
     assert.deepEqual(pick(after, Object.keys(api)), api);
+    assert.deepEqual({ ...(after.payoutAccount as object), verifiedAt: undefined }, VERIFIED_ACCOUNT);
     assert.equal(await auditCount('console: edit merchant', m.id), 1);
 
     // Post/Redirect/Get: the reload is a GET; no second edit, nothing changed.
@@ -233,6 +251,9 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
     assert.equal(await text(page, '[data-setting=qrisProvider]'), 'Sandbox Acquirer');
     assert.equal(await text(page, '[data-setting=publicKeyPem] summary'), 'RSA, 2048 bits');
     assert.equal(await text(page, '[data-setting=callbackSignature]'), 'SNAP B2B token');
+    assert.equal(await text(page, '[data-setting=payoutSchedule]'), 'auto: as soon as a settlement is made');
+    assert.equal(await text(page, '#payout-account'), '8880123456 at bank 014, Toko Setelan');
+    assert.match(await text(page, '#payout-account-verified'), /^SANDBOX 3456 \(the payout bank’s answer, /);
     // The form shows them too, ready for the next change.
     for (const [name, value] of Object.entries(form)) {
       assert.equal(await valueIn(page, EDIT, name), asTyped(name, value), name);
@@ -319,6 +340,8 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
     ['fees.qris.fixed', '500.00', /fees\.qris\.percent: required/],
     ['fees.va.fixed', '2500', /fees\.va\.fixed: must be an amount like 2500\.00/],
     ['fees.va.percent', '1.00', /fees\.va\.fixed: required/],
+    ['payoutAccount.bankCode', '14', /payoutAccount\.bankCode: must be 3 digits/],
+    ['payoutAccount.accountNo', '12-34', /payoutAccount\.accountNo: must be 1 to 34 digits/],
   ];
 
   test('each rule the edit form can break: shown again at 400 with its problem and what was typed; nothing saved', async () => {
@@ -360,6 +383,23 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
     assert.equal(taken.status(), 409);
     assert.match(await text(page, '#form-problems'), /partnerId is already used by another merchant/);
     assert.equal(await valueIn(page, EDIT, 'partnerId'), 'TOKO-LAIN');
+    assert.deepEqual(await stored(m.id), before);
+
+    // An account the payout bank refuses: 409, with the bank's code, shown again the same way.
+    await page.goto(`${gw.url}/console/merchants/${m.id}`);
+    const refusedAccount = {
+      'payoutAccount.bankCode': '014',
+      'payoutAccount.accountNo': '7770000',
+      'payoutAccount.accountName': 'Toko Aturan',
+    };
+    await setAll(page, EDIT, refusedAccount);
+    const refusedByBank = await submit(page, SAVE);
+    assert.equal(refusedByBank.status(), 409);
+    assert.match(
+      await text(page, '#form-problems'),
+      /payoutAccount: the payout bank refused the account: 4041611 Invalid Card\/Account\/Customer \[Account Not Found\]/,
+    );
+    for (const [name, value] of Object.entries(refusedAccount)) assert.equal(await valueIn(page, EDIT, name), value);
     assert.deepEqual(await stored(m.id), before);
 
     // A forged acquirer (the select offers only real ones).
@@ -414,6 +454,7 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       name: 'Toko Baru Lengkap',
       partnerId: 'TOKO-BARU-01',
     });
+    assert.deepEqual({ ...((await stored(id)).payoutAccount as object), verifiedAt: undefined }, VERIFIED_ACCOUNT);
     assert.equal(await merchantCount(), count + 1);
     await page.reload();
     assert.equal(await merchantCount(), count + 1);

@@ -216,6 +216,8 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
         SNAPGATE_RETRY_SCHEDULE: '0s,100ms,100ms',
         // Every admin operation is called with a wrong key below: each must answer 401, not 429.
         SNAPGATE_AUTH_FAILURE_LIMIT: '10000',
+        // Every payout through the bank waits for a second key: approve and reject are called below.
+        SNAPGATE_PAYOUT_APPROVAL_ABOVE: '0',
       },
       dispatch: true,
     });
@@ -385,6 +387,9 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       const pages = [...routed].filter((r) => / \/(console|pay)(\/|$)/.test(r));
       assert.ok(pages.length > 5, 'the console is served');
       for (const p of pages) routed.delete(p);
+      // The sandbox bank (sandbox mode) is a bank's API the gateway calls itself, not snapgate's
+      // (docs/payouts.md).
+      for (const r of [...routed].filter((r) => / \/sandbox-bank\//.test(r))) routed.delete(r);
       const documented = new Set<string>();
       for (const d of docs) {
         for (const [path, item] of Object.entries(d.paths as Record<string, Json>)) {
@@ -1295,13 +1300,50 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       assert.equal((await admin('GET', path, { params: { id: 'x'.repeat(65) } })).status, 400);
     }
     const PAYOUT = '/admin/v1/settlements/{id}/payout';
-    assert.equal((await admin('POST', PAYOUT, { params: settlement, body: {} })).status, 400);
+    assert.equal((await admin('POST', PAYOUT, { params: settlement, body: { bankReference: '' } })).status, 400);
+    // Through the bank: the merchant has no verified payoutAccount yet.
+    assert.equal((await admin('POST', PAYOUT, { params: settlement, body: {} })).status, 409);
     assert.equal((await admin('POST', PAYOUT, { params: settlement, body: { bankReference: 'TRF-1' } })).status, 200);
     assert.equal((await admin('POST', PAYOUT, { params: settlement, body: { bankReference: 'TRF-2' } })).status, 409);
     assert.equal(
       (await admin('POST', PAYOUT, { params: { id: 'nope' }, body: { bankReference: 'TRF-3' } })).status,
       404,
     );
+    // Payouts through the bank (docs/payouts.md), each waiting for a second key here.
+    const payoutAccount = { bankCode: '999', accountNo: '1234567890', accountName: 'SANDBOX 7890' };
+    assert.equal(
+      (await admin('PATCH', '/admin/v1/merchants/{id}', { params: id, body: { payoutAccount } })).status,
+      200,
+    );
+    const approver = await admin('POST', '/admin/v1/admin-keys', {
+      body: { name: 'openapi-approver', scope: 'admin' },
+    });
+    const awaiting = async () => {
+      const q = (
+        await snap(`${API}/qr/qr-mpm-generate`, m, { partnerReferenceNo: next('PAYOUT'), amount: idr('5000.00') })
+      ).body;
+      assert.equal((await admin('POST', QR_PAY, { params: { referenceNo: q.referenceNo } })).status, 200);
+      const made = await admin('POST', '/admin/v1/settlements', { body: { merchantId: merchant.id } });
+      const asked = await admin('POST', PAYOUT, { params: { id: made.body.items[0].id }, body: {} });
+      assert.equal(asked.status, 202, asked.text);
+      return { id: asked.body.payoutId as string };
+    };
+    const toApprove = await awaiting();
+    assert.equal((await admin('GET', '/admin/v1/payouts', { query: 'state=awaiting_approval' })).status, 200);
+    assert.equal((await admin('GET', '/admin/v1/payouts', { query: 'state=late' })).status, 400);
+    assert.equal((await admin('GET', '/admin/v1/payouts/{id}', { params: toApprove })).status, 200);
+    assert.equal((await admin('GET', '/admin/v1/payouts/{id}', { params: { id: 'nope' } })).status, 404);
+    const APPROVE = '/admin/v1/payouts/{id}/approve';
+    const REJECT = '/admin/v1/payouts/{id}/reject';
+    assert.equal((await admin('POST', APPROVE, { params: toApprove })).status, 403, 'the key that asked');
+    assert.equal((await admin('POST', APPROVE, { params: toApprove, token: approver.body.key })).status, 200);
+    assert.equal((await admin('POST', APPROVE, { params: toApprove, token: approver.body.key })).status, 409);
+    const toReject = await awaiting();
+    assert.equal((await admin('POST', REJECT, { params: toReject, token: approver.body.key })).status, 200);
+    assert.equal((await admin('POST', REJECT, { params: { id: 'nope' } })).status, 404);
+    // The bootstrap key is the last admin key again (its revocation is refused below).
+    const revoked = await admin('POST', '/admin/v1/admin-keys/{id}/revoke', { params: { id: approver.body.id } });
+    assert.equal(revoked.status, 200);
     const acquirerId = (await gw.store.getSetting('sandbox_acquirer_provider_id')) as string;
     const unpaid = (
       await snap(`${API}/qr/qr-mpm-generate`, m, { partnerReferenceNo: next('REC'), amount: idr('10.00') })

@@ -6,6 +6,7 @@ import {
   type MerchantRecord,
   type ProviderOutbound,
   type ProviderRecord,
+  type SandboxTransferRecord,
   type Store,
   type TransactionRecord,
   UniqueViolation,
@@ -526,6 +527,81 @@ export function storeContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(await refs({ reference: '   88990001' }), [b.referenceNo]);
       assert.deepEqual(await refs({ reference: c.referenceNo }), [c.referenceNo]);
       assert.deepEqual(await refs({ kind: 'va' }), [b.referenceNo]);
+    });
+
+    it('keeps one payout bank at most, and merchants’ bank accounts and payout schedules', async () => {
+      assert.equal(await store.findPayoutBank(), undefined);
+      const payouts = { sourceAccountNo: '1234567890' };
+      const p = provider({ kind: 'bank', bankCode: '701', outbound: OUTBOUND, payouts });
+      await store.insertProvider(p);
+      assert.deepEqual(await store.findProviderById(p.id), p);
+      assert.deepEqual(await store.findPayoutBank(), p);
+      const other = provider({ kind: 'bank', bankCode: '702' });
+      await assert.rejects(
+        store.insertProvider({ ...provider({ kind: 'bank', bankCode: '703' }), payouts }),
+        (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('providers_one_payout_bank'),
+      );
+      await store.insertProvider(other);
+      await assert.rejects(
+        store.updateProvider(other.id, { payouts }, T0 + 1),
+        (e: unknown) => e instanceof UniqueViolation && e.constraint.includes('providers_one_payout_bank'),
+      );
+      const cleared = await store.updateProvider(p.id, { payouts: null }, T0 + 2);
+      assert.equal(cleared?.payouts, undefined);
+      assert.deepEqual((await store.updateProvider(other.id, { payouts }, T0 + 3))?.payouts, payouts);
+      assert.equal((await store.findPayoutBank())?.id, other.id);
+      assert.equal((await store.updateProvider(other.id, { payouts: null }, T0 + 4))?.payouts, undefined);
+      assert.equal(await store.findPayoutBank(), undefined);
+
+      const account = {
+        bankCode: '014',
+        accountNo: '8880123456',
+        accountName: 'Budi',
+        verifiedName: 'BUDI SANTOSO',
+        verifiedAt: T0,
+      };
+      const m = merchant({ payoutAccount: account, payoutSchedule: 'auto' });
+      await store.insertMerchant(m);
+      assert.deepEqual(await store.findMerchantById(m.id), m);
+      const changed = await store.updateMerchant(m.id, { payoutAccount: null, payoutSchedule: 'manual' }, T0 + 1);
+      assert.deepEqual([changed?.payoutAccount, changed?.payoutSchedule], [undefined, undefined]);
+      const again = await store.updateMerchant(m.id, { payoutAccount: { ...account, accountNo: '1' } }, T0 + 2);
+      assert.deepEqual(again?.payoutAccount, { ...account, accountNo: '1' });
+    });
+
+    it('keeps the sandbox bank’s transfers: one per partnerReferenceNo, a pending one ended once', async () => {
+      const transfer = (over: Partial<SandboxTransferRecord> = {}): SandboxTransferRecord => ({
+        partnerReferenceNo: uid('po'),
+        referenceNo: uid('bank'),
+        serviceCode: '18',
+        beneficiaryBankCode: '014',
+        beneficiaryAccountNo: '7770111',
+        amount: '50000.00',
+        status: '03',
+        outcome: '00',
+        httpStatus: 202,
+        responseBody: '{"responseCode":"2021800"}',
+        createdAt: T0,
+        updatedAt: T0,
+        ...over,
+      });
+      const t = transfer();
+      assert.deepEqual(await store.insertSandboxTransfer(t), t);
+      // The same partnerReferenceNo again, whatever else: the first one is kept and answered.
+      assert.deepEqual(await store.insertSandboxTransfer({ ...t, referenceNo: uid('bank'), amount: '1.00' }), t);
+      const both = await Promise.all([transfer(), transfer()].map((x) => store.insertSandboxTransfer(x)));
+      assert.notEqual(both[0]?.partnerReferenceNo, both[1]?.partnerReferenceNo);
+      assert.deepEqual(await store.findSandboxTransfer({ partnerReferenceNo: t.partnerReferenceNo }), t);
+      assert.deepEqual(await store.findSandboxTransfer({ referenceNo: t.referenceNo }), t);
+      assert.equal(await store.findSandboxTransfer({ partnerReferenceNo: 'nope' }), undefined);
+      const ended = await store.endSandboxTransfer(t.partnerReferenceNo, T0 + 5);
+      assert.deepEqual(ended, { ...t, status: '00', updatedAt: T0 + 5 });
+      // Ended once: a later query changes nothing.
+      assert.deepEqual(await store.endSandboxTransfer(t.partnerReferenceNo, T0 + 9), ended);
+      const failing = transfer({ outcome: '06' });
+      await store.insertSandboxTransfer(failing);
+      assert.equal((await store.endSandboxTransfer(failing.partnerReferenceNo, T0 + 6))?.status, '06');
+      assert.equal(await store.endSandboxTransfer('nope', T0), undefined);
     });
 
     it('stores, finds, pages, updates and rotates providers, outbound settings included', async () => {

@@ -123,14 +123,21 @@ export const bookCommands: CommandSpec[] = [
   },
   {
     path: 'settlement payout',
-    description: 'record a settlement paid out, with the bank reference of the transfer',
+    description:
+      'record a settlement paid out, with the bank reference of the transfer; or --bank: transfer it through the payout bank',
     args: ['<settlementId>'],
-    flags: [flag('--bank-reference <ref>', "the bank's reference of the transfer to the merchant")],
+    flags: [
+      flag('--bank-reference <ref>', "the bank's reference of the transfer to the merchant"),
+      flag('--bank', "transfer the net to the merchant's verified account through the payout bank (docs/payouts.md)"),
+    ],
     async run(ctx) {
       const id = enc(onePositional(ctx, 'settlement id'));
       const ref = ctx.values['bank-reference'];
-      if (typeof ref !== 'string') throw new UsageError('--bank-reference is required');
-      printRecord(ctx.o, await ctx.admin.call('POST', `/settlements/${id}/payout`, { bankReference: ref }));
+      const isThroughBank = ctx.values.bank === true;
+      if (isThroughBank === (typeof ref === 'string'))
+        throw new UsageError('either --bank-reference <ref> or --bank is required');
+      const body = isThroughBank ? {} : { bankReference: ref };
+      printRecord(ctx.o, await ctx.admin.call('POST', `/settlements/${id}/payout`, body));
     },
   },
   {

@@ -31,6 +31,7 @@ const merchantFields: Record<string, string> = {
   'qris-provider': 'qrisProvider',
   'retry-schedule': 'retrySchedule',
   'qris-criteria': 'qrisCriteria',
+  'payout-schedule': 'payoutSchedule',
 };
 const merchantFlags = (creating: boolean): FlagSpec[] => {
   const d = (text: string) => (creating ? ` (default: ${text})` : '');
@@ -70,6 +71,11 @@ const merchantFlags = (creating: boolean): FlagSpec[] => {
       '--retry-schedule <delays>',
       `its own callback retry schedule, e.g. 0s,5s,30s${creating ? ' (default: the gateway’s)' : '; "default" for the gateway’s'}`,
     ),
+    flag(
+      '--payout-account <account>',
+      `its bank account as bankCode:accountNo:name, e.g. 014:8880123456:Budi Santoso, verified at the payout bank${creating ? '' : '; "none" to clear'}`,
+    ),
+    flag('--payout-schedule <schedule>', `manual or auto: when its settlements are paid out${d('manual')}`),
   ];
 };
 
@@ -82,6 +88,7 @@ function merchantBody(values: Values): Record<string, unknown> {
   for (const field of CLEARABLE) if (body[field] === 'none') body[field] = null;
   const pem = readFlagFile(values, 'public-key-file');
   if (pem !== undefined) body.publicKeyPem = pem;
+  if (typeof values['payout-account'] === 'string') body.payoutAccount = payoutAccountOf(values['payout-account']);
   if (typeof values.fees === 'string') {
     try {
       body.fees = values.fees === 'default' ? null : JSON.parse(values.fees);
@@ -90,6 +97,14 @@ function merchantBody(values: Values): Record<string, unknown> {
     }
   }
   return body;
+}
+
+/** `014:8880123456:Budi Santoso` → the account (the name may hold a colon); `none` → null. */
+function payoutAccountOf(value: string): Record<string, string> | null {
+  if (value === 'none') return null;
+  const m = /^([^:]*):([^:]*):(.+)$/.exec(value);
+  if (!m) throw new UsageError(`--payout-account: bankCode:accountNo:name, e.g. 014:8880123456:Budi Santoso`);
+  return { bankCode: m[1] as string, accountNo: m[2] as string, accountName: m[3] as string };
 }
 
 const MERCHANT_COLUMNS = ['id', 'name', 'clientKey', 'partnerId', 'status', 'createdAt'];

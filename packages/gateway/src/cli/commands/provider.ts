@@ -44,6 +44,10 @@ const providerFlags = (creating: boolean): FlagSpec[] => {
     flag('--outbound-channel-id <id>', 'acquirers: CHANNEL-ID, at most 5 characters (default: 95221)'),
     flag('--outbound-token-path <path>', 'acquirers: token path (default: /api/snap/v1.0/access-token/b2b)'),
     flag('--outbound-path-prefix <path>', 'acquirers: prefix of the SNAP paths (default: /api/snap/v1.0)'),
+    flag(
+      '--payouts-source-account <number>',
+      `banks: makes it the payout bank (with its --outbound-… settings), paying out from this account${creating ? '' : '; "none" to stop (its outbound settings go too)'}`,
+    ),
   ];
 };
 
@@ -60,6 +64,10 @@ function providerBody(values: Values): Record<string, unknown> {
   const privateKeyPem = readFlagFile(values, 'outbound-private-key-file');
   if (privateKeyPem !== undefined) outbound.privateKeyPem = privateKeyPem;
   if (Object.keys(outbound).length > 0) body.outbound = outbound;
+  const source = values['payouts-source-account'];
+  if (typeof source === 'string') body.payouts = source === 'none' ? null : { sourceAccountNo: source };
+  // A bank is called only as the payout bank: when it stops, its outbound settings go with it.
+  if (source === 'none' && body.outbound === undefined) body.outbound = null;
   return body;
 }
 

@@ -3,6 +3,7 @@ import { bookPaths } from '../routes/admin-books.ts';
 import { certificationPaths } from '../routes/admin-certifications.ts';
 import { merchantPaths } from '../routes/admin-merchants.ts';
 import { notificationPaths } from '../routes/admin-notifications.ts';
+import { payoutPaths } from '../routes/admin-payouts.ts';
 import { portalLinkPaths } from '../routes/admin-portal-links.ts';
 import { providerPaths } from '../routes/admin-providers.ts';
 import { reconciliationPaths } from '../routes/admin-reconciliations.ts';
@@ -73,6 +74,7 @@ export function buildAdminDocument(options: {
         ...notificationPaths(),
         ...providerPaths(),
         ...bookPaths(),
+        ...payoutPaths(),
         ...reconciliationPaths(),
         ...accessPaths(),
         ...masterKeyPaths(),

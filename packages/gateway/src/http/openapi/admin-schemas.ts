@@ -23,8 +23,12 @@ export const ADMIN_SCHEMAS: Record<string, JsonSchema> = {
       status: { type: 'integer', minimum: 400, maximum: 599 },
       detail: { type: 'string' },
       errors: { type: 'array', items: { type: 'string' }, description: 'Every problem found, each naming its field.' },
-      responseCode: { type: 'string', description: 'Sandbox payments: the SNAP code the provider path answered.' },
-      responseMessage: { type: 'string', description: 'Sandbox payments: the SNAP message.' },
+      responseCode: {
+        type: 'string',
+        description:
+          'Sandbox payments: the SNAP code the provider path answered. A bank account the payout bank refused: the bank’s code.',
+      },
+      responseMessage: { type: 'string', description: 'The SNAP message that goes with `responseCode`.' },
     },
     additionalProperties: false,
     description: 'RFC 9457 problem details (`application/problem+json`).',
@@ -104,7 +108,7 @@ export const ADMIN_SCHEMAS: Record<string, JsonSchema> = {
   AdminKey: closed({
     id: { type: 'string' },
     name: { type: 'string' },
-    scope: { enum: ['read', 'operate', 'admin'] },
+    scope: { enum: ['read', 'operate', 'admin', 'approve'] },
     createdAt: DATE_TIME,
     lastUsedAt: { ...nullable(DATE_TIME), description: 'To the minute.' },
     revokedAt: nullable(DATE_TIME),
@@ -181,6 +185,14 @@ export const MERCHANT_EXAMPLE = {
   fees: null,
   retrySchedule: null,
   checkoutFrameAncestors: null,
+  payoutAccount: {
+    bankCode: '014',
+    accountNo: '8880123456',
+    accountName: 'Warung Kopi Bandung',
+    verifiedName: 'WARUNG KOPI BANDUNG',
+    verifiedAt: T,
+  },
+  payoutSchedule: 'manual',
   status: 'active',
   createdAt: T,
   updatedAt: T,

@@ -25,7 +25,7 @@ export const adminKeyCreateSchema = z.strictObject({
   name: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1 to 64 letters, digits, dot, dash or underscore'),
-  scope: z.enum(['read', 'operate', 'admin']),
+  scope: z.enum(['read', 'operate', 'admin', 'approve']),
 });
 export const auditQuery = listQuery.extend({ target: z.string().max(128).optional() });
 

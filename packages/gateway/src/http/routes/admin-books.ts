@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { type LedgerService, ledgerEntryView } from '../../books/ledger-service.ts';
 import { type SettlementService, settlementEntriesView, settlementView } from '../../books/settlement-service.ts';
-import { callerOf } from '../admin-auth.ts';
+import type { PayoutService } from '../../payouts/payout-service.ts';
+import { callerOf, scopeCovers } from '../admin-auth.ts';
 import { idParams, parseAdminBody, parseWith } from '../admin-body.ts';
 import {
   ADMIN,
@@ -22,6 +23,7 @@ import {
 } from '../openapi/admin-kit.ts';
 import { MERCHANT_EXAMPLE } from '../openapi/admin-schemas.ts';
 import { closed, fromZod, type JsonSchema, nullable, type PathItem, queryParameters } from '../openapi/kit.ts';
+import { ProblemError } from '../problem.ts';
 
 export const ledgerQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
@@ -40,10 +42,11 @@ export const settlementRunBody = z.strictObject({
 
 export const settlementListQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
-  status: z.enum(['open', 'paid']).optional(),
+  status: z.enum(['open', 'paying', 'paid']).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
 });
 
+/** A settlement recorded paid by hand, with the bank's reference of the transfer. */
 export const payoutBody = z.strictObject({
   bankReference: z
     .string()
@@ -52,12 +55,17 @@ export const payoutBody = z.strictObject({
     .max(64)
     .regex(/^[\w./:-]+$/, 'letters, digits and . / : - _ only'),
 });
+/** `{}`: pay it out through the bank (docs/payouts.md); `{bankReference}`: record it paid by hand. */
+export const payoutRequestBody = payoutBody.partial();
 
 const timeOf = (iso: string | undefined) => (iso === undefined ? undefined : Date.parse(iso));
 
 /** The books: balances, the ledger and its verification, settlements and payouts (docs/books.md). */
-export function adminBookRoutes(app: FastifyInstance, deps: { ledger: LedgerService; settlements: SettlementService }) {
-  const { ledger, settlements } = deps;
+export function adminBookRoutes(
+  app: FastifyInstance,
+  deps: { ledger: LedgerService; settlements: SettlementService; payouts: PayoutService },
+) {
+  const { ledger, settlements, payouts } = deps;
   const config = { api: 'admin' as const };
 
   app.get('/merchants/:id/balance', { config }, async (request) => {
@@ -110,10 +118,23 @@ export function adminBookRoutes(app: FastifyInstance, deps: { ledger: LedgerServ
       .send(csv);
   });
 
-  app.post('/settlements/:id/payout', { config }, async (request) => {
+  app.post('/settlements/:id/payout', { config }, async (request, reply) => {
     const { id } = parseWith(idParams, request.params, 'invalid path');
-    const b = parseAdminBody(request, payoutBody);
-    return settlementView(await settlements.payout(id, b.bankReference));
+    const b = parseAdminBody(request, payoutRequestBody);
+    const caller = callerOf(request);
+    if (b.bankReference !== undefined) {
+      // Marking by hand stays an admin's act (docs/books.md#settlements); `operate` may only pay through the bank.
+      if (caller.kind === 'operator' && !scopeCovers(caller.scope, 'admin')) {
+        throw new ProblemError(
+          403,
+          'Forbidden',
+          `the key ${caller.keyName} has the ${caller.scope} scope; this needs admin`,
+        );
+      }
+      return settlementView(await settlements.payout(id, b.bankReference));
+    }
+    const paid = await payouts.paySettlement(caller.kind === 'operator' ? caller.keyId : 'portal', id);
+    return reply.code(202).send(settlementView(paid.settlement));
   });
 }
 
@@ -156,7 +177,10 @@ const SETTLEMENT_PROPERTIES: Record<string, JsonSchema> = {
   id: { type: 'string' },
   merchantId: { type: 'string' },
   cutoff: { ...DATE_TIME, description: 'Every entry before it that no settlement had taken is in this one.' },
-  status: { enum: ['open', 'paid'] },
+  status: {
+    enum: ['open', 'paying', 'paid'],
+    description: '`paying`: a payout through the bank is under way or awaits approval.',
+  },
   count: { type: 'integer', description: 'Payments in it.' },
   gross: MONEY,
   fees: MONEY,
@@ -165,8 +189,10 @@ const SETTLEMENT_PROPERTIES: Record<string, JsonSchema> = {
   createdAt: DATE_TIME,
   paidAt: nullable(DATE_TIME),
   bankReference: nullable({ type: 'string' }),
+  payoutId: { ...nullable({ type: 'string' }), description: 'Its latest payout through the bank.' },
+  lastPayoutError: { ...nullable({ type: 'string' }), description: 'Why its latest payout failed, when it did.' },
 };
-const SETTLEMENT = closed(SETTLEMENT_PROPERTIES);
+export const SETTLEMENT = closed(SETTLEMENT_PROPERTIES);
 const PROBLEM_ITEM = {
   type: 'object',
   required: ['type', 'message'],
@@ -226,6 +252,8 @@ export const SETTLEMENT_EXAMPLE = {
   createdAt: T,
   paidAt: null,
   bankReference: null,
+  payoutId: null,
+  lastPayoutError: null,
 };
 
 /** The OpenAPI path items of these routes. */
@@ -380,26 +408,35 @@ export function bookPaths(): Record<string, PathItem> {
       post: op({
         operationId: 'payOutSettlement',
         tags: [TAG.books],
-        summary: 'Record a settlement paid out',
-        description: 'With the bank’s reference of the transfer. A settlement is paid out once.',
+        summary: 'Pay a settlement out through the bank, or record it paid',
+        description:
+          '`{}`: transfers its `net` to the merchant’s verified `payoutAccount` through the payout bank (docs/payouts.md): 202 with the settlement `paying` (or `paid` when the bank confirmed at once) and its `payoutId`; a refused transfer leaves it `open` with `lastPayoutError`. `{bankReference}` (scope `admin`): records an `open` settlement paid by hand, 200.',
         parameters: [settlementId],
         requestBody: body(
-          fromZod(payoutBody, { bankReference: 'The bank’s reference of the transfer to the merchant.' }),
+          fromZod(payoutRequestBody, {
+            bankReference: 'The bank’s reference of a transfer made by hand; absent: pay through the bank.',
+          }),
           { bankReference: 'TRF-20260115-0001' },
         ),
         responses: {
-          ...ok('The settlement, now paid.', SETTLEMENT, {
+          ...ok('Recorded paid by hand (`bankReference`).', SETTLEMENT, {
             ...SETTLEMENT_EXAMPLE,
             status: 'paid',
             paidAt: T,
             bankReference: 'TRF-20260115-0001',
           }),
-          '400': badRequest('bankReference is missing or invalid.', [
-            'bankReference: Invalid input: expected string, received undefined',
+          ...ok(
+            'The transfer was sent (`{}`): `paying`, or `paid` when the bank confirmed at once.',
+            SETTLEMENT,
+            { ...SETTLEMENT_EXAMPLE, status: 'paying', payoutId: 'po_5d1e0c7a9b2f4e3d8c6a1b0f9e8d7c6b' },
+            '202',
+          ),
+          '400': badRequest('bankReference is invalid.', [
+            'bankReference: Too small: expected string to have >=1 characters',
           ]),
           '404': notFound('settlement'),
           '409': conflict(
-            'Paid out already.',
+            'Paid out already, being paid out, no verified payoutAccount (or its name is not the verified one), or no payout bank: nothing was sent.',
             'settlement stl_… was paid out already (bank reference TRF-20260115-0001)',
           ),
         },

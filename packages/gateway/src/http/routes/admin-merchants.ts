@@ -18,6 +18,7 @@ import {
   op,
   PATCH_NOTE,
   page,
+  problem,
   rotateSecret,
   TAG,
 } from '../openapi/admin-kit.ts';
@@ -61,7 +62,43 @@ export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: Mer
 
 /** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them). */
 export function merchantPaths(): Record<string, PathItem> {
-  const taken = conflict('The partnerId is taken.', 'partnerId WARUNGKOPI is already in use');
+  const taken = conflict(
+    'The partnerId is taken, or there is no payout bank to verify `payoutAccount` at.',
+    'partnerId WARUNGKOPI is already in use',
+  );
+  const said = '4041611 Invalid Card/Account/Customer [Account Not Found]';
+  const accountRefused = problem(
+    '422',
+    'The payout bank refused the bank account (`payoutAccount`): its `responseCode` and `responseMessage`. Nothing was saved.',
+    {
+      example: {
+        value: {
+          type: 'about:blank',
+          title: 'Unprocessable Content',
+          status: 422,
+          detail: `the payout bank refused the account inquiry (16): ${said}`,
+          errors: [`payoutAccount: the payout bank refused the account: ${said}`],
+          responseCode: '4041611',
+          responseMessage: 'Invalid Card/Account/Customer [Account Not Found]',
+        },
+      },
+    },
+  );
+  const bankSilent = problem(
+    '502',
+    'The payout bank gave no answer to the account inquiry (`payoutAccount`): nothing was saved; try again.',
+    {
+      example: {
+        value: {
+          type: 'about:blank',
+          title: 'Bad Gateway',
+          status: 502,
+          detail:
+            'the payout bank gave no answer to the account inquiry (16): SNAP exchange exceeded 10000 ms; try again',
+        },
+      },
+    },
+  );
   return {
     [`${ADMIN}/merchants`]: {
       post: op({
@@ -80,6 +117,8 @@ export function merchantPaths(): Record<string, PathItem> {
           ...ok('Created.', ref('CreatedMerchant'), { ...MERCHANT_EXAMPLE, clientSecret: 'q3J5…base64url' }, '201'),
           '400': badRequest('Invalid settings: every problem is listed in `errors`.'),
           '409': taken,
+          '422': accountRefused,
+          '502': bankSilent,
         },
       }),
       get: op({
@@ -121,6 +160,8 @@ export function merchantPaths(): Record<string, PathItem> {
           '400': badRequest('Invalid settings, or none given.', ['at least one field is required']),
           '404': notFound('merchant'),
           '409': taken,
+          '422': accountRefused,
+          '502': bankSilent,
         },
       }),
     },

@@ -82,6 +82,7 @@ const PROVIDER_EXAMPLE = {
   outbound: null,
   isSandbox: false,
   acquiresGatewayQris: false,
+  payouts: null,
   status: 'active',
   createdAt: T,
   updatedAt: T,
@@ -90,7 +91,7 @@ const PROVIDER_EXAMPLE = {
 /** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them). */
 export function providerPaths(): Record<string, PathItem> {
   const codeTaken = conflict(
-    'An active bank already owns the bankCode.',
+    'An active bank already owns the bankCode, or another provider is the payout bank (`payouts`).',
     'bankCode 014 already belongs to an active bank',
   );
   return {
@@ -100,7 +101,7 @@ export function providerPaths(): Record<string, PathItem> {
         tags: [TAG.providers],
         summary: 'Connect a bank or an acquirer',
         description:
-          'A bank owns the VAs of its `bankCode`; an acquirer notifies QRIS payments, and with `outbound` settings issues the QRIS of the merchants that name it. Answers its client secret, shown this once.',
+          'A bank owns the VAs of its `bankCode`, and with `outbound` and `payouts` settings is the payout bank snapgate pays out through; an acquirer notifies QRIS payments, and with `outbound` settings issues the QRIS of the merchants that name it. Answers its client secret, shown this once.',
         requestBody: body(fromZod(providerCreateSchema), { name: 'Bank Central', kind: 'bank', bankCode: '014' }),
         responses: {
           ...ok('Created.', ref('CreatedProvider'), { ...PROVIDER_EXAMPLE, clientSecret: 'p7Q…base64url' }, '201'),

@@ -138,6 +138,12 @@ export async function findGatewayQrisAcquirer(sql: Sql): Promise<ProviderRecord 
   return rows[0] ? providerFromRow(rows[0]) : undefined;
 }
 
+/** The provider that is the payout bank (payouts set), if one is. */
+export async function findPayoutBank(sql: Sql): Promise<ProviderRecord | undefined> {
+  const rows = await sql.all('SELECT * FROM providers WHERE payouts IS NOT NULL');
+  return rows[0] ? providerFromRow(rows[0]) : undefined;
+}
+
 /** A provider's inbound calls, newest first. */
 export async function listInbound(sql: Sql, providerId: string, page: PageRequest): Promise<Page<StoredInboundCall>> {
   const after = page.cursor ? decodeCursor(page.cursor) : undefined;

@@ -19,7 +19,7 @@ export function settlementFromRow(r: Row): SettlementRecord {
     id: String(r.id),
     merchantId: String(r.merchant_id),
     cutoff: Number(r.cutoff),
-    status: r.status === 'paid' ? 'paid' : 'open',
+    status: r.status === 'paid' || r.status === 'paying' ? r.status : 'open',
     count: Number(r.count),
     grossSen: sen(r.gross_sen),
     feesSen: sen(r.fees_sen),
@@ -29,6 +29,8 @@ export function settlementFromRow(r: Row): SettlementRecord {
     paidAt: numOrNull(r.paid_at),
     bankReference: strOrNull(r.bank_reference),
     slot: strOrNull(r.slot),
+    payoutId: strOrNull(r.payout_id),
+    lastPayoutError: strOrNull(r.last_payout_error),
   };
 }
 

@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { payoutBankSuite } from './payout-bank-suite.ts';
+
+payoutBankSuite(SQLITE);

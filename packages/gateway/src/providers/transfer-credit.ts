@@ -2,6 +2,8 @@
 // transfers and their status. snapgate calls it at the payout bank (payout-bank.ts); the built-in
 // sandbox bank serves it (sandbox-bank.ts). One table of the operations for both sides.
 
+import { TRANSACTION_STATUS } from '@snapgate/snap';
+
 /** The service codes of the Transfer Credit operations snapgate uses. */
 export type TransferCreditService = '15' | '16' | '17' | '18' | '36';
 export type InquiryService = '15' | '16';
@@ -28,13 +30,4 @@ export const ACCOUNT_NO = /^\d{1,34}$/;
 export const BANK_CODE = /^\d{3}$/;
 
 /** `latestTransactionStatus` of a transfer (ASPI): 00 success, 01-03 in progress, 06 failed, 07 not found. */
-export const TRANSFER_STATUS_DESC: Record<string, string> = {
-  '00': 'Success',
-  '01': 'Initiated',
-  '02': 'Paying',
-  '03': 'Pending',
-  '04': 'Refunded',
-  '05': 'Canceled',
-  '06': 'Failed',
-  '07': 'Not Found',
-};
+export const TRANSFER_STATUS_DESC: Record<string, string> = { ...TRANSACTION_STATUS, '07': 'Not Found' };

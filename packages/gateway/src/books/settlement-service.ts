@@ -98,15 +98,11 @@ export function createSettlementService({
         );
         // One merchant's failure (its settlement rolled back whole) costs no other merchant its
         // settlement; a run for one named merchant answers that merchant's failure.
-        if (input.merchantId !== undefined) {
-          const s = await settle;
-          if (s) items.push(s);
-          continue;
-        }
         try {
           const s = await settle;
           if (s) items.push(s);
         } catch (err) {
+          if (input.merchantId !== undefined) throw err;
           logger.error({ err, merchantId }, 'settlement of one merchant failed; the run goes on');
         }
       }

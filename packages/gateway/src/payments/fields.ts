@@ -71,9 +71,10 @@ export class FieldReader {
     if (!o) return undefined;
     const value = this.str(`${field}.value`, { required: true });
     if (!isMoneyValue(value)) throw this.format(`${field}.value`);
-    if (rule.positive && toMinorUnits(value) <= 0n) throw this.format(`${field}.value`);
+    const sen = toMinorUnits(value);
+    if (rule.positive && sen <= 0n) throw this.format(`${field}.value`);
     this.str(`${field}.currency`, { required: true, oneOf: ['IDR'] });
-    if (toMinorUnits(value) > MAX_AMOUNT_SEN) {
+    if (sen > MAX_AMOUNT_SEN) {
       throw snapError('EXCEEDS_AMOUNT_LIMIT', this.serviceCode, { detail: { field, max: MAX_AMOUNT } });
     }
     return { value, currency: 'IDR' };

@@ -68,7 +68,6 @@ const SEARCH_BATCH = 5000;
 /** SQLite's page cache for the one connection: 64 MiB. */
 const PAGE_CACHE_KIB = 64 * 1024;
 
-/** The embedded default store: better-sqlite3, WAL, synchronous=FULL on every open. */
 /**
  * Integers read exactly: sen past 2^53 (docs/operations.md#money-bounds) stay BigInts, which the
  * books read with `sen()`; every other integer (counts, times, ids) comes back a number as before.
@@ -84,6 +83,7 @@ function exactRows(rows: Row[]): Row[] {
 }
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/** The embedded default store: better-sqlite3, WAL, synchronous=FULL on every open. */
 export class SqliteStore extends SqlStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly db: Db;

@@ -5,6 +5,7 @@ import { createLedgerService } from './books/ledger-service.ts';
 import { createReconciliationService } from './books/reconciliation-service.ts';
 import { createSettlementScheduler, type SettlementScheduler } from './books/settlement-scheduler.ts';
 import { createSettlementService } from './books/settlement-service.ts';
+import { createDisbursementService } from './payouts/disbursement-service.ts';
 import { createPayoutChecker, createPayoutService, type PayoutChecker } from './payouts/payout-service.ts';
 import { createReportedPaymentApplier } from './providers/reported-payment.ts';
 import './http/fastify-types.ts';
@@ -290,7 +291,14 @@ export function buildApp(deps: AppDeps): Gateway {
   );
   const mounts = config.snapMounts;
   accessTokenB2bRoute(app, { tokens, mounts });
-  paymentRoutes(app, { store, tokens, clock, qris, va, mounts });
+  const transfers = createDisbursementService({
+    store,
+    clock,
+    logger,
+    bank: payoutBank,
+    payouts: operators.payouts,
+  });
+  paymentRoutes(app, { store, tokens, clock, qris, va, transfers, mounts });
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode, mounts });
   if (config.mode === 'sandbox') {
     const bank = createSandboxBank({ store, clock, gatewayKey: deps.keys.jwtKey, clockSkewSec: config.clockSkewSec });
@@ -421,6 +429,7 @@ function createOperatorServices(deps: {
       statusScheduleMs: config.transferStatusScheduleMs,
       approvalAboveSen: config.payoutApprovalAboveSen,
       timeoutMs: config.upstreamTimeoutMs,
+      onNotified: () => dispatcher.wake(),
     }),
     reconciliations: createReconciliationService({
       store,

@@ -81,6 +81,33 @@ describe('configuration', () => {
     );
   });
 
+  it('reads the money-out settings: the transfer status schedule and the approval threshold', () => {
+    const c = loadConfig({});
+    // 10s,30s,1m,5m,10m,30m,1h, then hourly for 2 days.
+    assert.deepEqual(
+      c.transferStatusScheduleMs.slice(0, 8),
+      [10_000, 30_000, 60_000, 300_000, 600_000, 1_800_000, 3_600_000, 3_600_000],
+    );
+    assert.equal(c.transferStatusScheduleMs.length, 7 + 48);
+    assert.equal(c.payoutApprovalAboveSen, 10_000_000_000n);
+    const set = loadConfig({ SNAPGATE_TRANSFER_STATUS_SCHEDULE: '1s,2m', SNAPGATE_PAYOUT_APPROVAL_ABOVE: '0' });
+    assert.deepEqual(set.transferStatusScheduleMs, [1_000, 120_000]);
+    assert.equal(set.payoutApprovalAboveSen, 0n);
+    assert.equal(loadConfig({ SNAPGATE_PAYOUT_APPROVAL_ABOVE: '2500000.50' }).payoutApprovalAboveSen, 250_000_050n);
+    for (const [name, bad] of [
+      ['SNAPGATE_TRANSFER_STATUS_SCHEDULE', '10s,later'],
+      ['SNAPGATE_PAYOUT_APPROVAL_ABOVE', '1e6'],
+      ['SNAPGATE_PAYOUT_APPROVAL_ABOVE', '-1.00'],
+      ['SNAPGATE_PAYOUT_APPROVAL_ABOVE', '100.5'],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ [name]: bad }),
+        (e: unknown) => e instanceof ConfigError && e.problems.some((p) => p.startsWith(name)),
+        `${name}=${bad}`,
+      );
+    }
+  });
+
   it('parses retry schedules', () => {
     assert.deepEqual(parseRetrySchedule('0s, 250ms,2m,1h,1d'), [0, 250, 120_000, 3_600_000, 86_400_000]);
     assert.equal(parseRetrySchedule('1x'), undefined);

@@ -7,12 +7,15 @@ export const SNAP_CASES = {
   UNAUTHORIZED: { httpStatus: 401, caseCode: '00', message: 'Unauthorized.' },
   INVALID_TOKEN: { httpStatus: 401, caseCode: '01', message: 'Invalid Token (B2B)' },
   TRANSACTION_NOT_FOUND: { httpStatus: 404, caseCode: '01', message: 'Transaction Not Found' },
+  INVALID_ACCOUNT: { httpStatus: 404, caseCode: '11', message: 'Invalid Card/Account/Customer' },
   INVALID_BILL: { httpStatus: 404, caseCode: '12', message: 'Invalid Bill/Virtual Account' },
   INVALID_AMOUNT: { httpStatus: 404, caseCode: '13', message: 'Invalid Amount' },
   PAID_BILL: { httpStatus: 404, caseCode: '14', message: 'Paid Bill' },
   INVALID_BILL_EXPIRED: { httpStatus: 404, caseCode: '19', message: 'Invalid Bill/Virtual Account' },
   NOT_ALLOWED: { httpStatus: 405, caseCode: '01', message: 'Requested Operation Is Not Allowed' },
+  FEATURE_NOT_ALLOWED: { httpStatus: 403, caseCode: '01', message: 'Feature Not Allowed' },
   EXCEEDS_AMOUNT_LIMIT: { httpStatus: 403, caseCode: '02', message: 'Exceeds Transaction Amount Limit' },
+  INSUFFICIENT_FUNDS: { httpStatus: 403, caseCode: '14', message: 'Insufficient Funds' },
   CONFLICT: { httpStatus: 409, caseCode: '00', message: 'Conflict' },
   DUPLICATE_PARTNER_REFERENCE_NO: { httpStatus: 409, caseCode: '01', message: 'Duplicate partnerReferenceNo' },
   TOO_MANY_REQUESTS: { httpStatus: 429, caseCode: '00', message: 'Too Many Requests' },
@@ -42,6 +45,12 @@ export const SERVICE = {
   /** An acquirer's QRIS payment notification (provider → snapgate). */
   qrisNotify: '52',
   callback: '26',
+  /** Account inquiry at another bank (Transfer Credit): a merchant asks who holds an account. */
+  accountInquiryExternal: '16',
+  /** Transfer to another bank (Transfer Credit): a merchant's disbursement. */
+  transferInterbank: '18',
+  /** Where a transfer stands (Transfer Credit). */
+  transferStatus: '36',
 } as const;
 
 export type ServiceCode = string;

@@ -12,7 +12,7 @@ import type {
   PageRequest,
   PaidTransaction,
 } from '../store/store.ts';
-import { account, linesOf } from './postings.ts';
+import { account, linesOf, payoutIdOfCause } from './postings.ts';
 import { signedMoney } from './settlement-report.ts';
 
 // docs/books.md#ledger: balances, the journal as operators read it, and its verification.
@@ -29,14 +29,18 @@ export interface Balance {
   fees: string;
 }
 
+/** What a merchant's disbursements took from it (amounts and fees), less what came back. */
+const disbursedOf = (t: LedgerTotals) =>
+  t.disbursement.amountSen + t.disbursement.feeSen - t.disbursement_returned.amountSen - t.disbursement_returned.feeSen;
+
 /** A merchant's balance in sen, from its entries summed by kind. */
 export function balanceOf(t: LedgerTotals) {
-  const owed = t.payment.amountSen - t.payment.feeSen - t.refund.amountSen;
+  const owed = t.payment.amountSen - t.payment.feeSen - t.refund.amountSen - disbursedOf(t);
   return {
     pendingSen: owed - t.settlement.amountSen,
     settlingSen: t.settlement.amountSen - t.payout.amountSen,
     paidOutSen: t.payout.amountSen,
-    feesSen: t.payment.feeSen,
+    feesSen: t.payment.feeSen + t.disbursement.feeSen - t.disbursement_returned.feeSen,
   };
 }
 
@@ -131,6 +135,7 @@ async function verifyLedger(store: BooksStore): Promise<Verification> {
     after = (page[page.length - 1] as PaidTransaction).referenceNo;
   }
   const causes = await store.knownCauses();
+  const disbursements = await store.disbursementFacts();
   const payments = new Map<string, LedgerEntry[]>();
   /** Each account's balance (debit − credit), from the entries' lines. */
   const fromLines = new Map<string, bigint>();
@@ -145,7 +150,7 @@ async function verifyLedger(store: BooksStore): Promise<Verification> {
         const key = e.referenceNo ?? '';
         payments.set(key, [...(payments.get(key) ?? []), e]);
       }
-      const why = causeProblem(e, paid, causes);
+      const why = causeProblem(e, paid, causes, disbursements.states);
       if (why) problems.push({ type: 'no_cause', message: why, entryId: e.id, merchantId: e.merchantId });
     }
     if (page.length < PAGE) break;
@@ -192,14 +197,17 @@ async function verifyLedger(store: BooksStore): Promise<Verification> {
   for (const merchantId of merchants) {
     const b = balanceOf(await store.ledgerTotals(merchantId));
     const booked = b.pendingSen + b.settlingSen + b.paidOutSen;
-    const owed = (owedByTransactions.get(merchantId) ?? 0n) - (refunds.get(merchantId) ?? 0n);
+    const owed =
+      (owedByTransactions.get(merchantId) ?? 0n) -
+      (refunds.get(merchantId) ?? 0n) -
+      (disbursements.spentByMerchant.get(merchantId) ?? 0n);
     const pending = -(fromLines.get(account.pending(merchantId)) ?? 0n);
     const settling = -(fromLines.get(account.settling(merchantId)) ?? 0n);
     if (booked !== owed) {
       problems.push({
         type: 'merchant_balance',
         merchantId,
-        message: `merchant ${merchantId}: pending + settling + paid out is ${money(booked)}, its payments less fees and refunds ${money(owed)}`,
+        message: `merchant ${merchantId}: pending + settling + paid out is ${money(booked)}, its payments less fees, refunds and disbursements ${money(owed)}`,
       });
     }
     if (pending !== b.pendingSen || settling !== b.settlingSen) {
@@ -209,6 +217,13 @@ async function verifyLedger(store: BooksStore): Promise<Verification> {
         message: `merchant ${merchantId}: its balance (pending ${money(b.pendingSen)}, settling ${money(b.settlingSen)}) is not its accounts' lines (${money(pending)}, ${money(settling)})`,
       });
     }
+  }
+  const transfers = fromLines.get(account.transfers) ?? 0n;
+  if (-transfers !== disbursements.inFlightSen) {
+    problems.push({
+      type: 'account_balance',
+      message: `transfers holds ${money(-transfers)}, the disbursements on their way out ${money(disbursements.inFlightSen)}`,
+    });
   }
   return { ok: problems.length === 0, entries: count, problems };
 }
@@ -239,10 +254,18 @@ function checkEntry(e: LedgerEntry, problems: LedgerProblem[]): LedgerLine[] {
   return lines;
 }
 
+/** The payout state a disbursement entry's cause must be in: any (asked), paid, failed (returned). */
+const DISBURSEMENT_STATES: Record<'disbursement' | 'disbursement_paid' | 'disbursement_returned', string | null> = {
+  disbursement: null,
+  disbursement_paid: 'paid',
+  disbursement_returned: 'failed',
+};
+
 function causeProblem(
   e: LedgerEntry,
   paid: Map<string, PaidTransaction>,
   causes: { refunds: Set<string>; settlements: Map<string, string> },
+  disbursements: Map<string, string>,
 ): string | undefined {
   switch (e.kind) {
     case 'payment': {
@@ -263,5 +286,15 @@ function causeProblem(
       return e.settlementId !== null && causes.settlements.get(e.settlementId) === 'paid'
         ? undefined
         : `payout entry ${e.id}: settlement ${e.settlementId} is not paid out`;
+    case 'disbursement':
+    case 'disbursement_paid':
+    case 'disbursement_returned': {
+      const payoutId = payoutIdOfCause(e.cause);
+      const state = disbursements.get(payoutId);
+      const wanted = DISBURSEMENT_STATES[e.kind];
+      return state !== undefined && (wanted === null || state === wanted)
+        ? undefined
+        : `${e.kind} entry ${e.id}: disbursement ${payoutId} is ${state ?? 'unknown'}`;
+    }
   }
 }

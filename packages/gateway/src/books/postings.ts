@@ -2,6 +2,7 @@ import { toMinorUnits } from '@snapgate/snap';
 import type {
   LedgerLine,
   NewLedgerEntry,
+  PayoutRecord,
   RefundRecord,
   SettlementRecord,
   Store,
@@ -19,6 +20,8 @@ export const account = {
   settling: (merchantId: string) => `merchant:${merchantId}:settling`,
   fees: 'fees',
   cash: 'cash',
+  /** Money on its way out: disbursements sent to the bank and not yet paid or returned. */
+  transfers: 'transfers',
 } as const;
 
 const debit = (acct: string, amountSen: bigint): LedgerLine => ({ account: acct, debitSen: amountSen, creditSen: 0n });
@@ -114,6 +117,54 @@ export const settlementEntry = (s: SettlementRecord, at: number) => movedNet('se
 /** A payout: the settlement's net leaves the gateway's bank account for the merchant's. */
 export const payoutEntry = (s: SettlementRecord, at: number) => movedNet('payout', s, at);
 
+type DisbursementKind = 'disbursement' | 'disbursement_paid' | 'disbursement_returned';
+
+/**
+ * A disbursement's three moments (docs/payouts.md#disbursements). Asked: the merchant's pending pays
+ * the amount and the fee; the amount is on its way out, the fee is revenue. Paid: the amount leaves
+ * the gateway's bank account. Returned: the amount and the fee go back to the merchant.
+ */
+function disbursementLines(kind: DisbursementKind, merchantId: string, amountSen: bigint, feeSen: bigint) {
+  switch (kind) {
+    case 'disbursement':
+      return [
+        debit(account.pending(merchantId), amountSen + feeSen),
+        credit(account.transfers, amountSen),
+        ...(feeSen > 0n ? [credit(account.fees, feeSen)] : []),
+      ];
+    case 'disbursement_paid':
+      return [debit(account.transfers, amountSen), credit(account.cash, amountSen)];
+    case 'disbursement_returned':
+      return [
+        debit(account.transfers, amountSen),
+        ...(feeSen > 0n ? [debit(account.fees, feeSen)] : []),
+        credit(account.pending(merchantId), amountSen + feeSen),
+      ];
+  }
+}
+
+/** The cause of one of a disbursement's entries: its kind and the payout's id. */
+export const disbursementCause = (kind: DisbursementKind, payoutId: string) => `${kind}:${payoutId}`;
+
+/** The payout a disbursement entry was posted for (its cause names it). */
+export const payoutIdOfCause = (cause: string) => cause.slice(cause.indexOf(':') + 1);
+
+/** One of a disbursement's entries: its amount and fee, under its referenceNo. */
+export function disbursementEntry(kind: DisbursementKind, p: PayoutRecord, at: number): NewLedgerEntry {
+  return {
+    kind,
+    cause: disbursementCause(kind, p.id),
+    at,
+    merchantId: p.merchantId,
+    providerId: null,
+    referenceNo: p.referenceNo,
+    refundNo: null,
+    settlementId: null,
+    amountSen: p.amountSen,
+    feeSen: kind === 'disbursement_paid' ? 0n : p.feeSen,
+  };
+}
+
 /**
  * An entry's lines: its kind's posting of its amount and fee. A payment or a refund names its
  * provider; one that does not (only a row written behind the gateway's back) has no lines, and
@@ -128,6 +179,10 @@ export function linesOf(e: NewLedgerEntry): LedgerLine[] {
     case 'settlement':
     case 'payout':
       return movedLines(e.kind, e.merchantId, e.amountSen);
+    case 'disbursement':
+    case 'disbursement_paid':
+    case 'disbursement_returned':
+      return disbursementLines(e.kind, e.merchantId, e.amountSen, e.feeSen);
   }
 }
 

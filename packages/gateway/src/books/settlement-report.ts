@@ -1,14 +1,14 @@
 import { formatJakartaTimestamp, fromMinorUnits } from '@snapgate/snap';
 
-// docs/books.md#settlements: the settlement report a merchant downloads, one CSV row per payment or
-// refund. It is opened in spreadsheets: text cells that a spreadsheet would run as a formula are
+// docs/books.md#settlements: the settlement report a merchant downloads, one CSV row per payment,
+// refund, disbursement or returned disbursement. It is opened in spreadsheets: text cells that a spreadsheet would run as a formula are
 // defused, while the money columns stay plain numbers (a refund's amount is negative).
 
-/** One payment or refund of a settlement, in integer sen. */
+/** One payment, refund or disbursement of a settlement, in integer sen. */
 export interface ReportRow {
   referenceNo: string;
   partnerReferenceNo: string;
-  kind: 'payment' | 'refund';
+  kind: 'payment' | 'refund' | 'disbursement' | 'disbursement_returned';
   paidAtMs: number;
   /** Refunds: positive here, written negative. */
   amountSen: bigint;
@@ -54,6 +54,13 @@ function moneyOf(row: ReportRow): { amountSen: bigint; feeSen: bigint; netSen: b
   if (row.amountSen < 0n || row.feeSen < 0n)
     throw new TypeError(`settlement row ${row.referenceNo}: amountSen and feeSen are never negative`);
   if (row.kind === 'refund') return { amountSen: -row.amountSen, feeSen: 0n, netSen: -row.amountSen };
+  // A disbursement took its amount and fee; a returned one gives both back (net = amount − fee throughout).
+  if (row.kind === 'disbursement') {
+    return { amountSen: -row.amountSen, feeSen: row.feeSen, netSen: -(row.amountSen + row.feeSen) };
+  }
+  if (row.kind === 'disbursement_returned') {
+    return { amountSen: row.amountSen, feeSen: -row.feeSen, netSen: row.amountSen + row.feeSen };
+  }
   return { amountSen: row.amountSen, feeSen: row.feeSen, netSen: row.amountSen - row.feeSen };
 }
 
@@ -75,7 +82,9 @@ function lineOf(row: ReportRow): string {
 
 /**
  * The settlement report as CSV: the header, then one line per row in the order given, each ended
- * by CRLF. Payments: net = amount − fee. Refunds: amount and net negative, fee 0.00.
+ * by CRLF. Payments: net = amount − fee. Refunds: amount and net negative, fee 0.00. Disbursements:
+ * amount and net negative, net less the fee; returned ones: amount and net positive, the fee given
+ * back (negative), so net = amount − fee on every row.
  *
  * @example
  * settlementCsv([{ referenceNo: 'R1', partnerReferenceNo: 'P1', kind: 'payment', paidAtMs: 0,

@@ -7,9 +7,11 @@ import type {
   BooksStore,
   ClientStore,
   LedgerEntry,
+  PayoutRecord,
   SettlementFilter,
   SettlementRecord,
   SettlementStatus,
+  Store,
 } from '../store/store.ts';
 import { type LedgerEntryView, ledgerEntryView, money } from './ledger-service.ts';
 import { payoutEntry, settlementEntry } from './postings.ts';
@@ -27,6 +29,9 @@ export interface SettlementView {
   gross: string;
   fees: string;
   refunds: string;
+  /** Disbursements it took (amounts and fees), and those returned to the merchant. */
+  disbursed: string;
+  returned: string;
   net: string;
   createdAt: string;
   paidAt: string | null;
@@ -46,6 +51,8 @@ export function settlementView(s: SettlementRecord): SettlementView {
     gross: money(s.grossSen),
     fees: money(s.feesSen),
     refunds: money(s.refundsSen),
+    disbursed: money(s.disbursedSen),
+    returned: money(s.returnedSen),
     net: money(s.netSen),
     createdAt: new Date(s.createdAt).toISOString(),
     paidAt: s.paidAt === null ? null : new Date(s.paidAt).toISOString(),
@@ -55,7 +62,7 @@ export function settlementView(s: SettlementRecord): SettlementView {
   };
 }
 
-type SettlementStore = Pick<ClientStore, 'findMerchantById'> & BooksStore;
+type SettlementStore = Pick<ClientStore, 'findMerchantById'> & Pick<Store, 'findDisbursement'> & BooksStore;
 
 const newSettlementId = () => `stl_${randomUUID().replaceAll('-', '')}`;
 
@@ -119,16 +126,38 @@ export function createSettlementService({
       return { settlement, entries: await store.settlementEntries(id) };
     },
 
-    /** The report: one row per payment and refund; its sums are the settlement's. */
+    /** The report: one row per payment, refund and disbursement; its sums are the settlement's. */
     async report(caller: Caller, id: string): Promise<{ settlement: SettlementRecord; csv: string }> {
       const settlement = await mine(caller, id);
       const entries = await store.settlementEntries(id);
+      const isDisbursement = (e: LedgerEntry) => e.kind === 'disbursement' || e.kind === 'disbursement_returned';
       const txns = new Map(
-        (await store.paidTransactionsByReference([...new Set(entries.map((e) => e.referenceNo ?? ''))])).map(
-          (t) => [t.referenceNo, t] as const,
-        ),
+        (
+          await store.paidTransactionsByReference([
+            ...new Set(entries.filter((e) => !isDisbursement(e)).map((e) => e.referenceNo ?? '')),
+          ])
+        ).map((t) => [t.referenceNo, t] as const),
       );
+      const transfers = new Map<string, PayoutRecord>();
+      for (const e of entries) {
+        if (!isDisbursement(e) || e.referenceNo === null || transfers.has(e.referenceNo)) continue;
+        const p = await store.findDisbursement(settlement.merchantId, { referenceNo: e.referenceNo });
+        if (p) transfers.set(e.referenceNo, p);
+      }
       const rows: ReportRow[] = entries.map((e) => {
+        if (isDisbursement(e)) {
+          const p = transfers.get(e.referenceNo ?? '');
+          return {
+            referenceNo: e.referenceNo ?? '',
+            partnerReferenceNo: p?.merchantReferenceNo ?? '',
+            kind: e.kind as 'disbursement' | 'disbursement_returned',
+            paidAtMs: e.at,
+            amountSen: e.amountSen,
+            feeSen: e.feeSen,
+            providerId: '',
+            providerReference: p?.bankReference ?? null,
+          };
+        }
         const t = txns.get(e.referenceNo ?? '');
         return {
           referenceNo: e.referenceNo ?? '',

@@ -1,5 +1,5 @@
 import { type Balance, money } from '../books/ledger-service.ts';
-import { linesOf } from '../books/postings.ts';
+import { linesOf, payoutIdOfCause } from '../books/postings.ts';
 import type { SettlementService } from '../books/settlement-service.ts';
 import { jakartaTime, rupiah } from './format.ts';
 import { type Html, html } from './html.ts';
@@ -72,13 +72,29 @@ export function balanceTable(rows: Array<{ merchant: { id: string; name: string 
 }
 
 export const settlementBadge = (s: SettlementRecord) =>
-  s.status === 'open' ? badge('open', 'open') : badge('paid', 'paid out');
+  s.status === 'open'
+    ? badge('open', 'open')
+    : s.status === 'paying'
+      ? badge('paying', 'being paid out')
+      : badge('paid', 'paid out');
+
+/**
+ * Its latest payout through the bank (docs/payouts.md): the operator's page of it, or its row of the
+ * portal's payouts. (payout-views.ts has the same link; a payout names no settlement view back.)
+ */
+function payoutLink(area: BookArea, id: string): Html {
+  const href =
+    area === 'operator'
+      ? `/console/payouts/${encodeURIComponent(id)}`
+      : `/console/portal/payouts#${encodeURIComponent(id)}`;
+  return html`<a href="${href}">${id}</a>`;
+}
 
 /** Settlements, newest first; `names` adds the merchant column (operators). */
 export function settlementTable(rows: SettlementRecord[], area: BookArea, names?: Map<string, string>): Html {
   if (rows.length === 0) return empty('No settlement here.');
   return html`<div class="table-wrap"><table id="settlements" class="stack">
-<thead><tr><th>Created</th><th>Settlement</th>${names ? html`<th>Merchant</th>` : ''}<th class="hide-narrow">Cutoff</th><th class="num">Payments</th><th class="num hide-narrow">Gross</th><th class="num hide-narrow">Fees</th><th class="num hide-narrow">Refunds</th><th class="num">Net</th><th>Status</th></tr></thead>
+<thead><tr><th>Created</th><th>Settlement</th>${names ? html`<th>Merchant</th>` : ''}<th class="hide-narrow">Cutoff</th><th class="num">Payments</th><th class="num hide-narrow">Gross</th><th class="num hide-narrow">Fees</th><th class="num hide-narrow">Refunds</th><th class="num">Net</th><th>Status</th><th class="hide-narrow">Payout</th></tr></thead>
 <tbody>${rows.map(
     (s) => html`<tr>
 <td data-label="Created">${jakartaTime(s.createdAt)}</td>
@@ -88,12 +104,17 @@ ${names ? html`<td data-label="Merchant">${names.get(s.merchantId) ?? s.merchant
 <td data-label="Payments" class="num">${s.count}</td>
 <td data-label="Gross" class="num hide-narrow">${sen(s.grossSen)}</td><td data-label="Fees" class="num hide-narrow">${sen(s.feesSen)}</td><td data-label="Refunds" class="num hide-narrow">${sen(s.refundsSen)}</td>
 <td data-label="Net" class="num amount">${sen(s.netSen)}</td>
-<td data-label="Status" class="status">${settlementBadge(s)}</td></tr>`,
+<td data-label="Status" class="status">${settlementBadge(s)}</td>
+<td data-label="Payout" class="hide-narrow">${s.payoutId === null ? '' : payoutLink(area, s.payoutId)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
 /** A settlement's figures; `merchant` links the merchant (operators). */
-export function settlementSummary(s: SettlementRecord, merchant?: { id: string; name: string }): Html {
+export function settlementSummary(
+  s: SettlementRecord,
+  merchant?: { id: string; name: string },
+  area: BookArea = merchant ? 'operator' : 'portal',
+): Html {
   return html`<dl class="kv" id="settlement-summary">
 <dt>Status</dt><dd>${settlementBadge(s)}</dd>
 ${merchant ? html`<dt>Merchant</dt><dd><a href="/console/merchants/${encodeURIComponent(merchant.id)}">${merchant.name}</a></dd>` : ''}
@@ -105,19 +126,37 @@ ${merchant ? html`<dt>Merchant</dt><dd><a href="/console/merchants/${encodeURICo
 <dt>Refunds</dt><dd>${sen(s.refundsSen)}</dd>
 <dt>Net</dt><dd><strong id="settlement-net">${sen(s.netSen)}</strong></dd>
 <dt>Paid out</dt><dd id="settlement-paid">${s.paidAt === null ? '—' : html`${jakartaTime(s.paidAt)} · bank reference <strong>${s.bankReference}</strong>`}</dd>
+<dt>Payout</dt><dd id="settlement-payout">${payoutState(s, area)}</dd>
+${s.lastPayoutError === null ? '' : html`<dt>Last payout failed</dt><dd id="settlement-payout-error">${s.lastPayoutError}</dd>`}
 </dl>`;
 }
 
-const KIND_NAMES: Record<LedgerEntry['kind'], string> = {
-  payment: 'payment',
-  refund: 'refund',
-  settlement: 'settlement',
-  payout: 'payout',
-};
+/** Where its payout through the bank stands, by the settlement's status and its latest payout. */
+function payoutState(s: SettlementRecord, area: BookArea): Html | string {
+  if (s.payoutId === null) return s.status === 'paid' ? 'recorded by hand' : '—';
+  const link = payoutLink(area, s.payoutId);
+  if (s.status === 'paying')
+    return html`${link} <span class="muted">being paid out through the bank (or awaiting approval)</span>`;
+  // Paid through the bank clears the error; one left is of a payout that failed before a marking by hand.
+  if (s.status === 'paid')
+    return s.lastPayoutError === null
+      ? html`${link} <span class="muted">paid through the bank</span>`
+      : html`${link} <span class="muted">did not pay; the settlement was then recorded paid by hand</span>`;
+  return html`${link} <span class="muted">did not pay: the settlement may be paid out again</span>`;
+}
 
-/** What an entry is about: its transaction (and refund), or its settlement. */
+/** An entry's kind in words: its name, underscores as spaces (`disbursement_paid`: disbursement paid). */
+const kindName = (kind: LedgerEntry['kind']) => kind.replaceAll('_', ' ');
+
+/** What an entry is about: its transaction (and refund), its disbursement, or its settlement. */
 function entryReference(e: LedgerEntry, area: BookArea): Html {
   const p = pathsOf(area);
+  if (e.kind === 'disbursement' || e.kind === 'disbursement_paid' || e.kind === 'disbursement_returned') {
+    const shown = e.referenceNo ?? payoutIdOfCause(e.cause);
+    return area === 'operator'
+      ? html`<a href="/console/payouts/${encodeURIComponent(payoutIdOfCause(e.cause))}">${shown}</a>`
+      : html`${shown}`;
+  }
   if (e.referenceNo !== null) {
     return html`<a href="${p.transactions}/${encodeURIComponent(e.referenceNo)}">${e.referenceNo}</a>${e.refundNo ? html`<br><span class="muted">refund ${e.refundNo}</span>` : ''}`;
   }
@@ -160,7 +199,7 @@ ${entries.map((e) => {
       : html`<td data-label="Account"></td><td data-label="Debit"></td><td data-label="Credit"></td>`;
   return html`<tbody class="entry" data-entry="${e.id}"><tr>
 <td data-label="Time" rowspan="${n}">${jakartaTime(e.at)}</td><td data-label="Entry" rowspan="${n}" class="hide-narrow">${e.id}</td>
-<td data-label="Kind" rowspan="${n}">${badge(`k-${e.kind}`, KIND_NAMES[e.kind])}</td><td data-label="Reference" rowspan="${n}">${entryReference(e, area)}</td>
+<td data-label="Kind" rowspan="${n}">${badge(`k-${e.kind}`, kindName(e.kind))}</td><td data-label="Reference" rowspan="${n}">${entryReference(e, area)}</td>
 ${line(first)}</tr>${rest.map((l) => html`<tr>${line(l)}</tr>`)}</tbody>`;
 })}
 </table></div>`;

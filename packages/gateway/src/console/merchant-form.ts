@@ -12,7 +12,13 @@ import { type Html, html } from './html.ts';
 // `payoutAccount.accountNo`), as the schema's problems name them.
 
 type Setting = keyof typeof merchantSettings.shape;
-export const FEE_FIELDS = ['fees.qris.percent', 'fees.qris.fixed', 'fees.va.fixed', 'fees.va.percent'] as const;
+export const FEE_FIELDS = [
+  'fees.qris.percent',
+  'fees.qris.fixed',
+  'fees.va.fixed',
+  'fees.va.percent',
+  'fees.disbursement.fixed',
+] as const;
 type FeeField = (typeof FEE_FIELDS)[number];
 export const PAYOUT_ACCOUNT_FIELDS = [
   'payoutAccount.bankCode',
@@ -20,10 +26,12 @@ export const PAYOUT_ACCOUNT_FIELDS = [
   'payoutAccount.accountName',
 ] as const;
 type PayoutAccountField = (typeof PAYOUT_ACCOUNT_FIELDS)[number];
+export const LIMIT_FIELDS = ['limits.disbursementDaily'] as const;
+type LimitField = (typeof LIMIT_FIELDS)[number];
 /** The part of an object setting a field is. */
-type PartField = FeeField | PayoutAccountField;
+type PartField = FeeField | PayoutAccountField | LimitField;
 /** A setting the form shows as one field. */
-type WholeSetting = Exclude<Setting, 'fees' | 'payoutAccount'>;
+type WholeSetting = Exclude<Setting, 'fees' | 'payoutAccount' | 'limits'>;
 /** A field of the form: the name, a setting of the schema, or one part of the fees or of the bank account. */
 export type MerchantField = 'name' | WholeSetting | PartField;
 const isPart = (f: MerchantField): f is PartField => f.includes('.');
@@ -94,6 +102,12 @@ const FIELDS: Record<MerchantField, FieldSpec> = {
   },
   qrisCallbackUrl: { label: 'QRIS callback URL', kind: 'url', help: 'Where QRIS callbacks go instead.', unset: 'none' },
   vaCallbackUrl: { label: 'VA callback URL', kind: 'url', help: 'Where VA callbacks go instead.', unset: 'none' },
+  transferCallbackUrl: {
+    label: 'Transfer callback URL',
+    kind: 'url',
+    help: 'Where the ends of its disbursements answered pending go, instead of the base URL’s /v1.0/transfer/notify.',
+    unset: 'none',
+  },
   callbackJson: {
     label: 'Callback JSON',
     options: {
@@ -152,6 +166,15 @@ const FIELDS: Record<MerchantField, FieldSpec> = {
   'fees.qris.fixed': { label: 'QRIS fee, fixed (Rp)', help: 'Like 500.00, added to the percent; may be empty.' },
   'fees.va.fixed': { label: 'VA fee, fixed (Rp)', help: 'Like 2500.00. Both VA fields empty: VAs are free.' },
   'fees.va.percent': { label: 'VA fee, percent', help: 'Like 0.50, added to the fixed fee; may be empty.' },
+  'fees.disbursement.fixed': {
+    label: 'Disbursement fee, fixed (Rp)',
+    help: 'Like 2500.00, per transfer the merchant sends; returned when the transfer fails. Empty: free.',
+  },
+  'limits.disbursementDaily': {
+    label: 'Disbursements per day (Rp)',
+    help: 'The most the merchant’s own transfers may send in a Jakarta day. Empty or 0.00: it may not send any.',
+    unset: 'none: disbursements off',
+  },
   payoutSchedule: {
     label: 'Payout schedule',
     help: 'When its settlements are paid out to its bank account.',
@@ -173,7 +196,14 @@ const GROUPS: Array<{ legend: string; fields: MerchantField[]; note?: string }> 
   },
   {
     legend: 'Callbacks',
-    fields: ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackJson', 'callbackVaBody'],
+    fields: [
+      'callbackBaseUrl',
+      'qrisCallbackUrl',
+      'vaCallbackUrl',
+      'transferCallbackUrl',
+      'callbackJson',
+      'callbackVaBody',
+    ],
   },
   { legend: 'QRIS', fields: ['merchantName', 'merchantCity', 'nmid', 'mcc', 'qrisCriteria', 'qrisProvider'] },
   { legend: 'Checkout', fields: ['checkoutFrameAncestors'] },
@@ -185,7 +215,7 @@ const GROUPS: Array<{ legend: string; fields: MerchantField[]; note?: string }> 
   { legend: 'Delivery', fields: ['retrySchedule', 'callbackAck'] },
   {
     legend: 'Payouts',
-    fields: ['payoutSchedule', ...PAYOUT_ACCOUNT_FIELDS],
+    fields: ['payoutSchedule', ...PAYOUT_ACCOUNT_FIELDS, ...LIMIT_FIELDS],
     note: 'Saving a bank account asks the payout bank who holds it: an account the bank refuses is not saved, and the one before stays.',
   },
 ];
@@ -233,6 +263,8 @@ export function shownValues(m: MerchantRecord): MerchantFormValues {
   }
   out['fees.va.fixed'] = m.fees?.va?.fixed ?? '';
   out['fees.va.percent'] = m.fees?.va?.percent ?? '';
+  out['fees.disbursement.fixed'] = m.fees?.disbursement?.fixed ?? '';
+  out['limits.disbursementDaily'] = m.limits?.disbursementDaily ?? '';
   return out;
 }
 
@@ -251,8 +283,15 @@ function feesOf(fields: MerchantFormValues): Record<string, Record<string, strin
     ['fixed', 'fees.va.fixed'],
     ['percent', 'fees.va.percent'],
   ]);
-  if (!qris && !va) return null;
-  return { ...(qris && { qris }), ...(va && { va }) };
+  const disbursement = part([['fixed', 'fees.disbursement.fixed']]);
+  if (!qris && !va && !disbursement) return null;
+  return { ...(qris && { qris }), ...(va && { va }), ...(disbursement && { disbursement }) };
+}
+
+/** The limits the limit field makes (`null`: empty, the defaults); the schema judges them. */
+function limitsOf(fields: MerchantFormValues): Record<string, string> | null {
+  const daily = textOf('limits.disbursementDaily', fields['limits.disbursementDaily']);
+  return daily ? { disbursementDaily: daily } : null;
 }
 
 /** The bank account the three account fields make (`null`: all empty, none); the schema judges it. */
@@ -275,6 +314,8 @@ export function createInput(fields: MerchantFormValues): Record<string, unknown>
   if (fees) input.fees = fees;
   const payoutAccount = payoutAccountOf(fields);
   if (payoutAccount) input.payoutAccount = payoutAccount;
+  const limits = limitsOf(fields);
+  if (limits) input.limits = limits;
   return input;
 }
 
@@ -297,6 +338,7 @@ export function patchInput(m: MerchantRecord, fields: MerchantFormValues): Recor
   if (isChanged(FEE_FIELDS)) patch.fees = feesOf({ ...shown, ...fields });
   // A bank account is verified again only when one of its fields changed.
   if (isChanged(PAYOUT_ACCOUNT_FIELDS)) patch.payoutAccount = payoutAccountOf({ ...shown, ...fields });
+  if (isChanged(LIMIT_FIELDS)) patch.limits = limitsOf({ ...shown, ...fields });
   return patch;
 }
 
@@ -375,7 +417,7 @@ export function merchantFields(o: MerchantFormOptions): Html {
 const dash = (spec: FieldSpec) =>
   html`<span class="muted">—${spec.unset && spec.unset !== 'none' ? ` (${spec.unset})` : ''}</span>`;
 
-function feeText(m: MerchantRecord): { qris: string; va: string } {
+function feeText(m: MerchantRecord): { qris: string; va: string; disbursement: string } {
   const q = m.fees?.qris;
   const va = m.fees?.va;
   const percentAnd = (percent: string, fixed: string | undefined) =>
@@ -386,6 +428,7 @@ function feeText(m: MerchantRecord): { qris: string; va: string } {
         ? percentAnd(q.percent, q.fixed)
         : `Bank Indonesia’s MDR for ${m.qrisCriteria}${q ? '' : ' (default)'}`,
     va: va ? `${rupiah(va.fixed)}${va.percent && va.percent !== '0.00' ? ` + ${va.percent}%` : ''}` : 'free (default)',
+    disbursement: m.fees?.disbursement ? rupiah(m.fees.disbursement.fixed) : 'free (default)',
   };
 }
 
@@ -430,9 +473,13 @@ export function settingsSummary(m: MerchantRecord, acquirers: readonly Acquirer[
   const group = (g: (typeof GROUPS)[number]) =>
     html`<h3>${g.legend}</h3><dl class="kv">${
       g.legend === 'Fees'
-        ? html`<dt>QRIS</dt><dd id="fee-qris">${fees.qris}</dd><dt>VA</dt><dd id="fee-va">${fees.va}</dd>`
+        ? html`<dt>QRIS</dt><dd id="fee-qris">${fees.qris}</dd><dt>VA</dt><dd id="fee-va">${fees.va}</dd><dt>Disbursement</dt><dd id="fee-disbursement">${fees.disbursement}</dd>`
         : g.legend === 'Payouts'
-          ? html`${shown(g.fields.filter((f) => !isPart(f)))}${payoutAccountText(m)}`
+          ? html`${shown(g.fields.filter((f) => !isPart(f)))}${payoutAccountText(m)}<dt>Disbursements per day</dt><dd id="disbursement-daily">${
+              m.limits?.disbursementDaily && m.limits.disbursementDaily !== '0.00'
+                ? rupiah(m.limits.disbursementDaily)
+                : html`<span class="muted">— (off)</span>`
+            }</dd>`
           : shown(g.fields)
     }</dl>`;
   const right = ['QRIS', 'Fees', 'Delivery', 'Payouts'];

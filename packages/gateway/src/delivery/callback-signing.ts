@@ -8,7 +8,7 @@ import {
   rsaSha256SignBase64,
   serviceStringToSign,
 } from '@snapgate/snap';
-import type { MerchantRecord } from '../store/store.ts';
+import type { MerchantRecord, NotificationKind } from '../store/store.ts';
 
 /**
  * The headers of one callback attempt (docs/protocol.md#callbacks): a fresh X-TIMESTAMP and signature each time,
@@ -75,14 +75,27 @@ export function callbackTokenUrlOf(merchant: MerchantRecord): string | undefined
 
 export const QRIS_CALLBACK_PATH = '/webhook/payment-qr-notification';
 export const VA_CALLBACK_PATH = '/webhook/payment-va-notification';
+/** Where a disbursement's end is told under the base URL (docs/payouts.md#transfer-callbacks). */
+export const TRANSFER_CALLBACK_PATH = '/v1.0/transfer/notify';
+
+const CALLBACK_PATHS: Record<NotificationKind, string> = {
+  qris: QRIS_CALLBACK_PATH,
+  va: VA_CALLBACK_PATH,
+  transfer: TRANSFER_CALLBACK_PATH,
+};
 
 /** Where a merchant receives a kind of notification, or `undefined` when it has not said. */
-export function callbackUrlOf(merchant: MerchantRecord, kind: 'qris' | 'va'): string | undefined {
-  const explicit = kind === 'qris' ? merchant.qrisCallbackUrl : merchant.vaCallbackUrl;
+export function callbackUrlOf(merchant: MerchantRecord, kind: NotificationKind): string | undefined {
+  const explicit =
+    kind === 'qris'
+      ? merchant.qrisCallbackUrl
+      : kind === 'va'
+        ? merchant.vaCallbackUrl
+        : (merchant.transferCallbackUrl ?? null);
   if (explicit) return explicit;
   if (!merchant.callbackBaseUrl) return undefined;
   // The path joins the base's path; a query on the base stays a query (`/shop?tenant=7`).
   const url = new URL(merchant.callbackBaseUrl);
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}${kind === 'qris' ? QRIS_CALLBACK_PATH : VA_CALLBACK_PATH}`;
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${CALLBACK_PATHS[kind]}`;
   return url.toString();
 }

@@ -59,6 +59,13 @@ export const merchantSettings = z.object({
     ),
   qrisCallbackUrl: url.nullable().meta(about('Where QRIS callbacks go instead.')),
   vaCallbackUrl: url.nullable().meta(about('Where VA callbacks go instead.')),
+  transferCallbackUrl: url
+    .nullable()
+    .meta(
+      about(
+        'Where the callbacks of its disbursements that end after their answer go, instead of `<callbackBaseUrl>/v1.0/transfer/notify`.',
+      ),
+    ),
   partnerId: z
     .string()
     .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1 to 64 letters, digits, dot, dash or underscore')
@@ -138,6 +145,14 @@ export const merchantSettings = z.object({
         .strictObject({ fixed: amount, percent: percent.optional() })
         .optional()
         .meta(about('A fixed amount per paid VA, and a percent (default `{"fixed":"0.00"}`).')),
+      disbursement: z
+        .strictObject({ fixed: amount })
+        .optional()
+        .meta(
+          about(
+            'A fixed amount per disbursement, taken from its pending balance with the amount and returned if the transfer fails (default `{"fixed":"0.00"}`).',
+          ),
+        ),
     })
     .nullable()
     .meta(
@@ -172,6 +187,18 @@ export const merchantSettings = z.object({
   payoutSchedule: z
     .enum(['manual', 'auto'])
     .meta(about('`manual` (default): its settlements are paid out when an operator says so; `auto`: once made.')),
+  limits: z
+    .strictObject({
+      disbursementDaily: amount
+        .optional()
+        .meta(
+          about(
+            'The most its disbursements may send in a Jakarta day (amounts without fees, of those not failed). `0.00` (default): it may not disburse.',
+          ),
+        ),
+    })
+    .nullable()
+    .meta(about('What the merchant may do with its money (docs/payouts.md#disbursements). Null: the defaults.')),
 });
 
 const name = text(100).meta(about('The merchant’s name, for operators.'));

@@ -28,7 +28,13 @@ export type { CallbackJson, CallbackSignature, MerchantPatch, MerchantRecord, Me
  * What a merchant may change of itself in its portal: where its callbacks go, and where the gateway
  * takes its SNAP B2B token for them (the same power: that URL defaults from callbackBaseUrl).
  */
-export const MERCHANT_EDITABLE = ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl'] as const;
+export const MERCHANT_EDITABLE = [
+  'callbackBaseUrl',
+  'qrisCallbackUrl',
+  'vaCallbackUrl',
+  'transferCallbackUrl',
+  'callbackTokenUrl',
+] as const;
 
 export type { NewMerchantInput, PayoutAccountInput };
 
@@ -78,6 +84,8 @@ export function merchantView(m: MerchantRecord): MerchantView {
       ? { ...m.payoutAccount, verifiedAt: new Date(m.payoutAccount.verifiedAt).toISOString() }
       : null,
     payoutSchedule: m.payoutSchedule ?? 'manual',
+    limits: m.limits ?? null,
+    transferCallbackUrl: m.transferCallbackUrl ?? null,
     previousValidUntil: m.previousValidUntil === null ? null : new Date(m.previousValidUntil).toISOString(),
     createdAt: new Date(m.createdAt).toISOString(),
     updatedAt: new Date(m.updatedAt).toISOString(),
@@ -104,13 +112,25 @@ const newNmid = () => `ID${String(randomInt(1e6)).padStart(6, '0')}${String(rand
 async function checkSettings(
   s: Pick<
     NewMerchantInput,
-    'callbackBaseUrl' | 'qrisCallbackUrl' | 'vaCallbackUrl' | 'callbackTokenUrl' | 'publicKeyPem' | 'tokenSignature'
+    | 'callbackBaseUrl'
+    | 'qrisCallbackUrl'
+    | 'vaCallbackUrl'
+    | 'transferCallbackUrl'
+    | 'callbackTokenUrl'
+    | 'publicKeyPem'
+    | 'tokenSignature'
   >,
   existingPem: string | null,
   mode: Mode | AddressGuard,
 ): Promise<string[]> {
   const problems: string[] = [];
-  for (const field of ['callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl'] as const) {
+  for (const field of [
+    'callbackBaseUrl',
+    'qrisCallbackUrl',
+    'vaCallbackUrl',
+    'transferCallbackUrl',
+    'callbackTokenUrl',
+  ] as const) {
     const url = s[field];
     if (url === undefined || url === null) continue;
     const p = await callbackUrlProblemResolved(url, mode);
@@ -193,6 +213,7 @@ export function createMerchantService({ store, clock, mode, guard, payoutAccount
         callbackBaseUrl: input.callbackBaseUrl ?? null,
         qrisCallbackUrl: input.qrisCallbackUrl ?? null,
         vaCallbackUrl: input.vaCallbackUrl ?? null,
+        ...(input.transferCallbackUrl ? { transferCallbackUrl: input.transferCallbackUrl } : {}),
         merchantName: input.merchantName ?? qrisText(input.name, 25, 'MERCHANT'),
         merchantCity: input.merchantCity ?? 'JAKARTA',
         nmid: input.nmid ?? newNmid(),
@@ -205,6 +226,7 @@ export function createMerchantService({ store, clock, mode, guard, payoutAccount
         ...(input.checkoutFrameAncestors?.length ? { checkoutFrameAncestors: input.checkoutFrameAncestors } : {}),
         ...(payoutAccount ? { payoutAccount } : {}),
         ...(input.payoutSchedule === 'auto' ? { payoutSchedule: 'auto' as const } : {}),
+        ...(input.limits ? { limits: input.limits } : {}),
         status: 'active',
         createdAt: now,
         updatedAt: now,
@@ -281,6 +303,7 @@ export function createMerchantService({ store, clock, mode, guard, payoutAccount
           callbackBaseUrl: patch.callbackBaseUrl ?? undefined,
           qrisCallbackUrl: patch.qrisCallbackUrl ?? undefined,
           vaCallbackUrl: patch.vaCallbackUrl ?? undefined,
+          transferCallbackUrl: patch.transferCallbackUrl ?? undefined,
           callbackTokenUrl: patch.callbackTokenUrl ?? undefined,
           publicKeyPem: patch.publicKeyPem === null ? undefined : patch.publicKeyPem,
           tokenSignature: patch.tokenSignature ?? existing.tokenSignature,

@@ -219,3 +219,61 @@ export const QR_NOTIFY = {
     { description: 'The payer’s reference: digits only.' },
   ),
 } satisfies SnapFields;
+
+// Transfer Credit as merchants call it (docs/payouts.md#disbursements).
+const BENEFICIARY_ACCOUNT_NO = text(
+  { required: true, max: 34, pattern: /^\d+$/ },
+  { description: 'The beneficiary’s account number: digits, at most 34.' },
+);
+const BENEFICIARY_BANK_CODE = text(
+  { required: true, pattern: /^\d{3}$/ },
+  { description: 'The beneficiary’s bank (Bank Indonesia’s code, 3 digits).' },
+);
+
+export const ACCOUNT_INQUIRY = {
+  beneficiaryBankCode: BENEFICIARY_BANK_CODE,
+  beneficiaryAccountNo: BENEFICIARY_ACCOUNT_NO,
+  partnerReferenceNo: text({ max: 64 }, { description: 'Echoed in the answer.' }),
+  additionalInfo: passthrough(`Echoed in the answer. ${KEPT_AS_GIVEN}`),
+} satisfies SnapFields;
+
+export const TRANSFER_INTERBANK = {
+  partnerReferenceNo: text(
+    { required: true, max: 64 },
+    { description: 'The merchant’s reference of the transfer; unique per merchant (a repeat is 409 4091801).' },
+  ),
+  amount: money(
+    { required: true, positive: true },
+    'Paid with the disbursement fee out of the merchant’s pending balance, within its daily limit.',
+  ),
+  beneficiaryAccountName: text(
+    { required: true, max: 100 },
+    { description: 'The holder’s name, as the merchant knows it.' },
+  ),
+  beneficiaryAccountNo: BENEFICIARY_ACCOUNT_NO,
+  beneficiaryBankCode: BENEFICIARY_BANK_CODE,
+  sourceAccountNo: text(
+    { max: 34 },
+    { description: 'Ignored: the money leaves the operator’s account at the payout bank.' },
+  ),
+  transactionDate: dateTime('When the merchant asked; the gateway keeps its own.'),
+  remark: text({ max: 50 }, { description: 'Passed to the bank with the transfer.' }),
+  customerReference: text({ max: 64 }),
+  beneficiaryEmail: text({ max: 50 }),
+  additionalInfo: passthrough(`Echoed in the answers and the callback. ${KEPT_AS_GIVEN}`),
+} satisfies SnapFields;
+
+export const TRANSFER_STATUS = {
+  originalPartnerReferenceNo: text(
+    { required: true, max: 64 },
+    { description: 'The merchant’s `partnerReferenceNo` of the transfer.' },
+  ),
+  originalReferenceNo: text(
+    { max: 64 },
+    { description: 'The `referenceNo` snapgate answered; when given, must match.' },
+  ),
+  originalExternalId: text({ max: 36 }, { description: 'Echoed in the answer.' }),
+  serviceCode: text({ required: true, oneOf: ['17', '18'] }, { description: 'The transfer’s service: 18 (or 17).' }),
+  transactionDate: dateTime(),
+  additionalInfo: passthrough(KEPT_AS_GIVEN),
+} satisfies SnapFields;

@@ -1,21 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { fromMinorUnits } from '@snapgate/snap';
-import { payoutEntry } from '../books/postings.ts';
+import { disbursementEntry, payoutEntry } from '../books/postings.ts';
 import type { Clock } from '../clock.ts';
 import { conflict, forbidden, notFound } from '../domain-error.ts';
 import type { Logger } from '../logger.ts';
 import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
-import type { BankExchange, PayoutBank, PayoutBankClient } from '../providers/payout-bank.ts';
+import { newNotificationId } from '../payments/ids.ts';
+import type { BankExchange, PayoutBank, PayoutBankClient, TransferOutcome } from '../providers/payout-bank.ts';
 import { transferServiceFor } from '../providers/transfer-credit.ts';
 import {
+  type MerchantRecord,
   type PayoutChange,
   type PayoutExchangeRecord,
   type PayoutFilter,
+  type PayoutPostings,
   type PayoutRecord,
   type SettlementRecord,
   type Store,
   UniqueViolation,
 } from '../store/store.ts';
+import { transferNoticeBody } from './transfer-notice.ts';
 
 // docs/payouts.md#paying-a-settlement: a settlement's net sent to the merchant's verified bank
 // account through the payout bank. The payout row commits (`sending`) before the bank is called, so
@@ -73,7 +77,7 @@ const sameName = (a: string, b: string) =>
 /** Who asks for the payouts `payoutSchedule: auto` makes. */
 export const SCHEDULE = 'schedule';
 
-const newPayoutId = () => `po_${randomUUID().replaceAll('-', '')}`;
+export const newPayoutId = () => `po_${randomUUID().replaceAll('-', '')}`;
 /** The transfer's partnerReferenceNo: the payout's id, as banks take references (letters and digits). */
 export const partnerReferenceOf = (payoutId: string) => payoutId.replace(/^po_/, 'PO').toUpperCase();
 
@@ -100,6 +104,8 @@ export interface PayoutServiceDeps {
   approvalAboveSen: bigint;
   /** Bounds one exchange with the bank: a transfer under way holds its payout this long, and more. */
   timeoutMs: number;
+  /** Called after a transfer callback was written into the outbox (wakes the dispatcher). */
+  onNotified?: () => void;
 }
 
 export function createPayoutService(deps: PayoutServiceDeps) {
@@ -108,7 +114,21 @@ export function createPayoutService(deps: PayoutServiceDeps) {
   // A transfer or status query in flight holds its payout past its longest exchange (a token and the
   // call), so no one asks about it while the answer may still come.
   const leaseMs = 2 * deps.timeoutMs + 5_000;
-  const entryFor = (at: number) => (s: SettlementRecord) => payoutEntry(s, at);
+  const entryFor = (at: number, merchant?: MerchantRecord): PayoutPostings => ({
+    settlementPaid: (s) => payoutEntry(s, at),
+    disbursementEnded: (p, state) =>
+      disbursementEntry(state === 'paid' ? 'disbursement_paid' : 'disbursement_returned', p, at),
+    // Asked about after its answer (pending, or none): the merchant is told how it ended.
+    ...(merchant
+      ? {
+          transferNotice: (p: PayoutRecord, state: 'paid' | 'failed') => ({
+            id: newNotificationId(at),
+            body: transferNoticeBody(p, state === 'paid' ? '00' : '06', merchant.callbackJson),
+            at,
+          }),
+        }
+      : {}),
+  });
 
   async function payoutBankOrConflict(): Promise<PayoutBank> {
     const at = await bank.current();
@@ -116,20 +136,27 @@ export function createPayoutService(deps: PayoutServiceDeps) {
     return at;
   }
 
-  /** Sends a payout's transfer (its row committed `sending`, claimed by this instance) and records the answer. */
-  async function send(p: PayoutRecord, at: PayoutBank): Promise<PayoutRecord> {
-    let r: Awaited<ReturnType<PayoutBankClient['transfer']>>;
+  /**
+   * Sends a payout's transfer (its row committed `sending`, claimed by this instance) and records the
+   * answer: the payout as it is after, and what the bank answered (none when the call broke).
+   */
+  async function sendAndTell(
+    p: PayoutRecord,
+    at: PayoutBank,
+    remark?: string,
+  ): Promise<{ payout: PayoutRecord; answer?: TransferOutcome }> {
+    let r: TransferOutcome;
     try {
       r = await bank.transfer(at, {
         partnerReferenceNo: p.partnerReferenceNo,
         amount: fromMinorUnits(p.amountSen),
         beneficiary: p.beneficiary,
-        remark: p.settlementId === null ? 'snapgate payout' : `settlement ${p.settlementId}`.slice(0, 50),
+        remark: remark ?? (p.settlementId === null ? 'snapgate payout' : `settlement ${p.settlementId}`.slice(0, 50)),
       });
     } catch (err) {
       // Nothing is known of the transfer: it stays `sending`, asked about once its claim ends.
       logger.error({ err, payoutId: p.id }, 'a payout transfer failed before an answer; its status will be asked');
-      return p;
+      return { payout: p };
     }
     const now = clock.now();
     const change: PayoutChange =
@@ -152,7 +179,18 @@ export function createPayoutService(deps: PayoutServiceDeps) {
               checks: 0,
               transactionDate: r.transactionDate,
             };
-    return (await store.recordPayoutAnswer(p.id, change, exchangeRecord(r.exchange), now, entryFor(now))) ?? p;
+    const payout = (await store.recordPayoutAnswer(p.id, change, exchangeRecord(r.exchange), now, entryFor(now))) ?? p;
+    return { payout, answer: r };
+  }
+
+  const send = async (p: PayoutRecord, at: PayoutBank) => (await sendAndTell(p, at)).payout;
+
+  /** A payout not yet known paid or failed, asked about now (unless another instance is asking). */
+  async function refreshed(payout: PayoutRecord): Promise<PayoutRecord> {
+    if (payout.state !== 'sending' && payout.state !== 'pending') return payout;
+    const now = clock.now();
+    const claimed = await store.claimPayout(payout.id, now, instance, now + leaseMs);
+    return claimed ? check(claimed) : payout;
   }
 
   /** Asks the bank where a claimed payout's transfer stands (36) and records what it says. */
@@ -183,6 +221,7 @@ export function createPayoutService(deps: PayoutServiceDeps) {
       amount: fromMinorUnits(p.amountSen),
     });
     const answeredAt = clock.now();
+    const merchant = p.kind === 'disbursement' ? await store.findMerchantById(p.merchantId) : undefined;
     const change: PayoutChange =
       r.outcome === 'success'
         ? { state: 'paid', bankReference: r.referenceNo ?? p.bankReference }
@@ -194,9 +233,18 @@ export function createPayoutService(deps: PayoutServiceDeps) {
             : r.outcome === 'pending'
               ? later(null, r.referenceNo ?? null)
               : later(`no clear answer to the status query: ${r.exchange.error ?? `HTTP ${r.exchange.status}`}`);
-    return (
-      (await store.recordPayoutAnswer(p.id, change, exchangeRecord(r.exchange), answeredAt, entryFor(answeredAt))) ?? p
-    );
+    const after =
+      (await store.recordPayoutAnswer(
+        p.id,
+        change,
+        exchangeRecord(r.exchange),
+        answeredAt,
+        entryFor(answeredAt, merchant),
+      )) ?? p;
+    if (merchant && after.state !== p.state && (after.state === 'paid' || after.state === 'failed')) {
+      deps.onNotified?.();
+    }
+    return after;
   }
 
   async function mine(caller: Caller, id: string): Promise<PayoutRecord> {
@@ -299,8 +347,30 @@ export function createPayoutService(deps: PayoutServiceDeps) {
             { err, merchantId: s.merchantId, settlementId: s.id },
             'automatic payout not made: the settlement stays open',
           );
+          // Kept on the settlement for the operator; the catch-up leaves it to them.
+          await store
+            .noteSettlementPayoutError(s.id, `automatic payout not made: ${(err as Error).message}`)
+            .catch((e) => logger.error({ err: e, settlementId: s.id }, 'could not note why a payout was not made'));
         }
       }
+    },
+
+    /**
+     * Pays the scheduled settlements of `auto` merchants whose payout was lost (their instance
+     * stopped between making them and paying them), made over `graceMs` ago and within the last two
+     * days (older ones are an operator's: a merchant turned `auto` later does not pay its past); how many.
+     */
+    async catchUp(graceMs = 60_000, limit = 50): Promise<number> {
+      const now = clock.now();
+      const lost = await store.unpaidAutomaticSettlements(now - 2 * 86_400_000, now - graceMs, limit);
+      if (lost.length > 0) {
+        logger.info(
+          { settlements: lost.map((s) => s.id) },
+          'paying scheduled settlements whose automatic payout was lost',
+        );
+        await this.payAutomatic(lost);
+      }
+      return lost.length;
     },
 
     /** An awaiting payout approved by another key than the one that asked: sent now. */
@@ -338,14 +408,22 @@ export function createPayoutService(deps: PayoutServiceDeps) {
 
     /** A payout with its exchanges; one not yet known paid or failed is asked about first (unless already being asked). */
     async show(caller: Caller, id: string): Promise<{ payout: PayoutRecord; exchanges: PayoutExchangeRecord[] }> {
-      let payout = await mine(caller, id);
-      if (payout.state === 'sending' || payout.state === 'pending') {
-        const now = clock.now();
-        const claimed = await store.claimPayout(id, now, instance, now + leaseMs);
-        if (claimed) payout = await check(claimed);
-      }
+      const payout = await refreshed(await mine(caller, id));
       return { payout, exchanges: await store.payoutExchanges(id) };
     },
+
+    refreshed,
+
+    /** The payout bank now, or a conflict when there is none. */
+    payoutBank: payoutBankOrConflict,
+
+    /** A claim for a payout this instance is about to send, and its first status query. */
+    claimToSend(now: number) {
+      return { claim: { owner: instance, leaseUntil: now + leaseMs }, nextCheckAt: now + (statusScheduleMs[0] ?? 0) };
+    },
+
+    /** Sends a payout committed `sending` with claimToSend's claim; the payout after, and the bank's answer. */
+    sendAndTell,
 
     /** Asks about every payout due for a status query (claimed, so one instance asks); how many. */
     async checkDue(limit = 50): Promise<number> {
@@ -375,13 +453,14 @@ export interface PayoutChecker {
 export function createPayoutChecker(payouts: PayoutService, logger: Pick<Logger, 'error'>): PayoutChecker {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
+  /** One round: the lost automatic payouts first, then the status queries due. */
+  const round = async () => (await payouts.catchUp()) + (await payouts.checkDue());
   return {
-    runOnce: () => payouts.checkDue(),
+    runOnce: round,
     start(intervalMs = 1000) {
       timer = setInterval(() => {
         if (running) return;
-        running = payouts
-          .checkDue()
+        running = round()
           .catch((err) => logger.error({ err }, 'payout status check failed'))
           .finally(() => {
             running = undefined;

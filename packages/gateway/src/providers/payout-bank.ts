@@ -164,7 +164,8 @@ export function createPayoutBank({ store, client, clock, mode, timeoutMs, selfUr
       }
       if (mode !== 'sandbox') return undefined;
       const sandbox = await store.findProviderById(await sandboxProviderId(store, 'bank'));
-      if (!sandbox) return undefined;
+      // Disabled, the sandbox bank pays nothing either.
+      if (sandbox?.status !== 'active') return undefined;
       return {
         providerId: sandbox.id,
         name: sandbox.name,

@@ -1,7 +1,17 @@
 // The books as stored (docs/books.md): ledger entries, settlements, reconciliation runs. Money is
 // integer sen (bigint) here; the doors write it as decimal strings.
 
-export type LedgerKind = 'payment' | 'refund' | 'settlement' | 'payout';
+/** Every kind of ledger entry (docs/books.md#ledger, docs/payouts.md#disbursements). */
+export const LEDGER_KINDS = [
+  'payment',
+  'refund',
+  'settlement',
+  'payout',
+  'disbursement',
+  'disbursement_paid',
+  'disbursement_returned',
+] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** One line of an entry: one side is zero. */
 export interface LedgerLine {
@@ -60,6 +70,9 @@ export interface SettlementRecord {
   grossSen: bigint;
   feesSen: bigint;
   refundsSen: bigint;
+  /** Disbursements it took (amounts and fees), and those returned (docs/payouts.md#disbursements). */
+  disbursedSen: bigint;
+  returnedSen: bigint;
   netSen: bigint;
   createdAt: number;
   paidAt: number | null;

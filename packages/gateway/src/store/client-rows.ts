@@ -5,6 +5,7 @@ import type {
   CallbackSignature,
   CallbackVaBody,
   MerchantFees,
+  MerchantLimits,
   MerchantRecord,
   MerchantStatus,
   PayoutAccount,
@@ -64,6 +65,9 @@ export function merchantFromRow(r: Row): MerchantRecord {
       ? {}
       : { payoutAccount: jsonOf(r.payout_account) as PayoutAccount }),
     ...(r.payout_schedule === 'auto' ? { payoutSchedule: 'auto' as const } : {}),
+    ...(r.limits === null || r.limits === undefined ? {} : { limits: jsonOf(r.limits) as MerchantLimits }),
+    // Only a merchant that disburses says where its transfer callbacks go.
+    ...(r.transfer_callback_url ? { transferCallbackUrl: String(r.transfer_callback_url) } : {}),
     status: r.status as MerchantStatus,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
@@ -82,6 +86,7 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   callbackBaseUrl: 'callback_base_url',
   qrisCallbackUrl: 'qris_callback_url',
   vaCallbackUrl: 'va_callback_url',
+  transferCallbackUrl: 'transfer_callback_url',
   merchantName: 'merchant_name',
   merchantCity: 'merchant_city',
   nmid: 'nmid',
@@ -93,11 +98,12 @@ export const MERCHANT_COLUMNS: Record<string, string> = {
   checkoutFrameAncestors: 'checkout_frame_ancestors',
   payoutAccount: 'payout_account',
   payoutSchedule: 'payout_schedule',
+  limits: 'limits',
   status: 'status',
 };
 
 /** Settings kept as JSON text (null clears them). */
-const JSON_SETTINGS = new Set(['fees', 'checkoutFrameAncestors', 'payoutAccount']);
+const JSON_SETTINGS = new Set(['fees', 'checkoutFrameAncestors', 'payoutAccount', 'limits']);
 
 /**
  * `snap-b2b` lives in its own column: the SQLite table's CHECK on callback_signature cannot be
@@ -177,6 +183,7 @@ export function merchantToRow(m: MerchantRecord): Row {
     callback_base_url: m.callbackBaseUrl,
     qris_callback_url: m.qrisCallbackUrl,
     va_callback_url: m.vaCallbackUrl,
+    transfer_callback_url: m.transferCallbackUrl ?? null,
     merchant_name: m.merchantName,
     merchant_city: m.merchantCity,
     nmid: m.nmid,
@@ -189,6 +196,7 @@ export function merchantToRow(m: MerchantRecord): Row {
     checkout_frame_ancestors: m.checkoutFrameAncestors ? JSON.stringify(m.checkoutFrameAncestors) : null,
     payout_account: m.payoutAccount ? JSON.stringify(m.payoutAccount) : null,
     payout_schedule: m.payoutSchedule ?? 'manual',
+    limits: m.limits ? JSON.stringify(m.limits) : null,
     status: m.status,
     created_at: m.createdAt,
     updated_at: m.updatedAt,

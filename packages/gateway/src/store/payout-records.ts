@@ -52,7 +52,12 @@ export interface PayoutRecord {
   kind: PayoutKind;
   merchantId: string;
   settlementId: string | null;
+  /** A disbursement's referenceNo (the gateway's; a settlement payout has none). */
   referenceNo: string | null;
+  /** A disbursement's partnerReferenceNo, as its merchant sent it (one per merchant). */
+  merchantReferenceNo?: string | null;
+  /** A disbursement's `additionalInfo`, as its merchant sent it (echoed). */
+  additionalInfo?: Record<string, unknown> | null;
   amountSen: bigint;
   feeSen: bigint;
   beneficiary: { bankCode: string; accountNo: string; name: string };

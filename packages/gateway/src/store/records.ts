@@ -29,6 +29,12 @@ export interface PercentFee {
 export interface MerchantFees {
   qris?: { rule: 'bi-mdr' } | PercentFee | undefined;
   va?: { fixed: string; percent?: string | undefined } | undefined;
+  /** A fixed fee per disbursement (docs/payouts.md#disbursements); default 0.00. */
+  disbursement?: { fixed: string } | undefined;
+}
+/** A merchant's limits: `disbursementDaily`, the most its disbursements may send in a Jakarta day ("0.00": off). */
+export interface MerchantLimits {
+  disbursementDaily?: string | undefined;
 }
 /** The fee settings a transaction was created under: a later change of the merchant's applies to new ones only. */
 export type FeeSnapshot = { rule: 'bi-mdr'; criteria: QrisCriteria } | { percent: string; fixed: string };
@@ -61,6 +67,8 @@ export interface MerchantRecord {
   callbackBaseUrl: string | null;
   qrisCallbackUrl: string | null;
   vaCallbackUrl: string | null;
+  /** Where its transfer callbacks go; null: `<callbackBaseUrl>/v1.0/transfer/notify` (docs/payouts.md). */
+  transferCallbackUrl?: string | null;
   merchantName: string;
   merchantCity: string;
   nmid: string;
@@ -77,6 +85,8 @@ export interface MerchantRecord {
   /** Its verified bank account, and when its settlements are paid out (absent: manual): docs/payouts.md. */
   payoutAccount?: PayoutAccount | null;
   payoutSchedule?: PayoutSchedule;
+  /** Null: the defaults (disbursements off). */
+  limits?: MerchantLimits | null;
   status: MerchantStatus;
   createdAt: number;
   updatedAt: number;
@@ -97,6 +107,7 @@ export type MerchantPatch = Partial<
     | 'callbackBaseUrl'
     | 'qrisCallbackUrl'
     | 'vaCallbackUrl'
+    | 'transferCallbackUrl'
     | 'merchantName'
     | 'merchantCity'
     | 'nmid'
@@ -106,6 +117,7 @@ export type MerchantPatch = Partial<
     | 'fees'
     | 'retrySchedule'
     | 'checkoutFrameAncestors'
+    | 'limits'
     | 'status'
   >
 > &
@@ -343,12 +355,16 @@ export interface StatusHistoryEntry {
 
 export type NotificationState = 'pending' | 'delivering' | 'retrying' | 'delivered' | 'superseded' | 'dead';
 
+/** What a notification tells: a transaction's status (qris, va) or a disbursement's end (transfer). */
+export type NotificationKind = TransactionKind | 'transfer';
+
 export interface NotificationRecord {
   /** Numeric string; sent as X-EXTERNAL-ID on every attempt. */
   id: string;
+  /** The transaction's referenceNo, or the disbursement's. */
   referenceNo: string;
   merchantId: string;
-  kind: TransactionKind;
+  kind: NotificationKind;
   txnSeq: number;
   latestStatus: TransactionStatus;
   /** The exact bytes signed and sent on every attempt. */

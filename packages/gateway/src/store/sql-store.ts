@@ -347,9 +347,24 @@ export abstract class SqlStore {
     change: PayoutChange,
     exchange: PayoutExchangeRecord | null,
     at: number,
-    entryFor: (s: SettlementRecord) => NewLedgerEntry,
+    postings: payouts.PayoutPostings,
   ) {
-    return this.transaction((sql) => payouts.recordPayoutAnswer(sql, id, change, exchange, at, entryFor));
+    return this.transaction((sql) => payouts.recordPayoutAnswer(sql, id, change, exchange, at, postings));
+  }
+  startDisbursement(disbursement: payouts.NewDisbursement) {
+    return this.transaction((sql) => payouts.startDisbursement(sql, disbursement));
+  }
+  findDisbursement(merchantId: string, by: { merchantReferenceNo?: string; referenceNo?: string }) {
+    return payouts.findDisbursement(this.sql, merchantId, by);
+  }
+  disbursementFacts() {
+    return payouts.disbursementFacts(this.sql);
+  }
+  unpaidAutomaticSettlements(since: number, before: number, limit: number) {
+    return payouts.unpaidAutomaticSettlements(this.sql, since, before, limit);
+  }
+  noteSettlementPayoutError(id: string, error: string) {
+    return payouts.noteSettlementPayoutError(this.sql, id, error);
   }
   claimDuePayouts(now: number, owner: string, leaseUntil: number, limit: number) {
     return payouts.claimDuePayouts(this.sql, now, owner, leaseUntil, limit);

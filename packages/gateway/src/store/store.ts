@@ -15,12 +15,13 @@ import type {
   SettlementRun,
   StoredReconciliationProblem,
 } from './book-records.ts';
-import type { NewPayout, PayoutStart } from './parts/payouts.ts';
+import type { DisbursementStart, NewDisbursement, NewPayout, PayoutPostings, PayoutStart } from './parts/payouts.ts';
 import type {
   PayoutChange,
   PayoutExchangeRecord,
   PayoutFilter,
   PayoutRecord,
+  PayoutState,
   SandboxTransferRecord,
 } from './payout-records.ts';
 import type { ProviderPatch, ProviderRecord } from './provider-records.ts';
@@ -61,6 +62,7 @@ import type {
 import type { StatusWatcher } from './status-watch.ts';
 
 export * from './book-records.ts';
+export type { PayoutPostings, TransferNotice } from './parts/payouts.ts';
 export * from './payout-records.ts';
 export * from './provider-records.ts';
 export * from './records.ts';
@@ -344,6 +346,12 @@ export interface BooksStore {
   /** Refunds of transactions paid at or after `since`, summed per merchant in sen. */
   refundsSince(since: number): Promise<Map<string, bigint>>;
   knownCauses(): Promise<{ refunds: Set<string>; settlements: Map<string, string> }>;
+  /** Disbursements as ledger verification checks them (store/parts/payouts.ts). */
+  disbursementFacts(): Promise<{
+    states: Map<string, PayoutState>;
+    spentByMerchant: Map<string, bigint>;
+    inFlightSen: bigint;
+  }>;
   /** Merchants with payment or refund entries before `cutoff` in no settlement. */
   merchantsWithUnsettled(cutoff: number): Promise<string[]>;
   /**
@@ -366,15 +374,29 @@ export interface BooksStore {
   listPayouts(filter: PayoutFilter, limit: number): Promise<PayoutRecord[]>;
   payoutExchanges(id: string): Promise<PayoutExchangeRecord[]>;
   /**
-   * Keeps the exchange and moves a `sending` or `pending` payout as the bank said, with its
-   * settlement (paid with its payout entry, or open again), in one database transaction.
+   * Keeps the exchange and moves a `sending` or `pending` payout as the bank said, with what it pays
+   * (a settlement paid with its payout entry, or open again; a disbursement's paid or returned
+   * entry), in one database transaction.
    */
   recordPayoutAnswer(
     id: string,
     change: PayoutChange,
     exchange: PayoutExchangeRecord | null,
     at: number,
-    entryFor: (s: SettlementRecord) => NewLedgerEntry,
+    postings: PayoutPostings,
+  ): Promise<PayoutRecord | undefined>;
+  /**
+   * A merchant's disbursement with its `disbursement` entry, in one database transaction, when its
+   * pending balance funds it and its daily limit allows it; else nothing is written.
+   */
+  startDisbursement(disbursement: NewDisbursement): Promise<DisbursementStart>;
+  /** Scheduled settlements of `auto` merchants no payout was asked for, made from `since` to `before`. */
+  unpaidAutomaticSettlements(since: number, before: number, limit: number): Promise<SettlementRecord[]>;
+  /** Why an open settlement could not be paid out; kept on it as `lastPayoutError`. */
+  noteSettlementPayoutError(id: string, error: string): Promise<void>;
+  findDisbursement(
+    merchantId: string,
+    by: { merchantReferenceNo?: string; referenceNo?: string },
   ): Promise<PayoutRecord | undefined>;
   /** Payouts due for a status query, each claimed by `owner` until `leaseUntil`. */
   claimDuePayouts(now: number, owner: string, leaseUntil: number, limit: number): Promise<PayoutRecord[]>;

@@ -20,7 +20,7 @@ import { nextSlotAfter } from '../../src/settlement-schedule.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
@@ -320,6 +320,51 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
       await verified();
     });
 
+    it('pays a scheduled settlement whose automatic payout was lost, and leaves one the schedule could not pay', async () => {
+      const lostOne = await gw.createMerchant({ fees: { qris: { percent: '0.70' } } });
+      const unpayable = await gw.createMerchant({ fees: { qris: { percent: '0.70' } } });
+      assert.equal(
+        (
+          await gw.admin('PATCH', `/merchants/${lostOne.id}`, {
+            payoutSchedule: 'auto',
+            payoutAccount: { bankCode: '014', accountNo: '6600005678', accountName: 'SANDBOX 5678' },
+          })
+        ).status,
+        200,
+      );
+      assert.equal((await gw.admin('PATCH', `/merchants/${unpayable.id}`, { payoutSchedule: 'auto' })).status, 200);
+      for (const m of [lostOne, unpayable]) {
+        const caller = await authenticate(gw.url, m);
+        const g = await snapCall(gw.url, caller, `${API}/qr/qr-mpm-generate`, {
+          partnerReferenceNo: `PAYOUT-${++seq}`,
+          amount: idr('30000.00'),
+        });
+        assert.equal((await gw.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, {})).status, 200);
+      }
+      // The scheduled settlement of the first is made, and its instance stops before paying it.
+      const [lost] = await gw.gateway.operators.settlements.run({ merchantId: lostOne.id, slot: `lost-${++seq}` });
+      assert.ok(lost);
+      // The second's is made and paid by the schedule's own path, which cannot pay it (no account).
+      const [refused] = await gw.gateway.operators.settlements.run({ merchantId: unpayable.id, slot: `lost-${++seq}` });
+      assert.ok(refused);
+      await gw.gateway.operators.payouts.payAutomatic([refused]);
+      assert.match(
+        (await settlement(refused.id)).lastPayoutError,
+        /automatic payout not made: .*no verified payoutAccount/,
+      );
+      // Not at once (the schedule may still be paying it), but once a minute has passed.
+      await gw.gateway.payoutChecker.runOnce();
+      assert.equal((await settlement(lost.id)).status, 'open');
+      clock.advance(61_000);
+      await gw.gateway.payoutChecker.runOnce();
+      const paid = await settlement(lost.id);
+      assert.equal(paid.status, 'paid', JSON.stringify(paid));
+      assert.equal((await payout(paid.payoutId)).requestedBy, 'schedule');
+      assert.equal((await settlement(refused.id)).status, 'open');
+      assert.equal((await gw.admin('GET', `/payouts?merchantId=${unpayable.id}`)).body.items.length, 0);
+      await verified();
+    });
+
     it('refuses with 409, sending nothing, without a verified account or when its name is not the verified one', async () => {
       const m = await gw.createMerchant();
       const caller = await authenticate(gw.url, m);
@@ -503,7 +548,16 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
   });
 
   describe(`a payout whose gateway stopped before recording the answer (${under.name})`, () => {
-    it('is settled by a new gateway on the same database by a status query, never sent again', async () => {
+    /**
+     * A gateway asks for a transfer (`ask`) while the bank takes it and holds the answer; the gateway
+     * stops before it records the answer (its database gone from under it). A new gateway on the
+     * same database, later, gets `check`: it must settle the transfer by a status query, never by
+     * sending it again (`transfers`: counted at the bank).
+     */
+    async function stoppedMidTransfer(
+      ask: (first: TestGateway) => Promise<{ merchantId: string; asked: Promise<unknown> }>,
+      check: (second: TestGateway, payoutId: string, transfers: () => number) => Promise<void>,
+    ): Promise<void> {
       const db = await sharedDatabase(under);
       const clock = createManualClock(Date.now() + 30_000);
       const env = { SNAPGATE_UPSTREAM_TIMEOUT_MS: '30000' };
@@ -530,18 +584,8 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
           payouts: { sourceAccountNo: SANDBOX_SOURCE_ACCOUNT_NO },
         });
         assert.equal(created.status, 201, JSON.stringify(created.body));
-        const m = await first.createMerchant();
-        const caller = await authenticate(first.url, m);
-        const g = await snapCall(first.url, caller, `${API}/qr/qr-mpm-generate`, {
-          partnerReferenceNo: `PAYOUT-${++seq}`,
-          amount: idr('50000.00'),
-        });
-        await first.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, {});
-        const account = { bankCode: '999', accountNo: '8800001234', accountName: 'SANDBOX 1234' };
-        assert.equal((await first.admin('PATCH', `/merchants/${m.id}`, { payoutAccount: account })).status, 200);
-        const s = (await first.admin('POST', '/settlements', { merchantId: m.id })).body.items[0];
         standIn.setMode('hold');
-        const asked = first.admin('POST', `/settlements/${s.id}/payout`, {}).catch((e: unknown) => e);
+        const { merchantId, asked } = await ask(first);
         // The row committed `sending` and the bank took the transfer; the answer is held.
         await until(
           async () => standIn?.transfers() ?? 0,
@@ -549,7 +593,7 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
           'the transfer at the bank',
         );
         const sending = await until(
-          () => first.store.listPayouts({ merchantId: m.id }, 10),
+          () => first.store.listPayouts({ merchantId }, 10),
           (items) => items[0]?.state === 'sending',
           'the sending row',
         );
@@ -566,15 +610,8 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
         target = second.url;
         standIn.setMode('pass');
         assert.equal((await second.store.findPayout(payoutId))?.state, 'sending');
-        assert.equal(await second.gateway.payoutChecker.runOnce(), 1);
-        const p = (await second.admin('GET', `/payouts/${payoutId}`)).body;
-        assert.equal(p.state, 'paid', JSON.stringify(p));
-        assert.deepEqual(
-          p.exchanges.map((e: { service: string }) => e.service),
-          ['36'],
-        );
-        assert.equal(standIn.transfers(), 1, 'never sent again');
-        assert.equal((await second.admin('GET', `/settlements/${s.id}`)).body.status, 'paid');
+        const bank = standIn;
+        await check(second, payoutId, () => bank.transfers());
         const v = await second.admin('GET', '/ledger/verify');
         assert.deepEqual(v.body.problems, []);
       } finally {
@@ -582,6 +619,86 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
         await standIn?.close();
         await db.cleanup();
       }
+    }
+
+    /** A merchant of `on` with a paid QRIS of 50,000.00. */
+    async function paidMerchant(on: TestGateway, settings: Record<string, unknown> = {}) {
+      const m = await on.createMerchant(settings);
+      const caller = await authenticate(on.url, m);
+      const g = await snapCall(on.url, caller, `${API}/qr/qr-mpm-generate`, {
+        partnerReferenceNo: `PAYOUT-${++seq}`,
+        amount: idr('50000.00'),
+      });
+      await on.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, {});
+      return { m, caller };
+    }
+
+    it('is settled by a new gateway on the same database by a status query, never sent again', async () => {
+      let settlementId = '';
+      await stoppedMidTransfer(
+        async (first) => {
+          const { m } = await paidMerchant(first);
+          const account = { bankCode: '999', accountNo: '8800001234', accountName: 'SANDBOX 1234' };
+          assert.equal((await first.admin('PATCH', `/merchants/${m.id}`, { payoutAccount: account })).status, 200);
+          settlementId = (await first.admin('POST', '/settlements', { merchantId: m.id })).body.items[0].id;
+          const asked = first.admin('POST', `/settlements/${settlementId}/payout`, {}).catch((e: unknown) => e);
+          return { merchantId: m.id, asked };
+        },
+        async (second, payoutId, transfers) => {
+          assert.equal(await second.gateway.payoutChecker.runOnce(), 1);
+          const p = (await second.admin('GET', `/payouts/${payoutId}`)).body;
+          assert.equal(p.state, 'paid', JSON.stringify(p));
+          assert.deepEqual(
+            p.exchanges.map((e: { service: string }) => e.service),
+            ['36'],
+          );
+          assert.equal(transfers(), 1, 'never sent again');
+          assert.equal((await second.admin('GET', `/settlements/${settlementId}`)).body.status, 'paid');
+        },
+      );
+    });
+
+    it('settles a disbursement the same way: the merchant’s status query asks the bank, one transfer, a callback', async () => {
+      let partnerReferenceNo = '';
+      let merchant: TestMerchant | undefined;
+      await stoppedMidTransfer(
+        async (first) => {
+          const { m, caller } = await paidMerchant(first, { limits: { disbursementDaily: '1000000.00' } });
+          merchant = m;
+          partnerReferenceNo = `DISB-${++seq}`;
+          const asked = snapCall(first.url, caller, `${API}/transfer-interbank`, {
+            partnerReferenceNo,
+            amount: idr('20000.00'),
+            beneficiaryAccountName: 'Toko',
+            beneficiaryAccountNo: '8800005678',
+            beneficiaryBankCode: '014',
+          }).catch((e: unknown) => e);
+          return { merchantId: m.id, asked };
+        },
+        async (second, payoutId, transfers) => {
+          const caller = await authenticate(second.url, merchant as TestMerchant);
+          const status = await snapCall(second.url, caller, `${API}/transfer/status`, {
+            originalPartnerReferenceNo: partnerReferenceNo,
+            serviceCode: '18',
+          });
+          assert.equal(status.status, 200, status.text);
+          assert.equal(status.body.latestTransactionStatus, '00');
+          const p = (await second.admin('GET', `/payouts/${payoutId}`)).body;
+          assert.deepEqual(
+            [p.kind, p.state, p.exchanges.map((e: { service: string }) => e.service)],
+            ['disbursement', 'paid', ['36']],
+          );
+          assert.equal(transfers(), 1, 'never sent again');
+          const b = (await second.admin('GET', `/merchants/${merchant?.id}/balance`)).body;
+          assert.equal(b.pending, '30000.00', '50,000.00 collected (no MDR under 500,000.00) less 20,000.00 sent');
+          // Its merchant never had an answer: the end is in the outbox for it.
+          const told = await second.store.notificationsOf(p.referenceNo);
+          assert.deepEqual(
+            told.map((n) => [n.kind, n.latestStatus]),
+            [['transfer', '00']],
+          );
+        },
+      );
     });
   });
 }

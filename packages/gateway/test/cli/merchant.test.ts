@@ -114,6 +114,33 @@ describe('snapgate merchant …', () => {
       },
     );
     assert.equal(after.payoutSchedule, 'auto');
+    // Its own transfers (docs/payouts.md#disbursements): a daily limit, a fee, a callback URL.
+    const disbursing = await run(
+      gw,
+      'merchant',
+      'update',
+      m.id,
+      '--disbursement-daily',
+      '5000000.00',
+      '--fees',
+      '{"disbursement":{"fixed":"2500.00"}}',
+      '--transfer-callback-url',
+      'https://shop.example/hooks/transfer',
+      '--json',
+    );
+    assert.equal(disbursing.code, 0, disbursing.err);
+    const limits = JSON.parse(disbursing.out);
+    assert.deepEqual(
+      [limits.limits, limits.fees, limits.transferCallbackUrl],
+      [
+        { disbursementDaily: '5000000.00' },
+        { disbursement: { fixed: '2500.00' } },
+        'https://shop.example/hooks/transfer',
+      ],
+    );
+    const off = await run(gw, 'merchant', 'update', m.id, '--transfer-callback-url', 'none', '--json');
+    assert.equal(JSON.parse(off.out).transferCallbackUrl, null);
+    assert.equal((await run(gw, 'merchant', 'update', m.id, '--disbursement-daily', 'lots')).code, 1);
     const refused = await run(gw, 'merchant', 'update', m.id, '--payout-account', '014:7770000:Nobody');
     assert.equal(refused.code, 1);
     assert.match(refused.err, /422/);

@@ -289,13 +289,6 @@ export function payoutBankSuite(under: StoreUnderTest): void {
       );
     });
 
-    it('leaves snapgate’s own Transfer Credit paths unserved (they are the merchants’, later)', async () => {
-      for (const path of ['account-inquiry-external', 'transfer-interbank', 'transfer/status']) {
-        const r = await fetch(`${gw.url}/api/snap/v1.0/${path}`, { method: 'POST', body: '{}' });
-        assert.equal(r.status, 404, path);
-      }
-    });
-
     it('calls a provider that is the payout bank through its outbound settings, instead of the sandbox bank', async () => {
       // A "real" payout bank whose outbound settings lead to the sandbox bank's door, as to a bank's.
       const sandbox = await gw.store.findProviderById(await sandboxProviderId(gw.store, 'bank'));

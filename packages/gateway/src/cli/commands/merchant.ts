@@ -17,6 +17,7 @@ const merchantFields: Record<string, string> = {
   'callback-base-url': 'callbackBaseUrl',
   'qris-callback-url': 'qrisCallbackUrl',
   'va-callback-url': 'vaCallbackUrl',
+  'transfer-callback-url': 'transferCallbackUrl',
   'partner-id': 'partnerId',
   'token-signature': 'tokenSignature',
   'callback-signature': 'callbackSignature',
@@ -43,6 +44,10 @@ const merchantFlags = (creating: boolean): FlagSpec[] => {
       `the QRIS callback URL, overriding the base${creating ? '' : '; "none" to clear'}`,
     ),
     flag('--va-callback-url <url>', `the VA callback URL, overriding the base${creating ? '' : '; "none" to clear'}`),
+    flag(
+      '--transfer-callback-url <url>',
+      `where its disbursements' callbacks go, overriding the base${creating ? '' : '; "none" to clear'}`,
+    ),
     flag('--partner-id <id>', `its X-PARTNER-ID, unique${d('the client key')}`),
     flag('--public-key-file <file>', 'a PEM RSA public key (2048 bits or more) for SHA256withRSA token signatures'),
     flag('--token-signature <mode>', `any, hmac-sha256 or rsa-sha256${d('any')}`),
@@ -65,7 +70,7 @@ const merchantFlags = (creating: boolean): FlagSpec[] => {
     flag('--qris-criteria <criteria>', `QRIS merchant criteria: UMI, UKE, UME or UBE${d('UMI')}`),
     flag(
       '--fees <json>',
-      `its fees, e.g. '{"qris":{"percent":"0.70"},"va":{"fixed":"2500.00"}}'${d('Bank Indonesia’s QRIS MDR, free VAs')}`,
+      `its fees, e.g. '{"qris":{"percent":"0.70"},"va":{"fixed":"2500.00"},"disbursement":{"fixed":"2500.00"}}'${d('Bank Indonesia’s QRIS MDR, free VAs and disbursements')}`,
     ),
     flag(
       '--retry-schedule <delays>',
@@ -76,11 +81,22 @@ const merchantFlags = (creating: boolean): FlagSpec[] => {
       `its bank account as bankCode:accountNo:name, e.g. 014:8880123456:Budi Santoso, verified at the payout bank${creating ? '' : '; "none" to clear'}`,
     ),
     flag('--payout-schedule <schedule>', `manual or auto: when its settlements are paid out${d('manual')}`),
+    flag(
+      '--disbursement-daily <amount>',
+      `the most its own transfers may send in a day, e.g. 50000000.00; 0.00 turns them off${d('0.00, off')}`,
+    ),
   ];
 };
 
 /** The settings a merchant may be without: `none` clears them (`--qris-provider none`). */
-const CLEARABLE = ['qrisProvider', 'callbackBaseUrl', 'qrisCallbackUrl', 'vaCallbackUrl', 'callbackTokenUrl'];
+const CLEARABLE = [
+  'qrisProvider',
+  'callbackBaseUrl',
+  'qrisCallbackUrl',
+  'vaCallbackUrl',
+  'transferCallbackUrl',
+  'callbackTokenUrl',
+];
 
 function merchantBody(values: Values): Record<string, unknown> {
   const body = bodyOf(values, merchantFields);
@@ -89,6 +105,9 @@ function merchantBody(values: Values): Record<string, unknown> {
   const pem = readFlagFile(values, 'public-key-file');
   if (pem !== undefined) body.publicKeyPem = pem;
   if (typeof values['payout-account'] === 'string') body.payoutAccount = payoutAccountOf(values['payout-account']);
+  if (typeof values['disbursement-daily'] === 'string') {
+    body.limits = { disbursementDaily: values['disbursement-daily'] };
+  }
   if (typeof values.fees === 'string') {
     try {
       body.fees = values.fees === 'default' ? null : JSON.parse(values.fees);

@@ -130,6 +130,11 @@ export function buildSnapDocument(options: { publicUrl: string; mounts?: SnapMou
       { name: TAG.token, description: 'The bearer token every signed call needs.' },
       { name: TAG.qris, description: 'Dynamic QRIS (merchant-presented): generate, query, cancel, refund.' },
       { name: TAG.va, description: 'Virtual Accounts: create, look up, update, delete.' },
+      {
+        name: TAG.transfers,
+        description:
+          'Disbursements: a merchant sends money out of its pending balance through the payout bank (account inquiry, transfer, status). Off until the merchant has `limits.disbursementDaily`.',
+      },
       { name: TAG.bank, description: 'Banks call these for the VAs of the bank codes they own.' },
       { name: TAG.acquirer, description: 'Acquirers report QRIS payments here.' },
       { name: TAG.public, description: 'No authentication.' },

@@ -21,6 +21,7 @@ export const TAG = {
   token: 'Access token',
   qris: 'QRIS',
   va: 'Virtual Account',
+  transfers: 'Transfer Credit',
   bank: 'Provider: bank',
   acquirer: 'Provider: acquirer',
   public: 'Public resources',
@@ -53,6 +54,7 @@ export const VA_DATA_EXAMPLE = {
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
@@ -145,6 +147,8 @@ export interface SnapOperation {
   /** The success answer's example, but for `responseCode` and `responseMessage` (derived from the service code). */
   responseExample: Record<string, unknown>;
   cases: readonly SnapCase[];
+  /** Answers besides success and the cases (a transfer's 202 while the bank has not finished). */
+  alsoAnswers?: Record<string, Response>;
 }
 
 function snapOperation(op: SnapOperation): Operation {
@@ -169,6 +173,7 @@ function snapOperation(op: SnapOperation): Operation {
           },
         }),
       },
+      ...op.alsoAnswers,
       ...errorResponses(op.serviceCode, op.cases),
     },
   };

@@ -1,6 +1,7 @@
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import {
   ACCESS_TOKEN,
+  ACCOUNT_INQUIRY,
   BANK_VA_INQUIRY,
   BANK_VA_PAYMENT,
   QR_CANCEL,
@@ -10,6 +11,8 @@ import {
   QR_REFUND,
   type SnapField,
   type SnapFields,
+  TRANSFER_INTERBANK,
+  TRANSFER_STATUS,
   VA_CREATE,
   VA_DELETE,
   VA_LOOKUP,
@@ -138,6 +141,13 @@ const VA_DATA = {
 } satisfies Record<string, JsonSchema>;
 
 const REASON = { english: 'Success', indonesia: 'Sukses' };
+
+/** A disbursement's reference: `PO` and 32 hexadecimal digits (docs/payouts.md#disbursements). */
+const TRANSFER_REFERENCE: JsonSchema = {
+  type: 'string',
+  pattern: '^PO[0-9A-F]{32}$',
+  description: 'snapgate’s reference of the transfer, also what it is sent to the bank under.',
+};
 
 export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
   SnapError: {
@@ -433,4 +443,90 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     properties: { responseCode: constant('2002600'), responseMessage: { type: 'string' } },
     description: 'Only HTTP 200 with this `responseCode` acknowledges; anything else is retried.',
   },
+
+  AccountInquiryExternalRequest: requestBody(ACCOUNT_INQUIRY),
+  AccountInquiryExternalResponse: closed(
+    {
+      responseCode: constant('2001600'),
+      responseMessage: constant('Successful'),
+      partnerReferenceNo: { type: 'string', description: 'As sent, when sent.' },
+      beneficiaryAccountName: { type: 'string', description: 'The holder’s name, as the bank answered it.' },
+      beneficiaryAccountNo: { type: 'string' },
+      beneficiaryBankCode: { type: 'string' },
+      currency: constant('IDR'),
+      additionalInfo: { type: 'object', description: 'As sent, when sent.' },
+    },
+    {
+      required: [
+        'responseCode',
+        'responseMessage',
+        'beneficiaryAccountName',
+        'beneficiaryAccountNo',
+        'beneficiaryBankCode',
+        'currency',
+      ],
+    },
+  ),
+  TransferInterbankRequest: requestBody(TRANSFER_INTERBANK),
+  TransferInterbankResponse: closed(
+    {
+      responseCode: { type: 'string', enum: ['2001800', '2021800'] },
+      responseMessage: { type: 'string', enum: ['Successful', 'Request In Progress'] },
+      referenceNo: TRANSFER_REFERENCE,
+      partnerReferenceNo: { type: 'string' },
+      amount: ref('Amount'),
+      beneficiaryAccountNo: { type: 'string' },
+      beneficiaryBankCode: { type: 'string' },
+      transactionDate: { ...ref('SnapTimestamp'), description: 'When the gateway sent it to the bank.' },
+      additionalInfo: { type: 'object', description: 'As sent, when sent.' },
+    },
+    {
+      required: [
+        'responseCode',
+        'responseMessage',
+        'referenceNo',
+        'partnerReferenceNo',
+        'amount',
+        'beneficiaryAccountNo',
+        'beneficiaryBankCode',
+      ],
+    },
+  ),
+  TransferStatusRequest: requestBody(TRANSFER_STATUS),
+  TransferStatusResponse: closed(
+    {
+      responseCode: constant('2003600'),
+      responseMessage: constant('Successful'),
+      originalReferenceNo: TRANSFER_REFERENCE,
+      originalPartnerReferenceNo: { type: 'string' },
+      originalExternalId: { type: 'string', description: 'As sent, when sent.' },
+      serviceCode: { type: 'string', enum: ['17', '18'] },
+      amount: ref('Amount'),
+      beneficiaryAccountNo: { type: 'string' },
+      beneficiaryBankCode: { type: 'string' },
+      transactionDate: ref('SnapTimestamp'),
+      referenceNumber: { type: 'string', description: 'The bank’s reference of the transfer, once it gave one.' },
+      latestTransactionStatus: {
+        type: 'string',
+        enum: ['00', '03', '06'],
+        description: '00 Success (paid), 03 Pending (on its way), 06 Failed (amount and fee returned).',
+      },
+      transactionStatusDesc: { type: 'string' },
+      additionalInfo: { type: 'object', description: 'The transfer’s, as sent with it.' },
+    },
+    {
+      required: [
+        'responseCode',
+        'responseMessage',
+        'originalReferenceNo',
+        'originalPartnerReferenceNo',
+        'serviceCode',
+        'amount',
+        'beneficiaryAccountNo',
+        'beneficiaryBankCode',
+        'latestTransactionStatus',
+        'transactionStatusDesc',
+      ],
+    },
+  ),
 };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { type LedgerService, ledgerEntryView } from '../../books/ledger-service.ts';
 import { type SettlementService, settlementEntriesView, settlementView } from '../../books/settlement-service.ts';
 import type { PayoutService } from '../../payouts/payout-service.ts';
+import { LEDGER_KINDS } from '../../store/store.ts';
 import { callerOf, scopeCovers } from '../admin-auth.ts';
 import { idParams, parseAdminBody, parseWith } from '../admin-body.ts';
 import {
@@ -28,7 +29,7 @@ import { ProblemError } from '../problem.ts';
 export const ledgerQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
   referenceNo: z.string().max(64).optional(),
-  kind: z.enum(['payment', 'refund', 'settlement', 'payout']).optional(),
+  kind: z.enum(LEDGER_KINDS).optional(),
   since: z.iso.datetime({ offset: true }).optional(),
   until: z.iso.datetime({ offset: true }).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -154,10 +155,15 @@ const LEDGER_ENTRY: JsonSchema = {
   properties: {
     id: { type: 'string', description: 'Increasing in the order entries were written.' },
     at: DATE_TIME,
-    kind: { enum: ['payment', 'refund', 'settlement', 'payout'] },
+    kind: {
+      enum: [...LEDGER_KINDS],
+    },
     merchantId: { type: 'string' },
     providerId: { type: 'string', description: 'Payments and refunds: the bank or acquirer that collected it.' },
-    referenceNo: { type: 'string', description: 'Payments and refunds: the transaction’s.' },
+    referenceNo: {
+      type: 'string',
+      description: 'Payments and refunds: the transaction’s. Disbursements: the transfer’s `referenceNo`.',
+    },
     refundNo: { type: 'string', description: 'Refunds: the refund’s own number.' },
     settlementId: { type: 'string', description: 'Settlements and payouts.' },
     lines: {
@@ -165,7 +171,8 @@ const LEDGER_ENTRY: JsonSchema = {
       items: closed({
         account: {
           type: 'string',
-          description: '`provider:<id>`, `merchant:<id>:pending`, `merchant:<id>:settling`, `fees` or `cash`.',
+          description:
+            '`provider:<id>`, `merchant:<id>:pending`, `merchant:<id>:settling`, `fees`, `cash` or `transfers` (disbursements on their way out).',
         },
         debit: MONEY,
         credit: MONEY,
@@ -185,7 +192,9 @@ const SETTLEMENT_PROPERTIES: Record<string, JsonSchema> = {
   gross: MONEY,
   fees: MONEY,
   refunds: MONEY,
-  net: { ...MONEY, description: 'gross − fees − refunds: what is paid out.' },
+  disbursed: { ...MONEY, description: 'Disbursements it took: their amounts and fees.' },
+  returned: { ...MONEY, description: 'Disbursements that failed, given back (amounts and fees).' },
+  net: { ...MONEY, description: 'gross − fees − refunds − disbursed + returned: what is paid out.' },
   createdAt: DATE_TIME,
   paidAt: nullable(DATE_TIME),
   bankReference: nullable({ type: 'string' }),
@@ -248,6 +257,8 @@ export const SETTLEMENT_EXAMPLE = {
   gross: '100000.00',
   fees: '700.00',
   refunds: '0.00',
+  disbursed: '0.00',
+  returned: '0.00',
   net: '99300.00',
   createdAt: T,
   paidAt: null,

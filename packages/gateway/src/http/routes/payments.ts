@@ -1,14 +1,15 @@
-import { SERVICE } from '@snapgate/snap';
+import { SERVICE, type SnapCase } from '@snapgate/snap';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import { type SnapResponse, withIdempotency } from '../../payments/idempotency.ts';
 import type { QrisService } from '../../payments/qris-service.ts';
 import type { MerchantRequest } from '../../payments/snap-request.ts';
 import type { VaService } from '../../payments/va-service.ts';
+import type { DisbursementService } from '../../payouts/disbursement-service.ts';
 import { CANONICAL_SNAP_PREFIX as BASE, mountsOf, type SnapMounts } from '../../snap-mounts.ts';
 import type { Store } from '../../store/store.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
-import type { PathItem } from '../openapi/kit.ts';
+import { json, type PathItem, ref } from '../openapi/kit.ts';
 import {
   LATER,
   MERCHANT,
@@ -37,9 +38,17 @@ type Operation = {
 
 export function paymentRoutes(
   app: FastifyInstance,
-  deps: { store: Store; tokens: TokenService; clock: Clock; qris: QrisService; va: VaService; mounts: SnapMounts },
+  deps: {
+    store: Store;
+    tokens: TokenService;
+    clock: Clock;
+    qris: QrisService;
+    va: VaService;
+    transfers: DisbursementService;
+    mounts: SnapMounts;
+  },
 ) {
-  const { store, qris, va } = deps;
+  const { store, qris, va, transfers } = deps;
   const guard = snapGuard({ tokens: deps.tokens, clock: deps.clock });
   const operations: Operation[] = [
     {
@@ -116,6 +125,30 @@ export function paymentRoutes(
       writes: true,
       run: (c, r) => va.remove(c, r),
     },
+    {
+      method: 'POST',
+      path: 'account-inquiry-external',
+      serviceCode: SERVICE.accountInquiryExternal,
+      name: 'account-inquiry-external',
+      writes: false,
+      run: (c) => transfers.inquire(c),
+    },
+    {
+      method: 'POST',
+      path: 'transfer-interbank',
+      serviceCode: SERVICE.transferInterbank,
+      name: 'transfer-interbank',
+      writes: true,
+      run: (c, r) => transfers.transfer(c, r),
+    },
+    {
+      method: 'POST',
+      path: 'transfer/status',
+      serviceCode: SERVICE.transferStatus,
+      name: 'transfer-status',
+      writes: false,
+      run: (c) => transfers.status(c),
+    },
   ];
 
   for (const op of operations) {
@@ -140,7 +173,112 @@ export function paymentRoutes(
 
 /** The OpenAPI path items of these routes (http/openapi/snap-document.ts assembles them). */
 export function paymentPaths(): Record<string, PathItem> {
-  return snapPaths([...qrisOperations(), ...vaOperations()]);
+  return snapPaths([...qrisOperations(), ...vaOperations(), ...transferOperations()]);
+}
+
+/** What a merchant's disbursement calls can be refused with besides a signed call's refusals. */
+const DISBURSING: SnapCase[] = [...MERCHANT, 'FEATURE_NOT_ALLOWED'];
+
+function transferOperations(): SnapOperation[] {
+  const transfer = {
+    referenceNo: 'PO7F3C9A1E2B4D4C6F8A0B1C2D3E4F5A6B',
+    partnerReferenceNo: 'PAY-SUPPLIER-88',
+    amount: { value: '1500000.00', currency: 'IDR' },
+    beneficiaryAccountNo: '1234567890',
+    beneficiaryBankCode: '014',
+    transactionDate: NOW,
+  };
+  return [
+    {
+      method: 'post',
+      path: `${BASE}/account-inquiry-external`,
+      operationId: 'accountInquiryExternal',
+      tag: TAG.transfers,
+      summary: 'Who holds a bank account',
+      description:
+        'Asks the payout bank who holds an account (its service 15 when the account is at the payout bank itself, else 16). A refusal of the bank comes back as its HTTP status and case under service 16.',
+      serviceCode: SERVICE.accountInquiryExternal,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'AccountInquiryExternalRequest',
+      requestExample: { beneficiaryBankCode: '014', beneficiaryAccountNo: '1234567890' },
+      response: 'AccountInquiryExternalResponse',
+      responseExample: {
+        beneficiaryAccountName: 'SANDBOX 7890',
+        beneficiaryAccountNo: '1234567890',
+        beneficiaryBankCode: '014',
+        currency: 'IDR',
+      },
+      cases: [...DISBURSING, 'INVALID_ACCOUNT', ...UPSTREAM],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/transfer-interbank`,
+      operationId: 'transferInterbank',
+      tag: TAG.transfers,
+      summary: 'Send money to a bank account (disbursement)',
+      description:
+        'Takes the amount and the merchant’s disbursement fee out of its pending balance, within its daily limit, and sends the amount through the payout bank (its service 17 when the account is there, else 18). 200: paid. 202: the bank has not finished; the transfer’s status (36) and a callback to `transferCallbackUrl` tell the end. A refusal of the bank comes back as its HTTP status and case under service 18, the amount and fee returned.',
+      serviceCode: SERVICE.transferInterbank,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'TransferInterbankRequest',
+      requestExample: {
+        partnerReferenceNo: 'PAY-SUPPLIER-88',
+        amount: { value: '1500000.00', currency: 'IDR' },
+        beneficiaryAccountName: 'CV Sumber Rejeki',
+        beneficiaryAccountNo: '1234567890',
+        beneficiaryBankCode: '014',
+        transactionDate: NOW,
+      },
+      response: 'TransferInterbankResponse',
+      responseExample: transfer,
+      alsoAnswers: {
+        '202': {
+          description: 'Accepted, not finished: `2021800` Request In Progress. Ask its status (36).',
+          content: json(ref('TransferInterbankResponse'), {
+            example: { value: { responseCode: '2021800', responseMessage: 'Request In Progress', ...transfer } },
+          }),
+        },
+      },
+      cases: [
+        ...DISBURSING,
+        'EXCEEDS_AMOUNT_LIMIT',
+        'INSUFFICIENT_FUNDS',
+        'INVALID_ACCOUNT',
+        'DUPLICATE_PARTNER_REFERENCE_NO',
+        'EXTERNAL_SERVER_ERROR',
+      ],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/transfer/status`,
+      operationId: 'transferStatus',
+      tag: TAG.transfers,
+      summary: 'Where a disbursement stands',
+      description:
+        'By the merchant’s `originalPartnerReferenceNo` (and snapgate’s `originalReferenceNo`, when given). One still on its way is asked about at the bank first.',
+      serviceCode: SERVICE.transferStatus,
+      security: merchantSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'TransferStatusRequest',
+      requestExample: { originalPartnerReferenceNo: 'PAY-SUPPLIER-88', serviceCode: '18' },
+      response: 'TransferStatusResponse',
+      responseExample: {
+        originalReferenceNo: transfer.referenceNo,
+        originalPartnerReferenceNo: transfer.partnerReferenceNo,
+        serviceCode: '18',
+        amount: transfer.amount,
+        beneficiaryAccountNo: transfer.beneficiaryAccountNo,
+        beneficiaryBankCode: transfer.beneficiaryBankCode,
+        transactionDate: NOW,
+        referenceNumber: 'SB1A2B3C4D5E6F',
+        latestTransactionStatus: '00',
+        transactionStatusDesc: 'Success',
+      },
+      cases: [...DISBURSING, 'TRANSACTION_NOT_FOUND'],
+    },
+  ];
 }
 
 const PAID_QRIS = { originalReferenceNo: '260115123456789012', originalPartnerReferenceNo: 'ORDER-1001' };

@@ -1,11 +1,12 @@
 import { toMinorUnits } from '@snapgate/snap';
-import type {
-  LedgerEntry,
-  LedgerFilter,
-  LedgerKind,
-  LedgerTotals,
-  NewLedgerEntry,
-  PaidTransaction,
+import {
+  LEDGER_KINDS,
+  type LedgerEntry,
+  type LedgerFilter,
+  type LedgerKind,
+  type LedgerTotals,
+  type NewLedgerEntry,
+  type PaidTransaction,
 } from '../book-records.ts';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { numOrNull, type Row, strOrNull } from '../rows.ts';
@@ -132,8 +133,6 @@ export async function scanLedger(sql: Sql, afterId: number, limit: number): Prom
   return rows.map(ledgerEntryFromRow);
 }
 
-const KINDS: LedgerKind[] = ['payment', 'refund', 'settlement', 'payout'];
-
 /** A merchant's entries summed by kind. */
 export async function ledgerTotals(sql: Sql, merchantId: string): Promise<LedgerTotals> {
   const rows = await sql.all(
@@ -141,7 +140,9 @@ export async function ledgerTotals(sql: Sql, merchantId: string): Promise<Ledger
      WHERE merchant_id = ? GROUP BY kind`,
     [merchantId],
   );
-  const totals = Object.fromEntries(KINDS.map((k) => [k, { count: 0, amountSen: 0n, feeSen: 0n }])) as LedgerTotals;
+  const totals = Object.fromEntries(
+    LEDGER_KINDS.map((k) => [k, { count: 0, amountSen: 0n, feeSen: 0n }]),
+  ) as LedgerTotals;
   for (const r of rows) {
     totals[String(r.kind) as LedgerKind] = { count: Number(r.n), amountSen: sen(r.amount), feeSen: sen(r.fee) };
   }

@@ -17,6 +17,9 @@ export function payoutFromRow(r: Row): PayoutRecord {
     merchantId: String(r.merchant_id),
     settlementId: strOrNull(r.settlement_id),
     referenceNo: strOrNull(r.reference_no),
+    merchantReferenceNo: strOrNull(r.merchant_reference_no),
+    additionalInfo:
+      r.details === null || r.details === undefined ? null : (JSON.parse(String(r.details)) as Record<string, unknown>),
     amountSen: sen(r.amount_sen),
     feeSen: sen(r.fee_sen),
     beneficiary: {
@@ -68,6 +71,12 @@ export async function startSettlementPayout(sql: Sql, n: NewPayout): Promise<Pay
     const existing = await findSettlement(sql, settlementId);
     return existing ? { outcome: 'not-open', settlement: existing } : { outcome: 'not-found' };
   }
+  await insertPayout(sql, n);
+  return { outcome: 'started', settlement: settlementFromRow(r), payout: p };
+}
+
+async function insertPayout(sql: Sql, n: NewPayout): Promise<void> {
+  const p = n.payout;
   await sql.run(
     ...insertRow('payouts', {
       id: p.id,
@@ -75,6 +84,8 @@ export async function startSettlementPayout(sql: Sql, n: NewPayout): Promise<Pay
       merchant_id: p.merchantId,
       settlement_id: p.settlementId,
       reference_no: p.referenceNo,
+      merchant_reference_no: p.merchantReferenceNo ?? null,
+      details: p.additionalInfo ? JSON.stringify(p.additionalInfo) : null,
       amount_sen: p.amountSen.toString(),
       fee_sen: p.feeSen.toString(),
       beneficiary_bank_code: p.beneficiary.bankCode,
@@ -96,7 +107,97 @@ export async function startSettlementPayout(sql: Sql, n: NewPayout): Promise<Pay
       updated_at: p.updatedAt,
     }),
   );
-  return { outcome: 'started', settlement: settlementFromRow(r), payout: p };
+}
+
+/** A new disbursement: its payout row, its ledger entry, and the merchant's daily limit. */
+export interface NewDisbursement extends NewPayout {
+  entry: NewLedgerEntry;
+  /** limits.disbursementDaily in sen, and the start of the Jakarta day it counts from. */
+  dailyLimitSen: bigint;
+  dayStart: number;
+}
+
+export type DisbursementStart =
+  | { outcome: 'started'; payout: PayoutRecord }
+  | { outcome: 'insufficient'; pendingSen: bigint }
+  | { outcome: 'over-limit'; usedSen: bigint };
+
+/**
+ * A merchant's disbursement asked (docs/payouts.md#disbursements), in one transaction: funded from
+ * its pending balance (amount and fee), within its daily limit (amounts of the day's disbursements
+ * not failed), its payout row and its `disbursement` entry written together, or nothing. The
+ * merchant's balance row is written first: of disbursements at once (and a settlement of the same
+ * merchant, which writes it first too), each waits for the one before, and reads the balance and
+ * the day's total as that one left them, so no two spend the same rupiah.
+ */
+export async function startDisbursement(sql: Sql, n: NewDisbursement): Promise<DisbursementStart> {
+  const p = n.payout;
+  const row = await firstRow(
+    sql.all('UPDATE merchant_unsettled SET pending_sen = pending_sen WHERE merchant_id = ? RETURNING pending_sen', [
+      p.merchantId,
+    ]),
+  );
+  const pendingSen = row ? sen(row.pending_sen) : 0n;
+  if (pendingSen < p.amountSen + p.feeSen) return { outcome: 'insufficient', pendingSen };
+  const day = await firstRow(
+    sql.all(
+      `SELECT exact_sum(amount_sen) AS used FROM payouts
+       WHERE merchant_id = ? AND kind = 'disbursement' AND created_at >= ? AND state <> 'failed'`,
+      [p.merchantId, n.dayStart],
+    ),
+  );
+  const usedSen = sen(day?.used);
+  if (usedSen + p.amountSen > n.dailyLimitSen) return { outcome: 'over-limit', usedSen };
+  await insertPayout(sql, n);
+  await postLedgerEntry(sql, n.entry);
+  return { outcome: 'started', payout: p };
+}
+
+/** A merchant's disbursement by its partnerReferenceNo or by the gateway's referenceNo (both when given). */
+export async function findDisbursement(
+  sql: Sql,
+  merchantId: string,
+  by: { merchantReferenceNo?: string | undefined; referenceNo?: string | undefined },
+): Promise<PayoutRecord | undefined> {
+  const where = [`merchant_id = ?`, `kind = 'disbursement'`];
+  const values: unknown[] = [merchantId];
+  if (by.merchantReferenceNo !== undefined) {
+    where.push('merchant_reference_no = ?');
+    values.push(by.merchantReferenceNo);
+  }
+  if (by.referenceNo !== undefined) {
+    where.push('reference_no = ?');
+    values.push(by.referenceNo);
+  }
+  const r = await firstRow(sql.all(`SELECT * FROM payouts WHERE ${where.join(' AND ')}`, values));
+  return r ? payoutFromRow(r) : undefined;
+}
+
+/**
+ * What ledger verification checks disbursement entries against: each disbursement payout's kind and
+ * state (by id), and per merchant what its disbursements not failed took (amounts and fees); the
+ * amounts still on their way out.
+ */
+export async function disbursementFacts(sql: Sql): Promise<{
+  states: Map<string, PayoutState>;
+  spentByMerchant: Map<string, bigint>;
+  inFlightSen: bigint;
+}> {
+  const rows = await sql.all(
+    `SELECT id, merchant_id, state, amount_sen, fee_sen FROM payouts WHERE kind = 'disbursement'`,
+  );
+  const states = new Map<string, PayoutState>();
+  const spentByMerchant = new Map<string, bigint>();
+  let inFlightSen = 0n;
+  for (const r of rows) {
+    const state = String(r.state) as PayoutState;
+    states.set(String(r.id), state);
+    if (state === 'failed') continue;
+    const merchantId = String(r.merchant_id);
+    spentByMerchant.set(merchantId, (spentByMerchant.get(merchantId) ?? 0n) + sen(r.amount_sen) + sen(r.fee_sen));
+    if (state === 'sending' || state === 'pending') inFlightSen += sen(r.amount_sen);
+  }
+  return { states, spentByMerchant, inFlightSen };
 }
 
 export async function findPayout(sql: Sql, id: string): Promise<PayoutRecord | undefined> {
@@ -160,8 +261,30 @@ async function appendExchange(sql: Sql, payoutId: string, e: PayoutExchangeRecor
 }
 
 /**
+ * What a payout's end posts, in the transaction that records it: a settlement's payout entry, or a
+ * disbursement's paid or returned entry.
+ */
+export interface PayoutPostings {
+  settlementPaid(settlement: SettlementRecord): NewLedgerEntry;
+  disbursementEnded(payout: PayoutRecord, state: 'paid' | 'failed'): NewLedgerEntry;
+  /**
+   * The callback that tells a disbursement's end to its merchant (when it was answered pending),
+   * written into the outbox in the same transaction; none when the merchant had its answer.
+   */
+  transferNotice?(payout: PayoutRecord, state: 'paid' | 'failed'): TransferNotice | undefined;
+}
+
+/** A transfer callback as the outbox keeps it (docs/payouts.md#transfer-callbacks). */
+export interface TransferNotice {
+  id: string;
+  body: string;
+  at: number;
+}
+
+/**
  * Records what the bank answered for a payout still `sending` or `pending` (its claim ends), and
- * moves its settlement with it: paid (with the payout entry) or open again. The exchange is kept
+ * moves what it pays with it: a settlement paid (with the payout entry) or open again; a
+ * disbursement's amount paid out or returned to the merchant (with its entry). The exchange is kept
  * whatever it changes. The payout as it is after; undefined when there is none.
  */
 export async function recordPayoutAnswer(
@@ -170,7 +293,7 @@ export async function recordPayoutAnswer(
   change: PayoutChange,
   exchange: PayoutExchangeRecord | null,
   at: number,
-  entryFor: (settlement: SettlementRecord) => NewLedgerEntry,
+  postings: PayoutPostings,
 ): Promise<PayoutRecord | undefined> {
   if (exchange) await appendExchange(sql, id, exchange);
   const set: Array<[string, unknown]> = [
@@ -195,7 +318,14 @@ export async function recordPayoutAnswer(
   );
   if (!r) return findPayout(sql, id);
   const payout = payoutFromRow(r);
-  if (payout.settlementId === null || change.state === 'pending') return payout;
+  if (change.state === 'pending') return payout;
+  if (payout.kind === 'disbursement') {
+    await postLedgerEntry(sql, postings.disbursementEnded(payout, change.state));
+    const notice = postings.transferNotice?.(payout, change.state);
+    if (notice) await insertTransferNotice(sql, payout, change.state, notice);
+    return payout;
+  }
+  if (payout.settlementId === null) return payout;
   if (change.state === 'paid') {
     const s = await firstRow(
       sql.all(
@@ -204,11 +334,36 @@ export async function recordPayoutAnswer(
         [at, payout.bankReference ?? payout.partnerReferenceNo, payout.settlementId, payout.id],
       ),
     );
-    if (s) await postLedgerEntry(sql, entryFor(settlementFromRow(s)));
+    if (s) await postLedgerEntry(sql, postings.settlementPaid(settlementFromRow(s)));
     return payout;
   }
   await reopenSettlement(sql, payout, change.error);
   return payout;
+}
+
+/** A disbursement's end into the outbox, due now: the dispatcher sends it as any callback. */
+async function insertTransferNotice(
+  sql: Sql,
+  payout: PayoutRecord,
+  state: 'paid' | 'failed',
+  notice: TransferNotice,
+): Promise<void> {
+  await sql.run(
+    ...insertRow('notifications', {
+      id: notice.id,
+      reference_no: payout.referenceNo,
+      merchant_id: payout.merchantId,
+      kind: 'transfer',
+      txn_seq: 1,
+      latest_status: state === 'paid' ? '00' : '06',
+      body: notice.body,
+      state: 'pending',
+      attempt_count: 0,
+      next_attempt_at: notice.at,
+      created_at: notice.at,
+      updated_at: notice.at,
+    }),
+  );
 }
 
 async function reopenSettlement(sql: Sql, payout: PayoutRecord, error: string): Promise<void> {
@@ -217,6 +372,33 @@ async function reopenSettlement(sql: Sql, payout: PayoutRecord, error: string): 
      WHERE id = ? AND status = 'paying' AND payout_id = ?`,
     [error, payout.settlementId, payout.id],
   );
+}
+
+/**
+ * Scheduled settlements of merchants paid out automatically that no payout was ever asked for
+ * (the instance that made one stopped before paying it), made between `since` and `before`: the
+ * payout job pays them. One the schedule could not pay has its `last_payout_error`, and is left to
+ * an operator.
+ */
+export async function unpaidAutomaticSettlements(
+  sql: Sql,
+  since: number,
+  before: number,
+  limit: number,
+): Promise<SettlementRecord[]> {
+  const rows = await sql.all(
+    `SELECT s.* FROM settlements s JOIN merchants m ON m.id = s.merchant_id
+     WHERE s.status = 'open' AND s.slot IS NOT NULL AND s.payout_id IS NULL AND s.last_payout_error IS NULL
+       AND s.created_at >= ? AND s.created_at < ? AND m.payout_schedule = 'auto'
+     ORDER BY s.created_at LIMIT ?`,
+    [since, before, limit],
+  );
+  return rows.map(settlementFromRow);
+}
+
+/** Why an open settlement could not be paid out (no payout was made): kept for the operator. */
+export async function noteSettlementPayoutError(sql: Sql, id: string, error: string): Promise<void> {
+  await sql.run(`UPDATE settlements SET last_payout_error = ? WHERE id = ? AND status = 'open'`, [error, id]);
 }
 
 const ASKABLE = `state IN ('sending', 'pending') AND next_check_at IS NOT NULL`;

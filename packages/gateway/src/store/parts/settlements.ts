@@ -24,6 +24,8 @@ export function settlementFromRow(r: Row): SettlementRecord {
     grossSen: sen(r.gross_sen),
     feesSen: sen(r.fees_sen),
     refundsSen: sen(r.refunds_sen),
+    disbursedSen: sen(r.disbursed_sen),
+    returnedSen: sen(r.returned_sen),
     netSen: sen(r.net_sen),
     createdAt: Number(r.created_at),
     paidAt: numOrNull(r.paid_at),
@@ -34,11 +36,20 @@ export function settlementFromRow(r: Row): SettlementRecord {
   };
 }
 
-/** Merchants with payment or refund entries before `cutoff` that no settlement has taken yet. */
+/** The kinds of entry a settlement takes: what moves a merchant's pending balance but settlements. */
+const SETTLED_KINDS = `('payment', 'refund', 'disbursement', 'disbursement_returned')`;
+
+/** What an entry a settlement takes adds to its net. */
+const NET_OF_ENTRY = `CASE e.kind WHEN 'payment' THEN e.amount_sen - e.fee_sen
+  WHEN 'refund' THEN -e.amount_sen
+  WHEN 'disbursement' THEN -(e.amount_sen + e.fee_sen)
+  ELSE e.amount_sen + e.fee_sen END`;
+
+/** Merchants with entries before `cutoff` (payments, refunds, disbursements) that no settlement has taken yet. */
 export async function merchantsWithUnsettled(sql: Sql, cutoff: number): Promise<string[]> {
   const rows = await sql.all(
     `SELECT DISTINCT e.merchant_id FROM ledger_entries e
-     WHERE e.kind IN ('payment', 'refund') AND e.at < ?
+     WHERE e.kind IN ${SETTLED_KINDS} AND e.at < ?
        AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)
      ORDER BY e.merchant_id`,
     [cutoff],
@@ -47,11 +58,14 @@ export async function merchantsWithUnsettled(sql: Sql, cutoff: number): Promise<
 }
 
 /**
- * Inside a transaction that holds the settlement lock: takes every payment and refund entry of the
- * merchant before the cutoff that no settlement has taken, when they add up to more than zero, into
- * a new settlement with its ledger entry (pending → settling). The entries are taken first and the
- * sums read from what was taken, so a payment committing meanwhile is either in it whole or left
- * pending. `undefined`: nothing to settle, or this scheduled run already settled the merchant.
+ * Inside a transaction that holds the settlement lock: takes every payment, refund, disbursement and
+ * returned disbursement entry of the merchant before the cutoff that no settlement has taken, when
+ * they add up to more than zero, into a new settlement with its ledger entry (pending → settling).
+ * The merchant's balance row is written first, so a disbursement asked meanwhile waits for this
+ * settlement and is funded from what it leaves (store/parts/payouts.ts). The entries are taken
+ * first and the sums read from what was taken, so a payment committing meanwhile is either in it
+ * whole or left pending. `undefined`: nothing to settle, or this scheduled run already settled the
+ * merchant.
  */
 export async function settleMerchant(
   sql: Sql,
@@ -64,13 +78,13 @@ export async function settleMerchant(
     );
     if (done) return undefined;
   }
+  await sql.run('UPDATE merchant_unsettled SET pending_sen = pending_sen WHERE merchant_id = ?', [run.merchantId]);
   // What would be taken, summed by the database (the entries are read only once taken, below).
   const owed = (await firstRow(
     sql.all(
-      `SELECT count(*) AS n,
-         exact_sum(CASE WHEN e.kind = 'payment' THEN e.amount_sen - e.fee_sen ELSE -e.amount_sen END) AS net
+      `SELECT count(*) AS n, exact_sum(${NET_OF_ENTRY}) AS net
        FROM ledger_entries e
-       WHERE e.merchant_id = ? AND e.kind IN ('payment', 'refund') AND e.at < ?
+       WHERE e.merchant_id = ? AND e.kind IN ${SETTLED_KINDS} AND e.at < ?
          AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)`,
       [run.merchantId, run.cutoff],
     ),
@@ -87,7 +101,7 @@ export async function settleMerchant(
   await sql.run(
     `INSERT INTO settlement_items (entry_id, settlement_id)
      SELECT e.id, ? FROM ledger_entries e
-     WHERE e.merchant_id = ? AND e.kind IN ('payment', 'refund') AND e.at < ?
+     WHERE e.merchant_id = ? AND e.kind IN ${SETTLED_KINDS} AND e.at < ?
        AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)`,
     [run.id, run.merchantId, run.cutoff],
   );
@@ -97,7 +111,9 @@ export async function settleMerchant(
          sum(CASE WHEN e.kind = 'payment' THEN 1 ELSE 0 END) AS count,
          exact_sum(CASE WHEN e.kind = 'payment' THEN e.amount_sen ELSE 0 END) AS gross,
          exact_sum(CASE WHEN e.kind = 'payment' THEN e.fee_sen ELSE 0 END) AS fees,
-         exact_sum(CASE WHEN e.kind = 'refund' THEN e.amount_sen ELSE 0 END) AS refunds
+         exact_sum(CASE WHEN e.kind = 'refund' THEN e.amount_sen ELSE 0 END) AS refunds,
+         exact_sum(CASE WHEN e.kind = 'disbursement' THEN e.amount_sen + e.fee_sen ELSE 0 END) AS disbursed,
+         exact_sum(CASE WHEN e.kind = 'disbursement_returned' THEN e.amount_sen + e.fee_sen ELSE 0 END) AS returned
        FROM settlement_items i JOIN ledger_entries e ON e.id = i.entry_id WHERE i.settlement_id = ?`,
       [run.id],
     ),
@@ -105,16 +121,21 @@ export async function settleMerchant(
   const gross = sen(sums.gross);
   const fees = sen(sums.fees);
   const refunds = sen(sums.refunds);
+  const disbursed = sen(sums.disbursed);
+  const returned = sen(sums.returned);
   const r = await firstRow(
     sql.all(
-      `UPDATE settlements SET count = ?, gross_sen = ?, fees_sen = ?, refunds_sen = ?, net_sen = ? WHERE id = ?
+      `UPDATE settlements SET count = ?, gross_sen = ?, fees_sen = ?, refunds_sen = ?, disbursed_sen = ?,
+         returned_sen = ?, net_sen = ? WHERE id = ?
        RETURNING *`,
       [
         Number(sums.count ?? 0),
         gross.toString(),
         fees.toString(),
         refunds.toString(),
-        (gross - fees - refunds).toString(),
+        disbursed.toString(),
+        returned.toString(),
+        (gross - fees - refunds - disbursed + returned).toString(),
         run.id,
       ],
     ),
@@ -151,7 +172,7 @@ export async function listSettlements(sql: Sql, filter: SettlementFilter, limit:
   return rows.map(settlementFromRow);
 }
 
-/** The payment and refund entries a settlement took, oldest first. */
+/** The entries a settlement took (payments, refunds, disbursements), oldest first. */
 export async function settlementEntries(sql: Sql, id: string): Promise<LedgerEntry[]> {
   const rows = await sql.all(
     `SELECT e.* FROM settlement_items i JOIN ledger_entries e ON e.id = i.entry_id

@@ -1,0 +1,4 @@
+import { POSTGRES } from '../helpers/store-under-test.ts';
+import { disbursementSuite } from './disbursement-suite.ts';
+
+disbursementSuite(POSTGRES);

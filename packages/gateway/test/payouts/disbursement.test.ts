@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { disbursementSuite } from './disbursement-suite.ts';
+
+disbursementSuite(SQLITE);

@@ -58,6 +58,7 @@ const SCOPES: Array<[string, string]> = [
   ['read', 'read: every page and GET, nothing changed'],
   ['operate', 'operate: also replays, recovery and the sandbox'],
   ['admin', 'admin: everything, admin keys and master keys too'],
+  ['approve', 'approve: approves and rejects payouts, nothing else'],
 ];
 
 /** The new admin key form, empty or as a refused one was typed (`problems` says why). */

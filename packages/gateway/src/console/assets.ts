@@ -28,7 +28,7 @@ header.top .who { font-size: 13px; color: #b9c7da; display: flex; gap: 8px; alig
 header.top .who button { background: transparent; color: #fff; border: 1px solid #6c83a3; }
 header.top .sign-out-note { font-size: 12px; color: #b9c7da; flex-basis: 100%; text-align: right; }
 main { max-width: 1200px; margin: 0 auto; padding: 16px; }
-h1 { font-size: 22px; margin: 8px 0 16px; }
+h1 { font-size: 22px; margin: 8px 0 16px; overflow-wrap: anywhere; }
 h2 { font-size: 18px; margin: 20px 0 8px; }
 h3 { font-size: 15px; margin: 12px 0 6px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 12px 16px; margin-bottom: 16px; }
@@ -72,8 +72,17 @@ button[disabled] { opacity: .6; cursor: progress; }
 .badge.s-05, .badge.s-06, .badge.dead, .badge.disabled, .badge.rejected, .badge.error { background: #fbe1df; color: var(--bad); }
 .badge.paid, .badge.applied, .badge.ok { background: #dff3e4; color: var(--ok); }
 .badge.open { background: #fff1d6; color: var(--warn); }
+.badge.sending, .badge.paying { background: #fff1d6; color: var(--warn); }
+.badge.failed { background: #fbe1df; color: var(--bad); }
+.badge.awaiting_approval { background: #6b3d00; color: #fff; font-weight: 600; }
+tr.awaiting td { background: #fff8e6; }
+td.ids { overflow-wrap: anywhere; min-width: 12ch; }
+.flash.warn { background: #fff1d6; border: 1px solid #e0b96a; }
+.exchange h3 { margin-top: 0; }
+h4 { font-size: 14px; margin: 10px 0 4px; }
+ol.plain { list-style: none; padding-left: 0; margin: 0; }
 .badge.problem { background: #fbe1df; color: var(--bad); }
-.flash { padding: 10px 14px; border-radius: 6px; margin-bottom: 16px; }
+.flash { padding: 10px 14px; border-radius: 6px; margin-bottom: 16px; overflow-wrap: anywhere; }
 .flash.ok { background: #dff3e4; border: 1px solid #9fd3ad; }
 .flash.error { background: #fbe1df; border: 1px solid #e8a49f; }
 .flash p { margin: 0 0 4px; }

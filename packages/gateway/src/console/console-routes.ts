@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { refuseBadAdminText } from '../http/admin-input.ts';
 import { CONSOLE_CSS, FAVICON_PATH, FAVICON_SVG, IMMUTABLE } from './assets.ts';
 import { ConsoleError, errorBody, errorPage, errorTitle, securityHeaders, sendError, sendHtml } from './kit.ts';
-import { type ConsoleDeps, config, operatorGate } from './operator.ts';
+import { type ConsoleDeps, config, menuOf, operatorGate } from './operator.ts';
 import { accessPages } from './pages/access.ts';
 import { bookPages } from './pages/books.ts';
 import { certificationPages } from './pages/certifications.ts';
@@ -10,6 +10,7 @@ import { journalPages } from './pages/journal.ts';
 import { merchantPages } from './pages/merchants.ts';
 import { notificationPages } from './pages/notifications.ts';
 import { overviewPages } from './pages/overview.ts';
+import { payoutPages } from './pages/payouts.ts';
 import { providerPages } from './pages/providers.ts';
 import { reconciliationPages } from './pages/reconciliations.ts';
 import { sandboxPages } from './pages/sandbox.ts';
@@ -69,6 +70,7 @@ function operatorConsole(scope: FastifyInstance, deps: ConsoleDeps): void {
     bookPages(op, pages);
     journalPages(op, pages);
     settlementPages(op, pages);
+    payoutPages(op, pages);
     reconciliationPages(op, pages);
     if (deps.payer && pages.sandbox) sandboxPages(op, pages, deps.payer);
     providerPages(op, pages);
@@ -104,6 +106,7 @@ async function notFound(deps: ConsoleDeps, request: FastifyRequest, reply: Fasti
             csrf: o.csrf,
             signOut: operatorSignOutNote(o.key.name),
             sandbox: deps.config.mode === 'sandbox',
+            menu: menuOf(o.key.scope),
           },
       );
   if (!frame) return sendHtml(reply, errorPage(e, home), 404);

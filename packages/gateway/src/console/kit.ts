@@ -43,7 +43,8 @@ export function asConsoleError(e: unknown): ConsoleError | undefined {
   if (e instanceof ConsoleError) return e;
   if (e instanceof ProblemError) return new ConsoleError(e.status, e.message, e.errors ?? []);
   if (e instanceof DomainError) {
-    const status = e.kind === 'invalid' ? 400 : e.kind === 'not-found' ? 404 : 409;
+    // `forbidden`: this caller may not, whatever its scope (the key that asked for a payout deciding it).
+    const status = e.kind === 'invalid' ? 400 : e.kind === 'not-found' ? 404 : e.kind === 'forbidden' ? 403 : 409;
     return new ConsoleError(status, e.message, e.problems ?? []);
   }
   const status = (e as { statusCode?: number }).statusCode;
@@ -192,9 +193,12 @@ async function finishAudit(log: AuditLog, request: FastifyRequest, httpStatus: n
   await log.finish(intent.id, { httpStatus, target: null, action, after: null });
 }
 
-/** A form refused without acting: 400 for what was typed, 409 for the state of what it is about. */
+/**
+ * A form refused without acting: 400 for what was typed, 409 for the state of what it is about,
+ * 403 for who asks (the key that asked for a payout may not decide it).
+ */
 export interface Refusal {
-  status: 400 | 409;
+  status: 400 | 403 | 409;
   /** What the form would have done, as its audit row names it when it acts (`console: …`). */
   action: string;
   /** What it was about, when known. */

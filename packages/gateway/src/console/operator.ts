@@ -6,10 +6,10 @@ import type { CertificationService } from '../certification/certification-servic
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { NotificationOperations } from '../delivery/notification-operations.ts';
-import { requiredScope, scopeCovers } from '../http/admin-auth.ts';
+import { mayCall, requiredScope } from '../http/admin-auth.ts';
 import type { AuthFailureLimiter } from '../http/auth-failures.ts';
 import type { MerchantService } from '../merchants/merchant-service.ts';
-import type { AdminKeyService } from '../operators/admin-keys.ts';
+import type { AdminKeyService, AdminScope } from '../operators/admin-keys.ts';
 import type { AuditLog } from '../operators/audit-log.ts';
 import { type Caller, operatorCaller } from '../operators/caller.ts';
 import type { MasterKeyService } from '../operators/master-keys.ts';
@@ -18,6 +18,7 @@ import type { OperatorSession, SessionService } from '../operators/sessions.ts';
 import type { QrisService } from '../payments/qris-service.ts';
 import type { TransactionReads } from '../payments/transaction-reads.ts';
 import type { VaService } from '../payments/va-service.ts';
+import type { PayoutService } from '../payouts/payout-service.ts';
 import type { ProviderService } from '../providers/provider-service.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
 import type { Html } from './html.ts';
@@ -44,7 +45,7 @@ import {
   takeNotice,
   takeOnce,
 } from './session.ts';
-import { layout, operatorSignOutNote } from './views.ts';
+import { type Flash, layout, operatorSignOutNote } from './views.ts';
 
 /** What the console and the portal reach the gateway through: its services, never the store. */
 export interface ConsoleDeps {
@@ -70,6 +71,8 @@ export interface ConsoleDeps {
   ledger: LedgerService;
   settlements: SettlementService;
   reconciliations: ReconciliationService;
+  /** Payouts through the payout bank (docs/payouts.md): listed, shown with their exchanges, decided. */
+  payouts: PayoutService;
   /** The sandbox bank and acquirer (sandbox mode only): they pay through the provider API. */
   payer: SandboxPayer | undefined;
   /** Failed sign-ins count with the admin API's failed authentications, per address and key prefix. */
@@ -78,6 +81,16 @@ export interface ConsoleDeps {
 
 /** The route config of every console page: errors are the console's, not SNAP's. */
 export const config = { api: 'admin' as const };
+
+/**
+ * What an `approve` key reaches in the console: the Payouts pages, to see what it is asked to
+ * decide and approve or reject it, and logging out. Nothing else, as in the admin API.
+ */
+const APPROVE_PAGES = /^\/console\/(?:payouts(?:\/|$)|logout$)/;
+
+/** The menu of a key's scope: an `approve` key has Payouts alone; undefined, the whole menu. */
+export const menuOf = (scope: AdminScope): readonly string[] | undefined =>
+  scope === 'approve' ? ['payouts'] : undefined;
 
 /** What every operator page module is given. */
 export interface OperatorPages {
@@ -123,9 +136,9 @@ export interface OperatorPages {
   /**
    * A done action (Post/Redirect/Get): back to the page at `path` (a query kept), which shows `text`
    * once as its outcome (what was done, with its counts), so a reload repeats nothing and says
-   * nothing twice.
+   * nothing twice. `kind` `error`: what was done ended badly (the bank refused a transfer).
    */
-  done(request: FastifyRequest, reply: FastifyReply, path: string, text: string): FastifyReply;
+  done(request: FastifyRequest, reply: FastifyReply, path: string, text: string, kind?: Flash['kind']): FastifyReply;
   /** The value left for this page by this session, opened and deleted: a reload finds none. */
   takeOnce(request: FastifyRequest, reply: FastifyReply): Record<string, string> | undefined;
 }
@@ -150,14 +163,24 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
       );
     }
     sessions.set(request, o);
+    if (o.key.scope === 'approve' && !APPROVE_PAGES.test(pathOf(request))) {
+      // Where the log-in lands (the overview) is the payouts for a key that only decides them.
+      if (request.method === 'GET' && pathOf(request) === '/console/overview')
+        return reply.redirect('/console/payouts', 303);
+      throw new ConsoleError(
+        403,
+        `the key ${o.key.name} has the approve scope: it sees and decides payouts, nothing else`,
+      );
+    }
     await acceptForm(request, deps, `csrf.${token}`, operatorCaller(o.key), 'console');
   });
   closeFormAudits(op, deps.audit);
 
   const operatorOf = (request: FastifyRequest) => sessions.get(request) as OperatorSession;
   const callerOf = (request: FastifyRequest) => operatorCaller(operatorOf(request).key);
+  // As the admin API decides (admin-auth.ts): the scope's rank, and the routes of an `approve` key.
   const can = (request: FastifyRequest, method: string, adminRoute: string) =>
-    scopeCovers(operatorOf(request).key.scope, requiredScope(method, adminRoute));
+    mayCall(operatorOf(request).key.scope, requiredScope(method, adminRoute), adminRoute);
   const sandbox = deps.config.mode === 'sandbox';
   const page: OperatorPages['page'] = (request, reply, title, active, body, status = 200) => {
     const o = operatorOf(request);
@@ -172,6 +195,7 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
           csrf: o.csrf,
           signOut: operatorSignOutNote(o.key.name),
           sandbox,
+          menu: menuOf(o.key.scope),
           flash: takeNotice(request, reply, deps.sessions) ?? flashOf(request.query),
         },
         body,
@@ -197,7 +221,7 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
     need(request, method, adminRoute) {
       const { key } = operatorOf(request);
       const needed = requiredScope(method, adminRoute);
-      if (!scopeCovers(key.scope, needed)) {
+      if (!mayCall(key.scope, needed, adminRoute)) {
         throw new ConsoleError(403, `the key ${key.name} has the ${key.scope} scope; this needs ${needed}`);
       }
     },
@@ -207,9 +231,9 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
       auditRefusedForm(deps.audit, request, callerOf(request), refusal, problems),
     refused: (request, reply, path, why, refusal) =>
       refuseTo(deps, request, reply, callerOf(request), path, why, refusal),
-    done(request, reply, path, text) {
+    done(request, reply, path, text, kind = 'ok') {
       // The notice is bound to the page's path, which is what the page it lands on compares.
-      leaveNotice(request, reply, deps.sessions, path.split(/[?#]/)[0] as string, { kind: 'ok', text });
+      leaveNotice(request, reply, deps.sessions, path.split(/[?#]/)[0] as string, { kind, text });
       return reply.redirect(path, 303);
     },
     showOnce(request, reply, path, value) {

@@ -5,6 +5,7 @@ import { html } from './html.ts';
 import { audit, ConsoleError, checkCsrf, formOf, q, sendHtml } from './kit.ts';
 import { type ConsoleDeps, config } from './operator.ts';
 import { deliveryPages } from './portal/deliveries.ts';
+import { portalPayoutPages } from './portal/payouts.ts';
 import { portalGate } from './portal/portal-gate.ts';
 import { settingsPages } from './portal/settings.ts';
 import { portalSettlementPages } from './portal/settlements.ts';
@@ -127,6 +128,7 @@ ${next ? html`<p class="muted" id="enter-next">Then you go back to <code>${next}
 
     portalTransactionPages(p, pages);
     portalSettlementPages(p, pages);
+    portalPayoutPages(p, pages);
     deliveryPages(p, pages);
     settingsPages(p, pages);
   });

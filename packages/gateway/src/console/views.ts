@@ -19,6 +19,8 @@ export interface LayoutOptions {
   /** What the Log out button ends (every session of the key, or of the merchant's portal). */
   signOut?: string;
   sandbox?: boolean;
+  /** Only these entries of the menu (an `approve` key sees Payouts alone); all of them unless given. */
+  menu?: readonly string[] | undefined;
   flash?: Flash | undefined;
 }
 
@@ -28,6 +30,7 @@ const OPERATOR_NAV: Array<[string, string]> = [
   ['transactions', 'Transactions'],
   ['notifications', 'Notifications'],
   ['books', 'Books'],
+  ['payouts', 'Payouts'],
   ['sandbox', 'Sandbox'],
   ['providers', 'Providers'],
   ['access', 'Access'],
@@ -35,6 +38,7 @@ const OPERATOR_NAV: Array<[string, string]> = [
 const PORTAL_NAV: Array<[string, string]> = [
   ['portal', 'Transactions'],
   ['portal/settlements', 'Settlements'],
+  ['portal/payouts', 'Payouts'],
   ['portal/deliveries', 'Deliveries'],
   ['portal/settings', 'Callback settings'],
 ];
@@ -52,7 +56,9 @@ export function csrfField(token: string | undefined): Html {
 }
 
 export function layout(o: LayoutOptions, body: Html): string {
-  const items = o.area === 'operator' ? OPERATOR_NAV.filter(([k]) => k !== 'sandbox' || o.sandbox) : PORTAL_NAV;
+  const items = (
+    o.area === 'operator' ? OPERATOR_NAV.filter(([k]) => k !== 'sandbox' || o.sandbox) : PORTAL_NAV
+  ).filter(([k]) => o.menu === undefined || o.menu.includes(k));
   const nav =
     o.area === 'none'
       ? ''

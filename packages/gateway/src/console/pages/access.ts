@@ -42,7 +42,7 @@ export function accessPages(op: FastifyInstance, pages: OperatorPages): void {
 ${accessTabs('keys', pages.can(request, 'GET', MASTER_KEYS))}
 ${canCreate ? newKeyForm(csrf, refused?.typed, refused && formProblems('The admin key was not created:', refused.problems)) : ''}
 <section class="card"><h2>Admin keys</h2>
-<p class="muted">Each key has a scope: <strong>read</strong> looks, <strong>operate</strong> also replays, recovers and uses the sandbox, <strong>admin</strong> does everything. A revoked key is refused at once by every instance; the last admin-scope key cannot be revoked.</p>
+<p class="muted">Each key has a scope: <strong>read</strong> looks, <strong>operate</strong> also replays, recovers and uses the sandbox, <strong>admin</strong> does everything; <strong>approve</strong> only approves or rejects the payouts another key asked for. A revoked key is refused at once by every instance; the last admin-scope key cannot be revoked.</p>
 ${keyTable(keys, { ownKeyId: key.id, csrf, canRevoke: pages.can(request, 'POST', REVOKE) })}</section>`,
       status,
     );

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { money } from '../../books/ledger-service.ts';
 import { settlementView } from '../../books/settlement-service.ts';
+import { scopeCovers } from '../../http/admin-auth.ts';
 import { payoutBody, settlementRunBody } from '../../http/routes/admin-books.ts';
+import type { MerchantRecord } from '../../merchants/merchant-service.ts';
 import {
   booksTabs,
   ledgerTable,
@@ -9,18 +12,21 @@ import {
   settlementSummary,
   settlementTable,
 } from '../book-views.ts';
-import { jakartaIso, jakartaTime, parseJakartaDateTime } from '../format.ts';
+import { jakartaIso, jakartaTime, parseJakartaDateTime, rupiah } from '../format.ts';
 import { type Html, html } from '../html.ts';
-import { asConsoleError, blank, formOf, issuesOf, PAGE, q, sendAttachment } from '../kit.ts';
+import { asConsoleError, blank, ConsoleError, formOf, issuesOf, PAGE, q, sendAttachment } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
+import { type PayoutRecord, payoutHref } from '../payout-views.ts';
 import { csrfField } from '../views.ts';
 
 const SETTLE = '/admin/v1/settlements';
 const PAYOUT = '/admin/v1/settlements/:id/payout';
 
 /**
- * Settlements: the list and "Settle now", one settlement with its entries, its CSV report, and
- * recording its payout. Settling and paying out take the admin scope, as in the admin API.
+ * Settlements: the list and "Settle now", one settlement with its entries, its CSV report, paying
+ * it out through the payout bank (docs/payouts.md: `operate` or `admin`, as `POST …/payout` with
+ * `{}`), and recording a payout made by hand with the bank's reference (`admin`, as with
+ * `{bankReference}`). Settling takes the admin scope, as in the admin API.
  */
 export function settlementPages(op: FastifyInstance, pages: OperatorPages): void {
   const { merchants, settlements } = pages.deps;
@@ -28,7 +34,7 @@ export function settlementPages(op: FastifyInstance, pages: OperatorPages): void
   op.get('/books/settlements', { config }, async (request, reply) => {
     const merchantId = q(request.query, 'merchant', 64);
     const asked = q(request.query, 'status');
-    const status = asked === 'open' || asked === 'paid' ? asked : undefined;
+    const status = asked === 'open' || asked === 'paying' || asked === 'paid' ? asked : undefined;
     const [rows, all] = await Promise.all([
       settlements.list(pages.callerOf(request), { merchantId, status }, PAGE),
       merchants.all(),
@@ -46,7 +52,7 @@ export function settlementPages(op: FastifyInstance, pages: OperatorPages): void
 <h2>Settlements</h2>
 <form class="filters card" method="get" action="/console/books/settlements" role="search">
 <label>Merchant<select name="merchant"><option value="">All</option>${all.map((m) => option(m.id, m.name, merchantId))}</select></label>
-<label>Status<select name="status"><option value="">All</option>${option('open', 'open', status)}${option('paid', 'paid out', status)}</select></label>
+<label>Status<select name="status"><option value="">All</option>${option('open', 'open', status)}${option('paying', 'being paid out', status)}${option('paid', 'paid out', status)}</select></label>
 <button type="submit">Filter</button> <a href="/console/books/settlements">Clear</a></form>
 ${settlementTable(rows, 'operator', names)}
 ${rows.length === PAGE ? html`<p class="muted">The newest ${PAGE} are shown: filter by merchant or status to see others.</p>` : ''}
@@ -124,7 +130,9 @@ ${
     ]);
     const names = new Map(banks.items.map((p) => [p.id, p.name]));
     if (merchant) names.set(merchant.id, merchant.name);
-    const canPayOut = s.status === 'open' && pages.can(request, 'POST', PAYOUT);
+    const open = s.status === 'open';
+    const csrf = pages.operatorOf(request).csrf;
+    const approvalAbove = pages.deps.config.payoutApprovalAboveSen;
     return pages.page(
       request,
       reply,
@@ -135,7 +143,9 @@ ${
 <section class="card" aria-labelledby="h-settlement"><h2 id="h-settlement">Settlement</h2>
 ${settlementSummary(s, { id: s.merchantId, name: merchant?.name ?? s.merchantId })}
 <p class="actions"><a class="button secondary" id="report-link" href="${settlementHref('operator', s.id)}/report.csv" download>Download report (CSV)</a></p></section>
-${canPayOut ? payoutForm(s, pages.operatorOf(request).csrf) : ''}
+${open && pages.can(request, 'POST', PAYOUT) ? bankPayoutForm(s, merchant, csrf, approvalAbove) : ''}
+${open && mayMarkByHand(pages, request) ? payoutForm(s, csrf) : ''}
+${s.status === 'paying' && s.payoutId !== null ? payingCard(s.payoutId) : ''}
 </div>
 <section aria-labelledby="h-entries"><h2 id="h-entries">Entries</h2>
 <p class="muted">The payments and refunds this settlement took: its net is their sum, less fees.</p>
@@ -150,6 +160,14 @@ ${ledgerTable(entries, 'operator', undefined, names)}</section>`,
 
   op.post<{ Params: { id: string } }>('/books/settlements/:id/payout', { config }, async (request, reply) => {
     pages.need(request, 'POST', PAYOUT);
+    // By hand it stays an admin's act, as with `{bankReference}` in the admin API (operate pays through the bank only).
+    if (!mayMarkByHand(pages, request)) {
+      const { key } = pages.operatorOf(request);
+      throw new ConsoleError(
+        403,
+        `the key ${key.name} has the ${key.scope} scope; recording a payout made by hand needs admin`,
+      );
+    }
     const fields = formOf(request);
     const back = settlementHref('operator', request.params.id);
     const action = 'console: pay out settlement';
@@ -177,11 +195,100 @@ ${ledgerTable(entries, 'operator', undefined, names)}</section>`,
     await pages.audit(request, { action, target: s.id, httpStatus: 200, fields, after: settlementView(s) });
     return reply.redirect(`${back}?ok=paid-out`, 303);
   });
+
+  // `POST /admin/v1/settlements/:id/payout` with `{}`: the net to the merchant's verified account.
+  op.post<{ Params: { id: string } }>('/books/settlements/:id/payout/bank', { config }, async (request, reply) => {
+    pages.need(request, 'POST', PAYOUT);
+    const fields = formOf(request);
+    const back = settlementHref('operator', request.params.id);
+    const action = 'console: pay out settlement through the bank';
+    let paid: { settlement: SettlementRecord; payout: PayoutRecord };
+    try {
+      paid = await pages.deps.payouts.paySettlement(pages.operatorOf(request).key.id, request.params.id);
+    } catch (e) {
+      // No verified account, no payout bank, paid or being paid already: nothing was sent.
+      const refusal = asConsoleError(e);
+      if (refusal?.status !== 409) throw e;
+      return pages.refused(request, reply, back, `Not paid out: ${refusal.message}.`, {
+        status: 409,
+        action,
+        target: request.params.id,
+      });
+    }
+    const { settlement: s, payout: p } = paid;
+    await pages.audit(request, {
+      action,
+      target: s.id,
+      httpStatus: 202,
+      fields,
+      after: settlementView(s),
+    });
+    const outcome = bankPayoutText(s, p);
+    return pages.done(request, reply, back, outcome.text, outcome.kind);
+  });
+}
+
+/** Whether the key may record a payout made by hand: `admin`, as `{bankReference}` takes in the admin API. */
+const mayMarkByHand = (pages: OperatorPages, request: Parameters<OperatorPages['can']>[0]) =>
+  pages.can(request, 'POST', PAYOUT) && scopeCovers(pages.operatorOf(request).key.scope, 'admin');
+
+/** What paying through the bank did, in words: paid, waiting for approval, pending, or refused by the bank. */
+function bankPayoutText(s: SettlementRecord, p: PayoutRecord): { text: string; kind: 'ok' | 'error' } {
+  switch (p.state) {
+    case 'paid':
+      return {
+        text: `Paid out through the bank: payout ${p.id} is paid (bank reference ${p.bankReference ?? s.bankReference ?? '—'}).`,
+        kind: 'ok',
+      };
+    case 'awaiting_approval':
+      return {
+        text: `Payout ${p.id} awaits approval: another key of admin or approve scope must approve it before anything is sent.`,
+        kind: 'ok',
+      };
+    case 'failed':
+      return {
+        text: `The bank refused the transfer of payout ${p.id}: ${p.error ?? 'no reason given'}. The settlement is open again.`,
+        kind: 'error',
+      };
+    default:
+      return {
+        text: `Sent to the bank: payout ${p.id} is ${p.state}; the bank has not confirmed it yet. The gateway asks it on its schedule, and whenever the payout's page is opened.`,
+        kind: 'ok',
+      };
+  }
+}
+
+/** Paying through the payout bank: to whom, and when a second key must approve. */
+function bankPayoutForm(
+  s: SettlementRecord,
+  merchant: MerchantRecord | undefined,
+  csrf: string,
+  approvalAboveSen: bigint,
+): Html {
+  const a = merchant?.payoutAccount;
+  const to = a
+    ? html`<p id="bank-payout-to">To the merchant’s account ${a.accountNo} at bank ${a.bankCode}, ${a.verifiedName} <span class="muted">(verified ${jakartaTime(a.verifiedAt)})</span>.</p>`
+    : html`<p id="bank-payout-to">The merchant has no verified bank account: set one on its page first, or the bank is not asked.</p>`;
+  const approval =
+    s.netSen > approvalAboveSen
+      ? `Its net is above ${rupiah(money(approvalAboveSen))}: it waits until another key (admin or approve scope) approves it.`
+      : 'It is sent at once.';
+  return html`<section class="card" aria-labelledby="h-bank-payout" id="bank-payout"><h2 id="h-bank-payout">Pay through bank</h2>
+${to}
+<p class="muted">Transfers the net through the payout bank, once: the settlement is being paid out until the bank says it paid (then paid out) or refused (open again, with why). ${approval}</p>
+<form method="post" action="${settlementHref('operator', s.id)}/payout/bank" data-confirm="Pay ${rupiah(money(s.netSen))} to the merchant through the bank?">${csrfField(csrf)}
+<button type="submit">Pay through bank</button></form></section>`;
+}
+
+/** A settlement being paid out: where its payout stands. */
+function payingCard(payoutId: string): Html {
+  return html`<section class="card" aria-labelledby="h-paying" id="paying"><h2 id="h-paying">Being paid out</h2>
+<p>Payout <a href="${payoutHref('operator', payoutId)}">${payoutId}</a> is under way through the bank, or awaits approval. Its page shows where it stands (opening it asks the bank), and every exchange with the bank.</p></section>`;
 }
 
 function payoutForm(s: SettlementRecord, csrf: string): Html {
-  return html`<section class="card" aria-labelledby="h-payout"><h2 id="h-payout">Pay out</h2>
-<p class="muted">Once the bank transfer of the net to the merchant is made, record it here with the bank's reference. A settlement is paid out once.</p>
+  return html`<section class="card" aria-labelledby="h-payout"><h2 id="h-payout">Record a payout made by hand</h2>
+<p class="muted">Once a bank transfer of the net to the merchant is made outside the gateway, record it here with the bank's reference. A settlement is paid out once.</p>
 <form method="post" action="${settlementHref('operator', s.id)}/payout" class="filters" data-confirm="Record this settlement as paid out?">${csrfField(csrf)}
 <label>Bank reference<input name="bankReference" required maxlength="64" autocomplete="off" placeholder="TRF-20260115-0001"></label>
 <button type="submit">Record payout</button></form></section>`;

@@ -38,7 +38,7 @@ export function signInPages(scope: FastifyInstance, deps: ConsoleDeps): void {
 <input type="hidden" name="_csrf" value="${sessions.mac(`pre.${pre}`)}"><input type="hidden" name="next" value="${next ?? ''}">
 <label for="key">Admin key</label>
 <input id="key" name="key" type="password" class="wide" autocomplete="current-password" required autofocus>
-<p class="muted">An admin API key (read, operate or admin scope): SNAPGATE_ADMIN_TOKEN, or one made with <code>snapgate admin-key create</code>. It is exchanged for a session cookie and never stored in the browser.</p>
+<p class="muted">An admin API key (read, operate or admin scope; an approve key sees and decides payouts only): SNAPGATE_ADMIN_TOKEN, or one made with <code>snapgate admin-key create</code>. It is exchanged for a session cookie and never stored in the browser.</p>
 ${next ? html`<p class="muted" id="login-next">After logging in you go back to <code>${next}</code>.</p>` : ''}
 <button type="submit">Log in</button>
 </form>

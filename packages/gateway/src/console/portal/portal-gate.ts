@@ -97,7 +97,7 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
     sendError(error, request, reply, (title, body, status) => {
       if (!sessions.has(request)) return undefined;
       const area = pathOf(request).split('/')[3] ?? '';
-      const active = ['settlements', 'deliveries', 'settings'].includes(area) ? `portal/${area}` : 'portal';
+      const active = ['settlements', 'payouts', 'deliveries', 'settings'].includes(area) ? `portal/${area}` : 'portal';
       return page(request, reply, title, active, body, status);
     }),
   );

@@ -12,6 +12,15 @@ import type { CallbackRequest, HeadersLike } from './verify-callback.ts';
 export const CALLBACK_PATHS = ['/webhook/payment-qr-notification', '/webhook/payment-va-notification'] as const;
 
 /**
+ * Where the gateway posts transfer callbacks under the callback base URL, unless the operator set
+ * a `transferCallbackUrl` (docs/protocol.md#transfer-callbacks).
+ *
+ * @example
+ * app.post(TRANSFER_CALLBACK_PATH, toExpress(createTransferCallbackHandler(options)));
+ */
+export const TRANSFER_CALLBACK_PATH = '/v1.0/transfer/notify';
+
+/**
  * An Express request as the adapter needs it: node's request, plus what Express adds.
  *
  * @example
@@ -28,7 +37,7 @@ export type ExpressRequestLike = IncomingMessage & { originalUrl?: string; body?
 export type ExpressMiddleware = (req: ExpressRequestLike, res: ServerResponse, next: (error?: unknown) => void) => void;
 
 /**
- * What the adapters mount: a callback handler, or a `snap-b2b` token issuer.
+ * What the adapters mount: a callback handler (payments or transfers), or a `snap-b2b` token issuer.
  *
  * @example
  * const h: RequestHandlerLike = createCallbackHandler(options);
@@ -118,6 +127,7 @@ export interface FastifyLike {
  * @example
  * app.register(fastifyCallbackPlugin(handler));
  * app.register(fastifyCallbackPlugin(handler, { paths: ['/payments/callback'] }), { prefix: '/shop' });
+ * app.register(fastifyCallbackPlugin(transferHandler, { paths: [TRANSFER_CALLBACK_PATH] }));
  */
 export function fastifyCallbackPlugin(
   handler: RequestHandlerLike,

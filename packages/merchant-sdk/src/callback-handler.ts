@@ -12,8 +12,15 @@ import {
 } from '@snapgate/snap';
 import { type Clock, systemClock } from './clock.ts';
 import { createMemoryDedupeStore, createMemoryStatusStore, type DedupeStore, type StatusStore } from './stores.ts';
-import type { PaymentNotification } from './types.ts';
-import { type CallbackKey, type CallbackRequest, headerValue, verifyCallback } from './verify-callback.ts';
+import type { PaymentNotification, TransferNotification, TransferStatus } from './types.ts';
+import {
+  type CallbackKey,
+  type CallbackRequest,
+  headerValue,
+  type VerifyCallbackOptions,
+  verifyCallback,
+  verifyTransferCallback,
+} from './verify-callback.ts';
 
 /**
  * What the merchant should do with its order (docs/protocol.md#transaction-statuses): `PAID` (00), `FAILED` (06), `WAIT` for the
@@ -101,12 +108,12 @@ export type CallbackOutcome = 'applied' | 'duplicate' | 'stale' | 'rejected' | '
  * const r: CallbackResult = await handler.handle({ method, path, headers, rawBody });
  * res.writeHead(r.httpStatus, { 'content-type': 'application/json' }).end(JSON.stringify(r.body));
  */
-export interface CallbackResult {
+export interface CallbackResult<N = PaymentNotification> {
   httpStatus: number;
   body: SnapBody;
   outcome: CallbackOutcome;
   externalId?: string;
-  notification?: PaymentNotification;
+  notification?: N;
   action?: CallbackAction;
   /** Why it was rejected or failed (a SnapError, or what onStatus threw). Never sent. */
   error?: unknown;
@@ -119,10 +126,14 @@ export interface CallbackResult {
  * @example
  * const options: CallbackHandlerOptions = { clientSecret, partnerId, onStatus: ({ action }) => console.log(action) };
  */
-export type CallbackHandlerOptions = CallbackKey & {
-  partnerId: string;
+export type CallbackHandlerOptions = HandlerOptions<PaymentNotification> & {
   /** Applies a status to the merchant's order; a throw answers 500 so the gateway retries. */
   onStatus(event: StatusEvent): void | Promise<void>;
+};
+
+/** What both handlers take: the key and partner of {@link verifyCallback}, stores, limits, an observer. */
+type HandlerOptions<N> = CallbackKey & {
+  partnerId: string;
   /** Default: in memory ({@link createMemoryDedupeStore}). */
   dedupeStore?: DedupeStore;
   /** Default: in memory ({@link createMemoryStatusStore}). */
@@ -133,7 +144,7 @@ export type CallbackHandlerOptions = CallbackKey & {
   /** Bodies larger than this are refused (400). Default 65 536. */
   maxBodyBytes?: number;
   /** Told how every callback ended (for logs and metrics); what it throws is ignored. */
-  onOutcome?(result: CallbackResult, request: CallbackRequest): void;
+  onOutcome?(result: CallbackResult<N>, request: CallbackRequest): void;
 };
 
 /**
@@ -143,9 +154,9 @@ export type CallbackHandlerOptions = CallbackKey & {
  * http.createServer(handler).listen(3000);
  * const r = await handler.handle({ method: 'POST', path, headers, rawBody });
  */
-export interface CallbackHandler {
+export interface CallbackHandler<N = PaymentNotification> {
   (req: IncomingMessage, res: ServerResponse): void;
-  handle(request: CallbackRequest): Promise<CallbackResult>;
+  handle(request: CallbackRequest): Promise<CallbackResult<N>>;
   readonly maxBodyBytes: number;
 }
 
@@ -217,10 +228,118 @@ export function writeResult(res: ServerResponse, result: Pick<CallbackResult, 'h
  * http.createServer(handler).listen(3000);
  */
 export function createCallbackHandler(options: CallbackHandlerOptions): CallbackHandler {
-  const { partnerId, onStatus } = options;
-  if (!partnerId) throw new TypeError('createCallbackHandler: partnerId is required');
+  const { onStatus } = options;
+  return createHandler('createCallbackHandler', options, verifyCallback, async (notification, context) => {
+    const status = notification.latestTransactionStatus;
+    const action = actionOf(status);
+    const { previousStatus, externalId, path } = context;
+    await onStatus({ action, status, previousStatus, notification, externalId, path });
+    return action;
+  });
+}
+
+/**
+ * What a transfer's end asks of the merchant: `PAID` (00: the money reached the beneficiary),
+ * `FAILED` (06: nothing was paid, the amount and fee are back in its pending balance), `WAIT` (03).
+ *
+ * @example
+ * const action: TransferAction = 'FAILED';
+ */
+export type TransferAction = Extract<CallbackAction, 'PAID' | 'FAILED' | 'WAIT'>;
+
+/**
+ * What `onTransfer` receives: a verified transfer callback that moves its transfer on.
+ *
+ * @example
+ * const onTransfer = async ({ action, notification }: TransferEvent) => {
+ *   if (action === 'FAILED') await payouts.markFailed(notification.originalPartnerReferenceNo);
+ * };
+ */
+export interface TransferEvent {
+  action: TransferAction;
+  status: TransferStatus;
+  /** The status applied before this one, if any. */
+  previousStatus: TransactionStatus | undefined;
+  notification: TransferNotification;
+  /** X-EXTERNAL-ID: the callback's id at the gateway. */
+  externalId: string | undefined;
+  /** The request target it arrived on. */
+  path: string;
+}
+
+/**
+ * Options of {@link createTransferCallbackHandler}: those of {@link createCallbackHandler}, with
+ * `onTransfer` in place of `onStatus`.
+ *
+ * @example
+ * const options: TransferCallbackHandlerOptions = { clientSecret, partnerId, onTransfer: ({ action }) => console.log(action) };
+ */
+export type TransferCallbackHandlerOptions = HandlerOptions<TransferNotification> & {
+  /** Applies a transfer's end to the merchant's records; a throw answers 500 so the gateway retries. */
+  onTransfer(event: TransferEvent): void | Promise<void>;
+};
+
+/**
+ * A transfer callback receiver (docs/protocol.md#transfer-callbacks): the ends of transfers the
+ * gateway answered 202, posted by default to `<callbackBaseUrl>/v1.0/transfer/notify`
+ * ({@link TRANSFER_CALLBACK_PATH}). The same rules as {@link createCallbackHandler}'s, with
+ * {@link verifyTransferCallback}: a bad callback gets its 4xx SNAP body; a duplicate
+ * X-EXTERNAL-ID or a status that does not move the transfer on is acknowledged without calling
+ * `onTransfer`; otherwise `onTransfer` runs and the answer is 200 `2002600`, or 500 `5002600` if
+ * it throws. A payment notification sent here is refused (400), as a transfer callback is by the
+ * payment handler: each handler applies only its own kind.
+ *
+ * @example
+ * const transfers = createTransferCallbackHandler({
+ *   clientSecret, partnerId,
+ *   onTransfer: async ({ action, notification }) => {
+ *     if (action === 'PAID') await payouts.markPaid(notification.originalPartnerReferenceNo);
+ *     if (action === 'FAILED') await payouts.markFailed(notification.originalPartnerReferenceNo);
+ *   },
+ * });
+ * http.createServer((req, res) =>
+ *   req.url?.startsWith(TRANSFER_CALLBACK_PATH) ? transfers(req, res) : payments(req, res),
+ * ).listen(3000);
+ */
+export function createTransferCallbackHandler(
+  options: TransferCallbackHandlerOptions,
+): CallbackHandler<TransferNotification> {
+  const { onTransfer } = options;
+  return createHandler(
+    'createTransferCallbackHandler',
+    options,
+    verifyTransferCallback,
+    async (notification, context) => {
+      const status = notification.latestTransactionStatus;
+      const action: TransferAction = status === '00' ? 'PAID' : status === '06' ? 'FAILED' : 'WAIT';
+      const { previousStatus, externalId, path } = context;
+      await onTransfer({ action, status, previousStatus, notification, externalId, path });
+      return action;
+    },
+  );
+}
+
+/** What a handler knows of a callback besides its body, for the merchant's function. */
+interface ApplyContext {
+  previousStatus: TransactionStatus | undefined;
+  externalId: string | undefined;
+  path: string;
+}
+
+/**
+ * The handler of one kind of callback: `verify` checks and parses it, `applyStatus` runs the
+ * merchant's function for a status that moves its transaction on and says which action it was.
+ */
+function createHandler<N extends { originalReferenceNo: string; latestTransactionStatus: TransactionStatus }>(
+  name: string,
+  options: HandlerOptions<N>,
+  verify: (request: CallbackRequest, options: VerifyCallbackOptions) => N,
+  applyStatus: (notification: N, context: ApplyContext) => Promise<CallbackAction>,
+): CallbackHandler<N> {
+  const { partnerId } = options;
+  if (!partnerId) throw new TypeError(`${name}: partnerId is required`);
   if ((options.clientSecret === undefined) === (options.gatewayPublicKeyPem === undefined)) {
-    throw new TypeError('createCallbackHandler: give exactly one of clientSecret or gatewayPublicKeyPem');
+    throw new TypeError(`${name}: give exactly one of clientSecret or gatewayPublicKeyPem`);
   }
   const key: CallbackKey =
     options.gatewayPublicKeyPem === undefined
@@ -246,10 +365,10 @@ export function createCallbackHandler(options: CallbackHandlerOptions): Callback
     }
   }
 
-  async function apply(request: CallbackRequest): Promise<CallbackResult> {
-    let notification: PaymentNotification;
+  async function apply(request: CallbackRequest): Promise<CallbackResult<N>> {
+    let notification: N;
     try {
-      notification = verifyCallback(request, {
+      notification = verify(request, {
         ...key,
         partnerId,
         toleranceSec: options.toleranceSec,
@@ -260,7 +379,7 @@ export function createCallbackHandler(options: CallbackHandlerOptions): Callback
       return { httpStatus: e.httpStatus, body: e.toBody(), outcome: 'rejected', error: e };
     }
     const externalId = headerValue(request.headers, 'X-EXTERNAL-ID') || undefined;
-    const ack = (outcome: CallbackOutcome, action?: CallbackAction): CallbackResult => ({
+    const ack = (outcome: CallbackOutcome, action?: CallbackAction): CallbackResult<N> => ({
       httpStatus: 200,
       body: ACKNOWLEDGEMENT,
       outcome,
@@ -278,9 +397,8 @@ export function createCallbackHandler(options: CallbackHandlerOptions): Callback
           if (externalId !== undefined) await dedupe.add(externalId);
           return ack('stale');
         }
-        const action = actionOf(status);
-        await onStatus({ action, status, previousStatus, notification, externalId, path: request.path });
-        // Recorded only after onStatus succeeded: a failure leaves the retry free to apply it.
+        const action = await applyStatus(notification, { previousStatus, externalId, path: request.path });
+        // Recorded only after the merchant's function succeeded: a failure leaves the retry free to apply it.
         await statuses.set(ref, status);
         if (externalId !== undefined) await dedupe.add(externalId);
         return ack('applied', action);
@@ -290,7 +408,7 @@ export function createCallbackHandler(options: CallbackHandlerOptions): Callback
     });
   }
 
-  async function handle(request: CallbackRequest): Promise<CallbackResult> {
+  async function handle(request: CallbackRequest): Promise<CallbackResult<N>> {
     const result = await apply(request);
     try {
       options.onOutcome?.(result, request);
@@ -300,7 +418,7 @@ export function createCallbackHandler(options: CallbackHandlerOptions): Callback
     return result;
   }
 
-  const tooLarge: CallbackResult = {
+  const tooLarge: CallbackResult<N> = {
     httpStatus: 400,
     body: snapError('BAD_REQUEST', SERVICE.callback).toBody(),
     outcome: 'rejected',
@@ -319,6 +437,6 @@ export function createCallbackHandler(options: CallbackHandlerOptions): Callback
         if (!res.headersSent) writeResult(res, { httpStatus: 500, body: failed });
         else res.destroy();
       });
-  }) as CallbackHandler;
+  }) as CallbackHandler<N>;
   return Object.assign(handler, { handle, maxBodyBytes });
 }

@@ -138,7 +138,11 @@ export function isSnapBody(value: unknown): value is SnapBody & Record<string, u
   );
 }
 
-/** True when the answer is a SNAP success: HTTP 2xx and a `2xx…` responseCode. */
+/**
+ * True when the answer is a SNAP success: HTTP 2xx and a `2xx…` responseCode. That includes 202
+ * `202xx00` Request In Progress (a transfer's pending answer, docs/protocol.md#transfer-18): the
+ * request was taken and is on its way, so it is returned to the caller, never thrown.
+ */
 export function isSuccess(answer: SnapAnswer): boolean {
   return (
     answer.httpStatus >= 200 &&

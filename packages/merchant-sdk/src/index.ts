@@ -21,6 +21,7 @@ export {
   type FastifyRequestLike,
   fastifyCallbackPlugin,
   type RequestHandlerLike,
+  TRANSFER_CALLBACK_PATH,
   toExpress,
 } from './adapters.ts';
 export {
@@ -32,9 +33,13 @@ export {
   type CallbackOutcome,
   type CallbackResult,
   createCallbackHandler,
+  createTransferCallbackHandler,
   isNewerStatus,
   readRawBody,
   type StatusEvent,
+  type TransferAction,
+  type TransferCallbackHandlerOptions,
+  type TransferEvent,
   writeResult,
 } from './callback-handler.ts';
 export { type Clock, systemClock } from './clock.ts';
@@ -70,4 +75,5 @@ export {
   type SnapB2bTokens,
   type VerifyCallbackOptions,
   verifyCallback,
+  verifyTransferCallback,
 } from './verify-callback.ts';

@@ -3,6 +3,8 @@ import { formatJakartaTimestamp, hmacSha512Base64, SERVICE, serviceStringToSign 
 import { type Clock, systemClock } from './clock.ts';
 import { errorFromAnswer, exchange, isSuccess, SnapApiError, SnapNetworkError } from './errors.ts';
 import type {
+  AccountInquiryRequest,
+  AccountInquiryResponse,
   CancelQrisRequest,
   CancelQrisResponse,
   CreateVaRequest,
@@ -17,6 +19,10 @@ import type {
   QueryQrisResponse,
   RefundQrisRequest,
   RefundQrisResponse,
+  TransferRequest,
+  TransferResponse,
+  TransferStatusRequest,
+  TransferStatusResponse,
   UpdateVaRequest,
   UpdateVaResponse,
   VaStatusRequest,
@@ -75,7 +81,8 @@ export interface CallOptions {
 }
 
 /**
- * A typed method for every payment API operation (docs/protocol.md#payment-calls); see {@link createSnapClient}.
+ * A typed method for every payment API operation (docs/protocol.md#payment-calls) and disbursement
+ * (docs/protocol.md#disbursements); see {@link createSnapClient}.
  *
  * @example
  * const snap: SnapClient = createSnapClient({ baseUrl, partnerId, clientSecret, tokenClient });
@@ -91,6 +98,15 @@ export interface SnapClient {
   vaStatus(body: VaStatusRequest, options?: CallOptions): Promise<VaStatusResponse>;
   updateVa(body: UpdateVaRequest, options?: CallOptions): Promise<UpdateVaResponse>;
   deleteVa(body: DeleteVaRequest, options?: CallOptions): Promise<DeleteVaResponse>;
+  /** Who holds an account (16). */
+  accountInquiry(body: AccountInquiryRequest, options?: CallOptions): Promise<AccountInquiryResponse>;
+  /**
+   * Sends money (18). Resolves for `2001800` (paid) and for HTTP 202 `2021800` (pending: its end
+   * comes by transfer callback and {@link SnapClient.transferStatus}); a refusal throws.
+   */
+  transfer(body: TransferRequest, options?: CallOptions): Promise<TransferResponse>;
+  /** Where a transfer stands (36); `serviceCode` defaults to `"18"`. */
+  transferStatus(body: TransferStatusRequest, options?: CallOptions): Promise<TransferStatusResponse>;
 }
 
 const EXTERNAL_ID = /^\d{1,36}$/;
@@ -109,8 +125,9 @@ export function newExternalId(nowMs: number): string {
  * A client for the SNAP payment API (docs/protocol.md#payment-calls). Every call is signed with
  * base64(HMAC-SHA512(clientSecret, `METHOD:path:accessToken:sha256hex(body):X-TIMESTAMP`)) over
  * exactly the bytes it sends, carries a fresh numeric X-EXTERNAL-ID, and resolves to the
- * gateway's typed answer. A non-2xx answer throws a {@link SnapApiError} with the gateway's
- * `responseCode`. A network failure (refused, reset, timed out) is retried with the same
+ * gateway's typed answer: a SNAP success, HTTP 2xx with a `2xx…` responseCode — which includes a
+ * transfer's 202 `2021800` Request In Progress. Anything else throws a {@link SnapApiError} with
+ * the gateway's `responseCode`. A network failure (refused, reset, timed out) is retried with the same
  * X-EXTERNAL-ID and the same body bytes — only the timestamp and signature are fresh — so the
  * gateway's idempotency (method + path + body hash) answers a retry of a request it already ran
  * with the original response instead of running it twice. A refused token (`401xx01`) is
@@ -221,5 +238,9 @@ export function createSnapClient(options: SnapClientOptions): SnapClient {
     vaStatus: (body, o) => call('POST', 'transfer-va/status', SERVICE.vaInquiryStatus, body, o),
     updateVa: (body, o) => call('PUT', 'transfer-va/update-va', SERVICE.vaUpdate, body, o),
     deleteVa: (body, o) => call('DELETE', 'transfer-va/delete-va', SERVICE.vaDelete, body, o),
+    accountInquiry: (body, o) => call('POST', 'account-inquiry-external', SERVICE.accountInquiryExternal, body, o),
+    transfer: (body, o) => call('POST', 'transfer-interbank', SERVICE.transferInterbank, body, o),
+    transferStatus: (body, o) =>
+      call('POST', 'transfer/status', SERVICE.transferStatus, { ...body, serviceCode: body.serviceCode ?? '18' }, o),
   };
 }

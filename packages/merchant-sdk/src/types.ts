@@ -356,3 +356,161 @@ export interface PaymentNotification {
     [key: string]: unknown;
   };
 }
+
+// Disbursements (docs/protocol.md#disbursements): SNAP Transfer Credit, money out of what the gateway owes the merchant.
+
+/**
+ * Where a transfer stands: `00` paid, `03` on its way, `06` failed (amount and fee returned).
+ *
+ * @example
+ * const status: TransferStatus = (await snap.transferStatus({ originalPartnerReferenceNo: 'PAY-1' })).latestTransactionStatus;
+ */
+export type TransferStatus = Extract<TransactionStatus, '00' | '03' | '06'>;
+
+/**
+ * `POST account-inquiry-external` (service 16): who holds an account.
+ *
+ * @example
+ * const q: AccountInquiryRequest = { beneficiaryBankCode: '014', beneficiaryAccountNo: '1234567890' };
+ */
+export interface AccountInquiryRequest {
+  /** Bank Indonesia's code of the bank, 3 digits. */
+  beneficiaryBankCode: string;
+  /** Digits, at most 34. */
+  beneficiaryAccountNo: string;
+  /** Yours (≤ 64), echoed. */
+  partnerReferenceNo?: string;
+  /** Echoed. */
+  additionalInfo?: Record<string, unknown>;
+}
+
+/**
+ * The answer to {@link AccountInquiryRequest}. An account the bank does not know throws 404 `4041611`.
+ *
+ * @example
+ * const { beneficiaryAccountName } = await snap.accountInquiry(q);
+ */
+export interface AccountInquiryResponse extends SnapResponseBody {
+  partnerReferenceNo?: string;
+  /** The holder's name, as the bank knows it. */
+  beneficiaryAccountName: string;
+  beneficiaryAccountNo: string;
+  beneficiaryBankCode: string;
+  currency: string;
+  additionalInfo?: Record<string, unknown>;
+}
+
+/**
+ * `POST transfer-interbank` (service 18): send money out of the merchant's pending balance.
+ *
+ * @example
+ * const t: TransferRequest = { partnerReferenceNo: 'PAY-1', amount: { value: '20000.00', currency: 'IDR' },
+ *   beneficiaryAccountName: 'CV Sumber Rejeki', beneficiaryAccountNo: '1234567890', beneficiaryBankCode: '014' };
+ */
+export interface TransferRequest {
+  /** Yours, once ever (≤ 64): another transfer with it is refused 409 `4091801`. */
+  partnerReferenceNo: string;
+  amount: Money;
+  /** At most 100. */
+  beneficiaryAccountName: string;
+  /** Digits, at most 34. */
+  beneficiaryAccountNo: string;
+  /** Bank Indonesia's code of the bank, 3 digits. */
+  beneficiaryBankCode: string;
+  /** Ignored by snapgate: the money leaves the operator's account. */
+  sourceAccountNo?: string;
+  /** A SNAP date-time; the gateway keeps its own. */
+  transactionDate?: string;
+  /** At most 50, passed to the bank. */
+  remark?: string;
+  customerReference?: string;
+  beneficiaryEmail?: string;
+  /** At most 4096 bytes of JSON; echoed in every answer and in the transfer callback. */
+  additionalInfo?: Record<string, unknown>;
+}
+
+/**
+ * The answer to {@link TransferRequest}: `responseCode` `2001800` (HTTP 200) paid, or `2021800`
+ * (HTTP 202, Request In Progress) pending: held, its end comes by transfer callback and by
+ * {@link TransferStatusRequest}. A pending answer is returned, never thrown.
+ *
+ * @example
+ * const sent = await snap.transfer(t);
+ * if (sent.responseCode === '2021800') console.log('on its way:', sent.referenceNo);
+ */
+export interface TransferResponse extends SnapResponseBody {
+  /** The gateway's reference of the transfer. */
+  referenceNo: string;
+  partnerReferenceNo: string;
+  amount: Money;
+  beneficiaryAccountNo: string;
+  beneficiaryBankCode: string;
+  transactionDate?: string;
+  additionalInfo?: Record<string, unknown>;
+}
+
+/**
+ * `POST transfer/status` (service 36). `serviceCode` defaults to `"18"`.
+ *
+ * @example
+ * const s: TransferStatusRequest = { originalPartnerReferenceNo: 'PAY-1' };
+ */
+export interface TransferStatusRequest {
+  /** Your `partnerReferenceNo` of the transfer. */
+  originalPartnerReferenceNo: string;
+  /** The transfer's service: `18` (the default) or `17`. */
+  serviceCode?: '18' | '17';
+  /** The gateway's `referenceNo`: must match when given. */
+  originalReferenceNo?: string;
+  /** Echoed. */
+  originalExternalId?: string;
+  transactionDate?: string;
+  additionalInfo?: Record<string, unknown>;
+}
+
+/**
+ * The answer to {@link TransferStatusRequest}. An unknown transfer throws 404 `4043601`.
+ *
+ * @example
+ * const { latestTransactionStatus } = await snap.transferStatus(s); // '00' paid, '03' on its way, '06' failed
+ */
+export interface TransferStatusResponse extends SnapResponseBody {
+  originalReferenceNo: string;
+  originalPartnerReferenceNo: string;
+  originalExternalId?: string;
+  serviceCode: string;
+  amount: Money;
+  beneficiaryAccountNo: string;
+  beneficiaryBankCode: string;
+  transactionDate?: string;
+  /** The bank's reference, once it has one. */
+  referenceNumber?: string;
+  latestTransactionStatus: TransferStatus;
+  transactionStatusDesc: string;
+  additionalInfo?: Record<string, unknown>;
+}
+
+/**
+ * The transfer callback body of docs/protocol.md#transfer-callbacks, as verified: how a transfer
+ * answered 202 ended.
+ *
+ * @example
+ * const n: TransferNotification = verifyTransferCallback(request, { clientSecret, partnerId });
+ * if (n.latestTransactionStatus === '06') markTransferFailed(n.originalPartnerReferenceNo);
+ */
+export interface TransferNotification {
+  /** Your `partnerReferenceNo` of the transfer. */
+  originalPartnerReferenceNo: string;
+  /** The gateway's `referenceNo` of the transfer. */
+  originalReferenceNo: string;
+  /** `18`. */
+  serviceCode: string;
+  /** `00` paid, `06` failed (amount and fee back in your pending balance). */
+  latestTransactionStatus: TransferStatus;
+  transactionStatusDesc: string;
+  amount: Money;
+  beneficiaryAccountNo: string;
+  beneficiaryBankCode: string;
+  /** The transfer's own `additionalInfo`, `{}` when it had none. */
+  additionalInfo: Record<string, unknown>;
+}

@@ -12,7 +12,7 @@ import {
   verifyRsaSha256,
 } from '@snapgate/snap';
 import { systemClock } from './clock.ts';
-import type { PaymentNotification } from './types.ts';
+import type { PaymentNotification, TransferNotification } from './types.ts';
 
 /**
  * Request headers as node:http, Express, Fastify or WHATWG `Headers` hold them.
@@ -101,7 +101,8 @@ const SVC = SERVICE.callback;
 const unauthorized = (reason: string) => snapError('UNAUTHORIZED', SVC, { reason });
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function parseNotification(rawBody: Uint8Array | string): PaymentNotification {
+/** The body as a JSON object, or 400. */
+function parseObject(rawBody: Uint8Array | string): Record<string, unknown> {
   let body: unknown;
   try {
     body = JSON.parse(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8'));
@@ -109,13 +110,17 @@ function parseNotification(rawBody: Uint8Array | string): PaymentNotification {
     throw snapError('BAD_REQUEST', SVC);
   }
   if (!isObject(body)) throw snapError('BAD_REQUEST', SVC);
-  for (const field of ['originalReferenceNo', 'originalPartnerReferenceNo', 'latestTransactionStatus']) {
+  return body;
+}
+
+function requireStrings(body: Record<string, unknown>, fields: readonly string[]): void {
+  for (const field of fields) {
     if (body[field] === undefined || body[field] === '') throw snapError('INVALID_MANDATORY_FIELD', SVC, { field });
     if (typeof body[field] !== 'string') throw snapError('INVALID_FIELD_FORMAT', SVC, { field });
   }
-  if (!isTransactionStatus(body.latestTransactionStatus)) {
-    throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'latestTransactionStatus' });
-  }
+}
+
+function requireMoneyAndInfo(body: Record<string, unknown>): void {
   const amount = body.amount;
   if (amount === undefined) throw snapError('INVALID_MANDATORY_FIELD', SVC, { field: 'amount' });
   if (!isObject(amount) || !isMoneyValue(amount.value) || typeof amount.currency !== 'string') {
@@ -124,7 +129,41 @@ function parseNotification(rawBody: Uint8Array | string): PaymentNotification {
   if (body.additionalInfo !== undefined && !isObject(body.additionalInfo)) {
     throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'additionalInfo' });
   }
+}
+
+function parseNotification(rawBody: Uint8Array | string): PaymentNotification {
+  const body = parseObject(rawBody);
+  requireStrings(body, ['originalReferenceNo', 'originalPartnerReferenceNo', 'latestTransactionStatus']);
+  if (!isTransactionStatus(body.latestTransactionStatus)) {
+    throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'latestTransactionStatus' });
+  }
+  // A transfer callback (docs/protocol.md#transfer-callbacks) carries its service code; a payment
+  // notification never does. Taking one for a payment would mark an order paid by money sent out.
+  if (body.serviceCode !== undefined) throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'serviceCode' });
+  requireMoneyAndInfo(body);
   return { ...body, additionalInfo: body.additionalInfo ?? {} } as unknown as PaymentNotification;
+}
+
+const TRANSFER_STATUSES: ReadonlySet<unknown> = new Set(['00', '03', '06']);
+const TRANSFER_SERVICES: ReadonlySet<unknown> = new Set(['17', '18']);
+
+function parseTransferNotification(rawBody: Uint8Array | string): TransferNotification {
+  const body = parseObject(rawBody);
+  requireStrings(body, [
+    'originalPartnerReferenceNo',
+    'originalReferenceNo',
+    'serviceCode',
+    'latestTransactionStatus',
+    'transactionStatusDesc',
+    'beneficiaryAccountNo',
+    'beneficiaryBankCode',
+  ]);
+  if (!TRANSFER_SERVICES.has(body.serviceCode)) throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'serviceCode' });
+  if (!TRANSFER_STATUSES.has(body.latestTransactionStatus)) {
+    throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'latestTransactionStatus' });
+  }
+  requireMoneyAndInfo(body);
+  return { ...body, additionalInfo: body.additionalInfo ?? {} } as unknown as TransferNotification;
 }
 
 /**
@@ -145,8 +184,34 @@ function parseNotification(rawBody: Uint8Array | string): PaymentNotification {
  * if (notification.latestTransactionStatus === '00') markPaid(notification.originalPartnerReferenceNo);
  */
 export function verifyCallback(request: CallbackRequest, options: VerifyCallbackOptions): PaymentNotification {
+  authenticate(request, options, 'verifyCallback');
+  return parseNotification(request.rawBody);
+}
+
+/**
+ * Verifies a transfer callback (docs/protocol.md#transfer-callbacks: how a transfer answered 202
+ * ended) and returns its typed body. It is signed exactly as a payment callback, so the checks and
+ * their answers are {@link verifyCallback}'s; only the body differs: `originalPartnerReferenceNo`,
+ * `originalReferenceNo`, `serviceCode` (`18`, or `17`), `latestTransactionStatus` (`00`, `03` or
+ * `06`), `transactionStatusDesc`, `beneficiaryAccountNo` and `beneficiaryBankCode` strings, and
+ * `amount` money. A payment notification is not a transfer callback (400), nor the reverse.
+ *
+ * @example
+ * const transfer = verifyTransferCallback(
+ *   { method: req.method, path: req.url, headers: req.headers, rawBody },
+ *   { clientSecret, partnerId },
+ * );
+ * if (transfer.latestTransactionStatus === '06') markTransferFailed(transfer.originalPartnerReferenceNo);
+ */
+export function verifyTransferCallback(request: CallbackRequest, options: VerifyCallbackOptions): TransferNotification {
+  authenticate(request, options, 'verifyTransferCallback');
+  return parseTransferNotification(request.rawBody);
+}
+
+/** Every check of a callback but its body's: method, headers, timestamp, partner, signature. */
+function authenticate(request: CallbackRequest, options: VerifyCallbackOptions, caller: string): void {
   if ((options.clientSecret === undefined) === (options.gatewayPublicKeyPem === undefined)) {
-    throw new TypeError('verifyCallback: give exactly one of clientSecret or gatewayPublicKeyPem');
+    throw new TypeError(`${caller}: give exactly one of clientSecret or gatewayPublicKeyPem`);
   }
   if (request.method.toUpperCase() !== 'POST') throw snapError('NOT_ALLOWED', SVC);
   const header = (name: string) => {
@@ -187,5 +252,4 @@ export function verifyCallback(request: CallbackRequest, options: VerifyCallback
     verified = secrets.map((secret) => verifyHmacSha512(secret, data, signature)).includes(true);
   }
   if (!verified) throw unauthorized('Invalid Signature');
-  return parseNotification(request.rawBody);
 }

@@ -111,3 +111,21 @@ export async function post(url: string, body: string, headers: Record<string, st
   const res = await fetch(url, { method: 'POST', headers, body });
   return { status: res.status, body: JSON.parse(await res.text()) as unknown };
 }
+
+export const TRANSFER_PATH = '/v1.0/transfer/notify';
+
+/** A transfer callback body as the gateway writes it (docs/protocol.md#transfer-callbacks). */
+export function transferBody(status: string, ref = 'PO-1', extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    originalPartnerReferenceNo: `PAY-${ref}`,
+    originalReferenceNo: ref,
+    serviceCode: '18',
+    latestTransactionStatus: status,
+    transactionStatusDesc: status === '00' ? 'Success' : status === '06' ? 'Failed' : 'Pending',
+    amount: { value: '1500000.00', currency: 'IDR' },
+    beneficiaryAccountNo: '1234567890',
+    beneficiaryBankCode: '014',
+    additionalInfo: { batch: 'B-1' },
+    ...extra,
+  });
+}

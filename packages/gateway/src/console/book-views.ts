@@ -46,7 +46,7 @@ export function balanceStats(b: Balance): Html {
   const stat = (id: string, label: string, value: string, note: string) =>
     html`<section class="card" aria-labelledby="h-${id}"><h2 id="h-${id}">${label}</h2><p class="stat" id="balance-${id}">${rupiah(value)}</p><p class="muted">${note}</p></section>`;
   return html`<div class="grid">
-${stat('pending', 'Pending', b.pending, 'Paid to you less fees and refunds, not yet in a settlement.')}
+${stat('pending', 'Pending', b.pending, 'Paid to you less fees, refunds and what you sent, not yet in a settlement.')}
 ${stat('settling', 'Settling', b.settling, 'In settlements not yet paid out.')}
 ${stat('paid-out', 'Paid out', b.paidOut, 'Transferred to you to date.')}
 ${stat('fees', 'Fees', b.fees, 'Charged to date.')}

@@ -543,6 +543,42 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
           assert.equal((await settlement(s.settlementId)).status, 'paid');
           await verified();
         });
+
+        it(`answers a disbursement whose answer was ${mode === 'lose' ? 'a 5xx' : 'too slow'} 202, and ends it by the status query, one transfer`, async () => {
+          const m = await gw.createMerchant({ limits: { disbursementDaily: '1000000.00' } });
+          const caller = await authenticate(gw.url, m);
+          const g = await snapCall(gw.url, caller, `${API}/qr/qr-mpm-generate`, {
+            partnerReferenceNo: `PAYOUT-${++seq}`,
+            amount: idr('40000.00'),
+          });
+          assert.equal((await gw.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, {})).status, 200);
+          standIn.setMode(mode);
+          const before = standIn.transfers();
+          const r = await snapCall(gw.url, caller, `${API}/transfer-interbank`, {
+            partnerReferenceNo: `DISB-${++seq}`,
+            amount: idr('15000.00'),
+            beneficiaryAccountName: 'Toko',
+            beneficiaryAccountNo: mode === 'lose' ? '7200001234' : '7300001234',
+            beneficiaryBankCode: '008',
+          });
+          standIn.setMode('pass');
+          standIn.release();
+          assert.deepEqual([r.status, r.body.responseCode], [202, '2021800'], r.text);
+          // Held while nobody knows: 40,000.00 less 15,000.00.
+          assert.equal((await gw.admin('GET', `/merchants/${m.id}/balance`)).body.pending, '25000.00');
+          clock.advance(10_000);
+          await gw.gateway.payoutChecker.runOnce();
+          const p = (await gw.admin('GET', `/payouts?merchantId=${m.id}&kind=disbursement`)).body.items[0];
+          assert.equal(p.state, 'paid', JSON.stringify(p));
+          const done = await payout(p.id);
+          assert.deepEqual(
+            done.exchanges.map((e: { service: string }) => e.service),
+            ['18', '36'],
+          );
+          assert.equal(standIn.transfers() - before, 1, 'never sent again');
+          assert.equal((await sandboxTransfer(p))?.status, '00');
+          await verified();
+        });
       }
     });
   });

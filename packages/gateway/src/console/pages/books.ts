@@ -22,7 +22,7 @@ export function bookPages(op: FastifyInstance, pages: OperatorPages): void {
       'books',
       html`<h1>Books</h1>${booksTabs('balances')}
 <h2>Balances</h2>
-<p class="muted">What each merchant is owed: <strong>pending</strong> (paid less fees and refunds, in no settlement yet), <strong>settling</strong> (in open settlements), <strong>paid out</strong> to date, and the <strong>fees</strong> charged.</p>
+<p class="muted">What each merchant is owed: <strong>pending</strong> (paid less fees, refunds and disbursements, in no settlement yet), <strong>settling</strong> (in open settlements), <strong>paid out</strong> to date, and the <strong>fees</strong> charged.</p>
 ${balanceTable(rows)}`,
     );
   });
@@ -36,7 +36,7 @@ ${balanceTable(rows)}`,
       'books',
       html`<h1>Books</h1>${booksTabs('verify')}
 <h2>Verify ledger</h2>
-<p class="muted">Every entry balances and names its provider; every paid transaction has exactly one payment entry, names it, and matches its amount and fee; no entry lacks its cause; each merchant's balance is the sum of its accounts' lines, and its pending + settling + paid out is its payments less fees and refunds. Checked over the whole journal each time this page is opened.</p>
+<p class="muted">Every entry balances and names its provider; every paid transaction has exactly one payment entry, names it, and matches its amount and fee; no entry lacks its cause; each merchant's balance is the sum of its accounts' lines, and its pending + settling + paid out is its payments less fees, refunds and disbursements; transfers holds the disbursements on their way. Checked over the whole journal each time this page is opened.</p>
 ${verification(v)}`,
     );
   });

@@ -276,7 +276,8 @@ export function bookPaths(): Record<string, PathItem> {
         operationId: 'getMerchantBalance',
         tags: [TAG.books],
         summary: 'A merchant’s balance',
-        description: 'From the ledger: pending + settling + paidOut = its payments less fees and refunds.',
+        description:
+          'From the ledger: pending + settling + paidOut = its payments less fees, refunds and disbursements.',
         parameters: [idParam('merchant')],
         responses: { ...ok('The balance.', BALANCE, BALANCE_EXAMPLE), '400': BAD_PATH, '404': notFound('merchant') },
       }),
@@ -315,7 +316,7 @@ export function bookPaths(): Record<string, PathItem> {
         tags: [TAG.books],
         summary: 'Check every invariant of the books',
         description:
-          'Every entry balances (no negative line) and names its provider; every paid transaction has exactly one payment entry with its amount and fee; no entry lacks its cause; each merchant’s balance equals the sum of its accounts’ lines, and its pending + settling + paidOut equals its payments less fees and refunds. Always 200: `ok` says whether a problem was found.',
+          'Every entry balances (no negative line) and names its provider; every paid transaction has exactly one payment entry with its amount and fee; no entry lacks its cause; each merchant’s balance equals the sum of its accounts’ lines, and its pending + settling + paidOut equals its payments less fees, refunds and disbursements (amounts and fees); `transfers` holds the disbursements on their way. Always 200: `ok` says whether a problem was found.',
         responses: {
           ...ok(
             'The verification.',

@@ -1,0 +1,100 @@
+// Money out with two gateway instances on one PostgreSQL database (docs/payouts.md): a settlement
+// paid through the bank from both at once is paid once, and disbursements sent through both at once
+// never spend a rupiah twice. Each instance is a real gateway over HTTP; the sandbox bank counts
+// the transfers it takes.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { toMinorUnits } from '@snapgate/snap';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
+import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { createTestDatabase } from '../helpers/postgres.ts';
+import { authenticate, snapCall } from '../helpers/snap.ts';
+
+const API = '/api/snap/v1.0';
+const idr = (value: string) => ({ value, currency: 'IDR' });
+let seq = 0;
+
+describe('money out on two instances sharing PostgreSQL', () => {
+  let a: TestGateway;
+  let b: TestGateway;
+  let drop: () => Promise<void>;
+
+  before(async () => {
+    const db = await createTestDatabase();
+    drop = db.drop;
+    const open = async () => {
+      const store = new PostgresStore({ connectionString: db.url });
+      await store.migrate();
+      return store;
+    };
+    a = await startGateway({ store: await open() });
+    b = await startGateway({ store: await open() });
+  });
+  after(async () => {
+    await a.close();
+    await b.close();
+    await drop();
+  });
+
+  /** A merchant (made through `a`) with a paid QRIS of `amount`, its account verified. */
+  async function funded(amount: string, settings: Record<string, unknown> = {}) {
+    const m = await a.createMerchant({ fees: { qris: { percent: '0.70' } }, ...settings });
+    const caller = await authenticate(a.url, m);
+    const g = await snapCall(a.url, caller, `${API}/qr/qr-mpm-generate`, {
+      partnerReferenceNo: `TWO-${++seq}`,
+      amount: idr(amount),
+    });
+    assert.equal((await a.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, {})).status, 200);
+    return m;
+  }
+
+  it('pays a settlement asked from both instances at once exactly once', async () => {
+    const m = await funded('100000.00', {
+      payoutAccount: { bankCode: '014', accountNo: '4400001234', accountName: 'SANDBOX 1234' },
+    });
+    const s = (await a.admin('POST', '/settlements', { merchantId: m.id })).body.items[0];
+    const both = await Promise.all([
+      a.admin('POST', `/settlements/${s.id}/payout`, {}),
+      b.admin('POST', `/settlements/${s.id}/payout`, {}),
+    ]);
+    assert.deepEqual(both.map((r) => r.status).sort(), [202, 409], JSON.stringify(both.map((r) => r.body)));
+    const payouts = (await b.admin('GET', `/payouts?merchantId=${m.id}`)).body.items;
+    assert.equal(payouts.length, 1);
+    assert.equal(
+      (await a.store.findSandboxTransfer({ partnerReferenceNo: payouts[0].partnerReferenceNo }))?.status,
+      '00',
+    );
+    assert.equal((await b.admin('GET', `/settlements/${s.id}`)).body.status, 'paid');
+    assert.deepEqual((await a.admin('GET', '/ledger/verify')).body.problems, []);
+  });
+
+  it('lets 20 disbursements through both instances race one balance: never below zero', async () => {
+    const m = await funded('100000.00', { limits: { disbursementDaily: '1000000.00' } });
+    // 99,300.00 pending: nine of 10,000.00 fit; a settlement made meanwhile takes what is left.
+    const callers = [await authenticate(a.url, m), await authenticate(b.url, m)];
+    const sent = Array.from({ length: 20 }, (_, i) => {
+      const on = i % 2 === 0 ? a : b;
+      return snapCall(on.url, callers[i % 2] as (typeof callers)[number], `${API}/transfer-interbank`, {
+        partnerReferenceNo: `TWO-D-${++seq}`,
+        amount: idr('10000.00'),
+        beneficiaryAccountName: 'Toko',
+        beneficiaryAccountNo: '4400005678',
+        beneficiaryBankCode: '014',
+      });
+    });
+    const settling = b.admin('POST', '/settlements', { merchantId: m.id });
+    const answers = await Promise.all(sent);
+    const settled = await settling;
+    assert.equal(settled.status, 201, JSON.stringify(settled.body));
+    const codes = answers.map((r) => r.body.responseCode as string);
+    const paid = codes.filter((c) => c === '2001800').length;
+    assert.equal(paid + codes.filter((c) => c === '4031814').length, 20, codes.join(' '));
+    // What was sent and what was settled together are at most what was collected, and all of it.
+    const net = settled.body.items.reduce((sum: bigint, s: { net: string }) => sum + toMinorUnits(s.net), 0n);
+    const balance = (await a.admin('GET', `/merchants/${m.id}/balance`)).body;
+    const pending = toMinorUnits(balance.pending.replace(/^-/, ''));
+    assert.ok(!balance.pending.startsWith('-'), JSON.stringify(balance));
+    assert.equal(BigInt(paid) * toMinorUnits('10000.00') + net + pending, toMinorUnits('99300.00'));
+    assert.deepEqual((await b.admin('GET', '/ledger/verify')).body.problems, []);
+  });
+});

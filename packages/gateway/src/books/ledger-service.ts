@@ -79,6 +79,7 @@ export interface LedgerProblem {
     | 'payment_mismatch'
     | 'no_cause'
     | 'account_balance'
+    | 'running_totals'
     | 'merchant_balance';
   message: string;
   entryId?: string;
@@ -96,9 +97,10 @@ type LedgerStore = Pick<ClientStore, 'findMerchantById'> & BooksStore;
 
 export function createLedgerService({ store }: { store: LedgerStore }) {
   return {
+    /** From the running totals (one row), whatever the size of the merchant's history. */
     async balance(caller: Caller, merchantId: string): Promise<Balance> {
       if (!reaches(caller, merchantId) || !(await store.findMerchantById(merchantId))) throw notFound('merchant');
-      const b = balanceOf(await store.ledgerTotals(merchantId));
+      const b = await store.runningTotals(merchantId);
       return {
         merchantId,
         currency: 'IDR',
@@ -215,6 +217,21 @@ async function verifyLedger(store: BooksStore): Promise<Verification> {
         type: 'account_balance',
         merchantId,
         message: `merchant ${merchantId}: its balance (pending ${money(b.pendingSen)}, settling ${money(b.settlingSen)}) is not its accounts' lines (${money(pending)}, ${money(settling)})`,
+      });
+    }
+    const kept = await store.runningTotals(merchantId);
+    if (
+      kept.pendingSen !== b.pendingSen ||
+      kept.settlingSen !== b.settlingSen ||
+      kept.paidOutSen !== b.paidOutSen ||
+      kept.feesSen !== b.feesSen
+    ) {
+      const said = (t: typeof kept) =>
+        `pending ${money(t.pendingSen)}, settling ${money(t.settlingSen)}, paid out ${money(t.paidOutSen)}, fees ${money(t.feesSen)}`;
+      problems.push({
+        type: 'running_totals',
+        merchantId,
+        message: `merchant ${merchantId}: its running totals (${said(kept)}) are not its entries' (${said(b)})`,
       });
     }
   }

@@ -54,6 +54,14 @@ export interface LedgerFilter {
   providerId?: string | undefined;
 }
 
+/** A merchant's balance in sen, as its running totals keep it (migration 033). */
+export interface RunningTotals {
+  pendingSen: bigint;
+  settlingSen: bigint;
+  paidOutSen: bigint;
+  feesSen: bigint;
+}
+
 /** A merchant's entries summed by kind (its balance is made of these). */
 export type LedgerTotals = Record<LedgerKind, { count: number; amountSen: bigint; feeSen: bigint }>;
 

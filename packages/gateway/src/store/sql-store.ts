@@ -293,6 +293,9 @@ export abstract class SqlStore {
   ledgerTotals(merchantId: string) {
     return ledger.ledgerTotals(this.sql, merchantId);
   }
+  runningTotals(merchantId: string) {
+    return ledger.runningTotals(this.sql, merchantId);
+  }
   ledgerMerchants() {
     return ledger.ledgerMerchants(this.sql);
   }

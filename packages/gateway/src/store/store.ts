@@ -10,6 +10,7 @@ import type {
   PayoutOutcome,
   ReconciliationRecord,
   ReconciliationResolution,
+  RunningTotals,
   SettlementFilter,
   SettlementRecord,
   SettlementRun,
@@ -331,6 +332,8 @@ export interface BooksStore {
   scanLedger(afterId: number, limit: number): Promise<LedgerEntry[]>;
   /** A merchant's entries summed by kind. */
   ledgerTotals(merchantId: string): Promise<LedgerTotals>;
+  /** A merchant's balance as its running totals keep it: one row, whatever its history. */
+  runningTotals(merchantId: string): Promise<RunningTotals>;
   /** Every merchant with an entry. */
   ledgerMerchants(): Promise<string[]>;
   paidTransactionsByReference(referenceNos: string[]): Promise<PaidTransaction[]>;

@@ -48,6 +48,51 @@ describe('money out on two instances sharing PostgreSQL', () => {
     return m;
   }
 
+  it('takes every payment into exactly one settlement while both instances pay one merchant and settle it', async () => {
+    const m = await a.createMerchant({ fees: { qris: { percent: '0.70' } } });
+    const caller = await authenticate(a.url, m);
+    const qris: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const g = await snapCall(a.url, caller, `${API}/qr/qr-mpm-generate`, {
+        partnerReferenceNo: `TWO-P-${++seq}`,
+        amount: idr(`${1000 + i}.00`),
+      });
+      assert.equal(g.status, 200, g.text);
+      qris.push(g.body.referenceNo);
+    }
+    // Paid through both instances, while both settle the merchant again and again.
+    const paying = qris.map((ref, i) => (i % 2 === 0 ? a : b).admin('POST', `/sandbox/qris/${ref}/pay`, {}));
+    const settling = Array.from({ length: 6 }, (_, i) =>
+      (i % 2 === 0 ? b : a).admin('POST', '/settlements', { merchantId: m.id }),
+    );
+    for (const r of await Promise.all(paying)) assert.equal(r.status, 200, JSON.stringify(r.body));
+    for (const r of await Promise.all(settling)) assert.equal(r.status, 201, JSON.stringify(r.body));
+    const last = await a.admin('POST', '/settlements', { merchantId: m.id });
+    assert.equal(last.status, 201);
+    // Every payment entry is in exactly one settlement, and the settlements hold all that is owed.
+    const settlements = (await b.admin('GET', `/settlements?merchantId=${m.id}`)).body.items as Array<{
+      id: string;
+      count: number;
+      net: string;
+    }>;
+    assert.equal(
+      settlements.reduce((n, s) => n + s.count, 0),
+      30,
+      'each payment in one settlement',
+    );
+    const taken = new Set<string>();
+    for (const s of settlements) {
+      for (const e of (await a.admin('GET', `/settlements/${s.id}`)).body.entries as Array<{ id: string }>) {
+        assert.ok(!taken.has(e.id), `entry ${e.id} in two settlements`);
+        taken.add(e.id);
+      }
+    }
+    const balance = (await b.admin('GET', `/merchants/${m.id}/balance`)).body;
+    const nets = settlements.reduce((sum, s) => sum + toMinorUnits(s.net), 0n);
+    assert.deepEqual([balance.pending, toMinorUnits(balance.settling)], ['0.00', nets]);
+    assert.deepEqual((await a.admin('GET', '/ledger/verify')).body.problems, []);
+  });
+
   it('pays a settlement asked from both instances at once exactly once', async () => {
     const m = await funded('100000.00', {
       payoutAccount: { bankCode: '014', accountNo: '4400001234', accountName: 'SANDBOX 1234' },

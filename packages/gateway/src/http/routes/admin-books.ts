@@ -215,6 +215,7 @@ const PROBLEM_ITEM = {
         'payment_mismatch',
         'no_cause',
         'account_balance',
+        'running_totals',
         'merchant_balance',
       ],
     },

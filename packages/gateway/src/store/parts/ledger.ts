@@ -7,6 +7,7 @@ import {
   type LedgerTotals,
   type NewLedgerEntry,
   type PaidTransaction,
+  type RunningTotals,
 } from '../book-records.ts';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { numOrNull, type Row, strOrNull } from '../rows.ts';
@@ -147,6 +148,24 @@ export async function ledgerTotals(sql: Sql, merchantId: string): Promise<Ledger
     totals[String(r.kind) as LedgerKind] = { count: Number(r.n), amountSen: sen(r.amount), feeSen: sen(r.fee) };
   }
   return totals;
+}
+
+/**
+ * A merchant's running totals (migration 033): its balance as the ledger's inserts left it, one row,
+ * whatever the size of its history. Zero for a merchant without entries.
+ */
+export async function runningTotals(sql: Sql, merchantId: string): Promise<RunningTotals> {
+  const r = await firstRow(
+    sql.all('SELECT pending_sen, settling_sen, paid_out_sen, fees_sen FROM merchant_unsettled WHERE merchant_id = ?', [
+      merchantId,
+    ]),
+  );
+  return {
+    pendingSen: sen(r?.pending_sen),
+    settlingSen: sen(r?.settling_sen),
+    paidOutSen: sen(r?.paid_out_sen),
+    feesSen: sen(r?.fees_sen),
+  };
 }
 
 /** Every merchant that has an entry. */

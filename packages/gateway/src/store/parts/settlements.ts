@@ -36,24 +36,24 @@ export function settlementFromRow(r: Row): SettlementRecord {
   };
 }
 
-/** The kinds of entry a settlement takes: what moves a merchant's pending balance but settlements. */
-const SETTLED_KINDS = `('payment', 'refund', 'disbursement', 'disbursement_returned')`;
-
-/** What an entry a settlement takes adds to its net. */
+/**
+ * What an entry a settlement takes adds to its net. It takes what moves a merchant's pending
+ * balance but settlements: payments, refunds, disbursements and returned ones (the unsettled queue
+ * holds exactly those, migration 033).
+ */
 const NET_OF_ENTRY = `CASE e.kind WHEN 'payment' THEN e.amount_sen - e.fee_sen
   WHEN 'refund' THEN -e.amount_sen
   WHEN 'disbursement' THEN -(e.amount_sen + e.fee_sen)
   ELSE e.amount_sen + e.fee_sen END`;
 
-/** Merchants with entries before `cutoff` (payments, refunds, disbursements) that no settlement has taken yet. */
+/**
+ * Merchants with entries before `cutoff` (payments, refunds, disbursements) that no settlement has
+ * taken yet: read from the unsettled queue (migration 033), so it costs what is unsettled.
+ */
 export async function merchantsWithUnsettled(sql: Sql, cutoff: number): Promise<string[]> {
-  const rows = await sql.all(
-    `SELECT DISTINCT e.merchant_id FROM ledger_entries e
-     WHERE e.kind IN ${SETTLED_KINDS} AND e.at < ?
-       AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)
-     ORDER BY e.merchant_id`,
-    [cutoff],
-  );
+  const rows = await sql.all('SELECT DISTINCT merchant_id FROM unsettled_entries WHERE at < ? ORDER BY merchant_id', [
+    cutoff,
+  ]);
   return rows.map((r) => String(r.merchant_id));
 }
 
@@ -83,9 +83,8 @@ export async function settleMerchant(
   const owed = (await firstRow(
     sql.all(
       `SELECT count(*) AS n, exact_sum(${NET_OF_ENTRY}) AS net
-       FROM ledger_entries e
-       WHERE e.merchant_id = ? AND e.kind IN ${SETTLED_KINDS} AND e.at < ?
-         AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)`,
+       FROM unsettled_entries u JOIN ledger_entries e ON e.id = u.entry_id
+       WHERE u.merchant_id = ? AND u.at < ?`,
       [run.merchantId, run.cutoff],
     ),
   )) as Row;
@@ -100,10 +99,14 @@ export async function settleMerchant(
   // is taken too, and the sums below are read from what was taken.
   await sql.run(
     `INSERT INTO settlement_items (entry_id, settlement_id)
-     SELECT e.id, ? FROM ledger_entries e
-     WHERE e.merchant_id = ? AND e.kind IN ${SETTLED_KINDS} AND e.at < ?
-       AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)`,
+     SELECT u.entry_id, ? FROM unsettled_entries u WHERE u.merchant_id = ? AND u.at < ?`,
     [run.id, run.merchantId, run.cutoff],
+  );
+  // Taken: out of the queue.
+  await sql.run(
+    `DELETE FROM unsettled_entries
+     WHERE entry_id IN (SELECT entry_id FROM settlement_items WHERE settlement_id = ?)`,
+    [run.id],
   );
   const sums = (await firstRow(
     sql.all(

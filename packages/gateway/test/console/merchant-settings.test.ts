@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Response } from 'playwright-core';
-import { FEE_FIELDS, PAYOUT_ACCOUNT_FIELDS } from '../../src/console/merchant-form.ts';
+import { FEE_FIELDS, LIMIT_FIELDS, PAYOUT_ACCOUNT_FIELDS } from '../../src/console/merchant-form.ts';
 import { merchantCreateSchema } from '../../src/merchants/merchant-fields.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import {
@@ -36,10 +36,13 @@ const PRIVATE_PEM = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateK
   format: 'pem',
 }) as string;
 
-/** Every field the admin API's create body takes, as the forms name them (fees and the bank account by their parts). */
-const SCHEMA_FIELDS = Object.keys(merchantCreateSchema.shape).flatMap((k) =>
-  k === 'fees' ? [...FEE_FIELDS] : k === 'payoutAccount' ? [...PAYOUT_ACCOUNT_FIELDS] : [k],
-);
+/** Every field the admin API's create body takes, as the forms name them (fees, the bank account and the limits by their parts). */
+const PARTS: Record<string, readonly string[]> = {
+  fees: FEE_FIELDS,
+  payoutAccount: PAYOUT_ACCOUNT_FIELDS,
+  limits: LIMIT_FIELDS,
+};
+const SCHEMA_FIELDS = Object.keys(merchantCreateSchema.shape).flatMap((k) => [...(PARTS[k] ?? [k])]);
 
 type Merchant = Record<string, unknown> & { id: string; partnerId: string; updatedAt: string };
 
@@ -125,6 +128,7 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       callbackBaseUrl: 'https://198.51.100.20/shop',
       qrisCallbackUrl: 'https://198.51.100.21/qris',
       vaCallbackUrl: 'https://198.51.100.22/va',
+      transferCallbackUrl: 'https://198.51.100.23/transfer',
       callbackJson: 'php-laravel',
       callbackVaBody: 'snap-payment',
       // QRIS
@@ -139,6 +143,7 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       'fees.qris.fixed': '500.00',
       'fees.va.fixed': '2500.00',
       'fees.va.percent': '0.10',
+      'fees.disbursement.fixed': '2500.00',
       // Delivery
       retrySchedule: '0s,10s,1m,1h',
       callbackAck: 'any-200',
@@ -147,6 +152,7 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       'payoutAccount.bankCode': '014',
       'payoutAccount.accountNo': '8880123456',
       'payoutAccount.accountName': 'Toko Setelan',
+      'limits.disbursementDaily': '50000000.00',
     },
     api: {
       name: 'Toko Setelan Lengkap',
@@ -158,6 +164,7 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       callbackBaseUrl: 'https://198.51.100.20/shop',
       qrisCallbackUrl: 'https://198.51.100.21/qris',
       vaCallbackUrl: 'https://198.51.100.22/va',
+      transferCallbackUrl: 'https://198.51.100.23/transfer',
       callbackJson: 'php-laravel',
       callbackVaBody: 'snap-payment',
       merchantName: 'TOKO SETELAN',
@@ -166,10 +173,15 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       mcc: '5812',
       qrisCriteria: 'UKE',
       qrisProvider: acquirerId,
-      fees: { qris: { percent: '0.70', fixed: '500.00' }, va: { fixed: '2500.00', percent: '0.10' } },
+      fees: {
+        qris: { percent: '0.70', fixed: '500.00' },
+        va: { fixed: '2500.00', percent: '0.10' },
+        disbursement: { fixed: '2500.00' },
+      },
       retrySchedule: '0s,10s,1m,1h',
       callbackAck: 'any-200',
       payoutSchedule: 'auto',
+      limits: { disbursementDaily: '50000000.00' },
     } as Record<string, unknown>,
   });
   const pick = (m: Merchant, keys: string[]) => Object.fromEntries(keys.map((k) => [k, m[k]]));
@@ -275,11 +287,15 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
       'fees.qris.fixed': '',
       'fees.va.fixed': '',
       'fees.va.percent': '',
+      'fees.disbursement.fixed': '',
+      transferCallbackUrl: '',
+      'limits.disbursementDaily': '',
       retrySchedule: '',
     });
     await submit(page, SAVE);
     assert.match(page.url(), /\?ok=saved$/);
     const after = await stored(m.id);
+    assert.deepEqual(pick(after, ['transferCallbackUrl', 'limits']), { transferCallbackUrl: null, limits: null });
     assert.deepEqual(
       pick(after, ['publicKeyPem', 'callbackTokenUrl', 'qrisCallbackUrl', 'qrisProvider', 'fees', 'retrySchedule']),
       {
@@ -296,12 +312,15 @@ describe('every merchant setting in the console', { skip: !available && !CI ? mi
     assert.equal(await text(page, '#fee-qris'), 'Bank Indonesia’s MDR for UKE (default)');
     assert.equal(await text(page, '#fee-va'), 'free (default)');
 
-    // Only the QRIS part of the fees emptied: the VA part stays.
+    // Only the QRIS part of the fees emptied: the VA and disbursement parts stay.
     const v = await gw.createMerchant({ name: 'Toko Separuh', fees: api.fees });
     await page.goto(`${gw.url}/console/merchants/${v.id}`);
     await setAll(page, EDIT, { 'fees.qris.percent': '', 'fees.qris.fixed': '' });
     await submit(page, SAVE);
-    assert.deepEqual((await stored(v.id)).fees, { va: { fixed: '2500.00', percent: '0.10' } });
+    assert.deepEqual((await stored(v.id)).fees, {
+      va: { fixed: '2500.00', percent: '0.10' },
+      disbursement: { fixed: '2500.00' },
+    });
 
     // Saved as it is: nothing is sent, so a generated NMID stays generated (a typed one would not).
     const g = await gw.createMerchant({ name: 'Toko Tak Berubah' });

@@ -94,3 +94,9 @@ function lineOf(row: ReportRow): string {
 export function settlementCsv(rows: ReportRow[]): string {
   return [SETTLEMENT_CSV_HEADER, ...rows.map(lineOf)].map((line) => line + CRLF).join('');
 }
+
+/** Rows as CSV lines, each ended by CRLF, without the header: a page of a streamed report. */
+export const settlementCsvLines = (rows: ReportRow[]): string => rows.map((row) => lineOf(row) + CRLF).join('');
+
+/** The header line, ended by CRLF. */
+export const SETTLEMENT_CSV_HEAD = SETTLEMENT_CSV_HEADER + CRLF;

@@ -15,7 +15,7 @@ import type {
 } from '../store/store.ts';
 import { type LedgerEntryView, ledgerEntryView, money } from './ledger-service.ts';
 import { payoutEntry, settlementEntry } from './postings.ts';
-import { type ReportRow, settlementCsv } from './settlement-report.ts';
+import { type ReportRow, SETTLEMENT_CSV_HEAD, settlementCsvLines } from './settlement-report.ts';
 
 // docs/books.md#settlements: what a merchant is owed up to a cutoff, taken out of pending into a
 // settlement, reported, and paid out with the bank's reference.
@@ -126,51 +126,14 @@ export function createSettlementService({
       return { settlement, entries: await store.settlementEntries(id) };
     },
 
-    /** The report: one row per payment, refund and disbursement; its sums are the settlement's. */
-    async report(caller: Caller, id: string): Promise<{ settlement: SettlementRecord; csv: string }> {
+    /**
+     * The report: one row per payment, refund and disbursement; its sums are the settlement's. Read
+     * and written a page at a time (keyset on the entry), so a settlement of any size streams: the
+     * settlement is found (or not) before the first byte, then the CSV comes as it is read.
+     */
+    async report(caller: Caller, id: string): Promise<{ settlement: SettlementRecord; csv: AsyncIterable<string> }> {
       const settlement = await mine(caller, id);
-      const entries = await store.settlementEntries(id);
-      const isDisbursement = (e: LedgerEntry) => e.kind === 'disbursement' || e.kind === 'disbursement_returned';
-      const txns = new Map(
-        (
-          await store.paidTransactionsByReference([
-            ...new Set(entries.filter((e) => !isDisbursement(e)).map((e) => e.referenceNo ?? '')),
-          ])
-        ).map((t) => [t.referenceNo, t] as const),
-      );
-      const transfers = new Map<string, PayoutRecord>();
-      for (const e of entries) {
-        if (!isDisbursement(e) || e.referenceNo === null || transfers.has(e.referenceNo)) continue;
-        const p = await store.findDisbursement(settlement.merchantId, { referenceNo: e.referenceNo });
-        if (p) transfers.set(e.referenceNo, p);
-      }
-      const rows: ReportRow[] = entries.map((e) => {
-        if (isDisbursement(e)) {
-          const p = transfers.get(e.referenceNo ?? '');
-          return {
-            referenceNo: e.referenceNo ?? '',
-            partnerReferenceNo: p?.merchantReferenceNo ?? '',
-            kind: e.kind as 'disbursement' | 'disbursement_returned',
-            paidAtMs: e.at,
-            amountSen: e.amountSen,
-            feeSen: e.feeSen,
-            providerId: '',
-            providerReference: p?.bankReference ?? null,
-          };
-        }
-        const t = txns.get(e.referenceNo ?? '');
-        return {
-          referenceNo: e.referenceNo ?? '',
-          partnerReferenceNo: t?.partnerReferenceNo ?? '',
-          kind: e.kind === 'refund' ? 'refund' : 'payment',
-          paidAtMs: e.at,
-          amountSen: e.amountSen,
-          feeSen: e.kind === 'refund' ? 0n : e.feeSen,
-          providerId: e.providerId ?? '',
-          providerReference: e.kind === 'refund' ? null : (t?.providerReference ?? null),
-        };
-      });
-      return { settlement, csv: settlementCsv(rows) };
+      return { settlement, csv: reportLines(store, settlement) };
     },
 
     /** Marks an open settlement paid; a settlement paid already is a conflict. */
@@ -190,5 +153,69 @@ export function createSettlementService({
 }
 
 export type SettlementService = ReturnType<typeof createSettlementService>;
+
+/** Entries read per page of a report. */
+const REPORT_PAGE = 1000;
+
+const isDisbursement = (e: LedgerEntry) => e.kind === 'disbursement' || e.kind === 'disbursement_returned';
+
+/** A settlement's report as CSV text, the header first, then a page of rows at a time. */
+async function* reportLines(store: SettlementStore, settlement: SettlementRecord): AsyncGenerator<string> {
+  yield SETTLEMENT_CSV_HEAD;
+  for (let after = 0; ; ) {
+    const entries = await store.settlementEntriesPage(settlement.id, after, REPORT_PAGE);
+    if (entries.length === 0) return;
+    yield settlementCsvLines(await reportRows(store, settlement, entries));
+    if (entries.length < REPORT_PAGE) return;
+    after = Number((entries[entries.length - 1] as LedgerEntry).id);
+  }
+}
+
+/** The report's rows of some of a settlement's entries: their transactions' and transfers' references. */
+async function reportRows(
+  store: SettlementStore,
+  settlement: SettlementRecord,
+  entries: LedgerEntry[],
+): Promise<ReportRow[]> {
+  const txns = new Map(
+    (
+      await store.paidTransactionsByReference([
+        ...new Set(entries.filter((e) => !isDisbursement(e)).map((e) => e.referenceNo ?? '')),
+      ])
+    ).map((t) => [t.referenceNo, t] as const),
+  );
+  const transfers = new Map<string, PayoutRecord>();
+  for (const e of entries) {
+    if (!isDisbursement(e) || e.referenceNo === null || transfers.has(e.referenceNo)) continue;
+    const p = await store.findDisbursement(settlement.merchantId, { referenceNo: e.referenceNo });
+    if (p) transfers.set(e.referenceNo, p);
+  }
+  return entries.map((e) => {
+    if (isDisbursement(e)) {
+      const p = transfers.get(e.referenceNo ?? '');
+      return {
+        referenceNo: e.referenceNo ?? '',
+        partnerReferenceNo: p?.merchantReferenceNo ?? '',
+        kind: e.kind as 'disbursement' | 'disbursement_returned',
+        paidAtMs: e.at,
+        amountSen: e.amountSen,
+        feeSen: e.feeSen,
+        providerId: '',
+        providerReference: p?.bankReference ?? null,
+      };
+    }
+    const t = txns.get(e.referenceNo ?? '');
+    return {
+      referenceNo: e.referenceNo ?? '',
+      partnerReferenceNo: t?.partnerReferenceNo ?? '',
+      kind: e.kind === 'refund' ? 'refund' : 'payment',
+      paidAtMs: e.at,
+      amountSen: e.amountSen,
+      feeSen: e.kind === 'refund' ? 0n : e.feeSen,
+      providerId: e.providerId ?? '',
+      providerReference: e.kind === 'refund' ? null : (t?.providerReference ?? null),
+    };
+  });
+}
 
 export const settlementEntriesView = (entries: LedgerEntry[]): LedgerEntryView[] => entries.map(ledgerEntryView);

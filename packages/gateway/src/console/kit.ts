@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../domain-error.ts';
 import { auditValue, redactSecrets } from '../http/admin-audit.ts';
@@ -54,8 +55,18 @@ export function asConsoleError(e: unknown): ConsoleError | undefined {
 }
 
 /** A download: `content-disposition: attachment` with a file name. */
-export function sendAttachment(reply: FastifyReply, type: string, filename: string, body: string): FastifyReply {
-  return reply.code(200).type(type).header('content-disposition', `attachment; filename="${filename}"`).send(body);
+/** A download: text at once, or text as it is made (a report read a page at a time). */
+export function sendAttachment(
+  reply: FastifyReply,
+  type: string,
+  filename: string,
+  body: string | AsyncIterable<string>,
+): FastifyReply {
+  return reply
+    .code(200)
+    .type(type)
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(typeof body === 'string' ? body : Readable.from(body));
 }
 
 export function sendHtml(reply: FastifyReply, body: string, status = 200): FastifyReply {

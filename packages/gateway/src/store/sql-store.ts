@@ -330,6 +330,9 @@ export abstract class SqlStore {
   settlementEntries(id: string) {
     return settlements.settlementEntries(this.sql, id);
   }
+  settlementEntriesPage(id: string, afterId: number, limit: number) {
+    return settlements.settlementEntriesPage(this.sql, id, afterId, limit);
+  }
   payOut(id: string, bankReference: string, at: number, entryFor: (s: SettlementRecord) => NewLedgerEntry) {
     return this.transaction((sql) => settlements.payOut(sql, id, bankReference, at, entryFor));
   }

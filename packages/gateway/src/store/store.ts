@@ -368,6 +368,8 @@ export interface BooksStore {
   findSettlement(id: string): Promise<SettlementRecord | undefined>;
   listSettlements(filter: SettlementFilter, limit: number): Promise<SettlementRecord[]>;
   settlementEntries(id: string): Promise<LedgerEntry[]>;
+  /** A page of a settlement's entries in the order they were written, after entry `afterId`. */
+  settlementEntriesPage(id: string, afterId: number, limit: number): Promise<LedgerEntry[]>;
   /**
    * An open settlement becomes `paying` with its new payout (docs/payouts.md), in one database
    * transaction: of two at once, or a payout and a manual marking, one wins.

@@ -3,64 +3,25 @@
 // is exact past 2^53 sen (SQLite reads such integers as BigInts) and never overflows; a settlement
 // run that fails for one merchant settles the others. Real HTTP, both stores.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { startGateway, type TestGateway } from '../helpers/gateway.ts';
-import { createTestDatabase } from '../helpers/postgres.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { gatewayWithRawSql, type RawSql } from '../helpers/raw-sql.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
 
 const API = '/api/snap/v1.0';
 const idr = (value: string) => ({ value, currency: 'IDR' });
 const EXCEEDS = (svc: string) => ({ responseCode: `403${svc}02`, responseMessage: 'Exceeds Transaction Amount Limit' });
 
-/** Raw SQL on the gateway's own database, for what no door may do (a database from before the bounds). */
-interface Raw {
-  exec(sql: string, params?: unknown[]): Promise<void>;
-  close(): Promise<void>;
-}
-
 export function moneyBoundsSuite(engine: 'SQLite' | 'PostgreSQL'): void {
   describe(`money bounds: amounts at the edge of the range (${engine})`, () => {
     let gw: TestGateway;
-    let raw: Raw;
-    let drop = async () => undefined as unknown;
+    // Raw SQL on the gateway's own database, for what no door may do (a database from before the bounds).
+    let raw: RawSql;
+    let close = async () => undefined as unknown;
     before(async () => {
-      if (engine === 'PostgreSQL') {
-        const db = await createTestDatabase();
-        drop = db.drop;
-        const store = new PostgresStore({ connectionString: db.url });
-        await store.migrate();
-        gw = await startGateway({ store });
-        const client = new pg.Client({ connectionString: db.url });
-        await client.connect();
-        raw = {
-          exec: async (sql, params = []) => {
-            let n = 0;
-            await client.query(
-              sql.replace(/\?/g, () => `$${++n}`),
-              params,
-            );
-          },
-          close: () => client.end(),
-        };
-      } else {
-        gw = await startGateway();
-        const db = new Database(join(gw.dir, 'snapgate.db'));
-        db.pragma('busy_timeout = 5000');
-        raw = {
-          exec: async (sql, params = []) => void db.prepare(sql).run(...params),
-          close: async () => void db.close(),
-        };
-      }
+      ({ gw, raw, close } = await gatewayWithRawSql(engine));
     });
-    after(async () => {
-      await raw.close();
-      await gw.close();
-      await drop();
-    });
+    after(() => close());
 
     async function merchant(): Promise<{ id: string; caller: SnapCaller }> {
       const m = await gw.createMerchant();

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { type LedgerService, ledgerEntryView } from '../../books/ledger-service.ts';
@@ -116,7 +117,7 @@ export function adminBookRoutes(
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="settlement-${settlement.id}.csv"`)
-      .send(csv);
+      .send(Readable.from(csv));
   });
 
   app.post('/settlements/:id/payout', { config }, async (request, reply) => {

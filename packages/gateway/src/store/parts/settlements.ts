@@ -185,6 +185,21 @@ export async function settlementEntries(sql: Sql, id: string): Promise<LedgerEnt
   return rows.map(ledgerEntryFromRow);
 }
 
+/** A page of a settlement's entries in the order they were written, after entry `afterId` (keyset). */
+export async function settlementEntriesPage(
+  sql: Sql,
+  id: string,
+  afterId: number,
+  limit: number,
+): Promise<LedgerEntry[]> {
+  const rows = await sql.all(
+    `SELECT e.* FROM settlement_items i JOIN ledger_entries e ON e.id = i.entry_id
+     WHERE i.settlement_id = ? AND i.entry_id > ? ORDER BY i.entry_id LIMIT ?`,
+    [id, afterId, limit],
+  );
+  return rows.map(ledgerEntryFromRow);
+}
+
 /** Marks an open settlement paid with its payout entry (settling → cash), in one transaction. */
 export async function payOut(
   sql: Sql,

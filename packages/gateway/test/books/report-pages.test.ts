@@ -1,0 +1,3 @@
+import { reportPagesSuite } from './report-pages-suite.ts';
+
+reportPagesSuite('SQLite');

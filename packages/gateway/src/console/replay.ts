@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type NotificationOperations, ReplayRefused } from '../delivery/notification-operations.ts';
+import type { NotificationRecord } from '../store/store.ts';
 import type { OperatorPages } from './operator.ts';
 import { watchQuery } from './transaction-views.ts';
+import { notificationSubjectHref } from './views.ts';
 
 /** What a replay needs of the console's or the portal's gate (the portal's PortalPages has the same three). */
 type ReplayGate = Pick<OperatorPages, 'callerOf' | 'audit' | 'refused'>;
@@ -19,7 +21,7 @@ export async function replayFromPage(
   o: { base: string; action: string; fields?: Record<string, string> },
 ): Promise<FastifyReply> {
   const caller = gate.callerOf(request);
-  const pageOf = (referenceNo: string) => `${o.base}/transactions/${encodeURIComponent(referenceNo)}`;
+  const pageOf = (n: Pick<NotificationRecord, 'kind' | 'referenceNo'>) => notificationSubjectHref(o.base, n);
   let n: Awaited<ReturnType<NotificationOperations['replay']>>;
   try {
     n = await notifications.replay(caller, request.params.id);
@@ -29,7 +31,7 @@ export async function replayFromPage(
     return gate.refused(
       request,
       reply,
-      pageOf(notification.referenceNo),
+      pageOf(notification),
       `Notification ${e.notificationId} was not replayed: ${e.message}.`,
       { status: 409, action: o.action, target: e.notificationId },
     );
@@ -40,5 +42,5 @@ export async function replayFromPage(
     httpStatus: 202,
     ...(o.fields ? { fields: o.fields, after: { id: n.id, state: n.state } } : {}),
   });
-  return reply.redirect(`${pageOf(n.referenceNo)}?ok=replayed&${watchQuery(n)}`, 303);
+  return reply.redirect(`${pageOf(n)}?ok=replayed&${watchQuery(n)}`, 303);
 }

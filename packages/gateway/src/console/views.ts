@@ -121,6 +121,18 @@ ${merchantNames ? html`<td data-label="Merchant">${merchantNames.get(t.merchantI
   )}</tbody></table></div>`;
 }
 
+/**
+ * The page of what a notification tells: its transaction's, or for a transfer callback its payout's
+ * (the console's page of it; the portal lists its payouts on one page). `base`: `/console` or
+ * `/console/portal`.
+ */
+export function notificationSubjectHref(base: string, n: Pick<NotificationRecord, 'kind' | 'referenceNo'>): string {
+  if (n.kind !== 'transfer') return `${base}/transactions/${encodeURIComponent(n.referenceNo)}`;
+  // A disbursement's reference is its payout's id in capitals (payouts/payout-service.ts).
+  const payoutId = `po_${n.referenceNo.slice(2).toLowerCase()}`;
+  return base === '/console' ? `/console/payouts/${encodeURIComponent(payoutId)}` : `${base}/payouts#${payoutId}`;
+}
+
 export function notificationTable(rows: NotificationRecord[], base: string, merchantNames?: Map<string, string>): Html {
   if (rows.length === 0) return empty('No notifications here.');
   return html`<div class="table-wrap"><table class="stack">
@@ -128,7 +140,7 @@ export function notificationTable(rows: NotificationRecord[], base: string, merc
 <tbody>${rows.map(
     (n) => html`<tr>
 <td data-label="Id">${n.id}</td>
-<td data-label="Transaction"><a href="${base}/transactions/${encodeURIComponent(n.referenceNo)}#n-${n.id}">${n.referenceNo}</a></td>
+<td data-label="Transaction"><a href="${notificationSubjectHref(base, n)}${n.kind === 'transfer' ? '' : `#n-${n.id}`}">${n.referenceNo}</a></td>
 ${merchantNames ? html`<td data-label="Merchant">${merchantNames.get(n.merchantId) ?? n.merchantId}</td>` : ''}
 <td data-label="State" class="status">${badge(n.state, n.state)}</td>
 <td data-label="Attempts" class="num">${n.attemptCount}</td>

@@ -39,19 +39,25 @@ const dailyLimitSen = (m: MerchantRecord) => toMinorUnits(m.limits?.disbursement
 /** A disbursement's state as SNAP's latestTransactionStatus: 00 paid, 03 on its way, 06 failed. */
 const statusOf = (p: PayoutRecord) => (p.state === 'paid' ? '00' : p.state === 'failed' ? '06' : '03');
 
+/** A SNAP error as an answer (kept for replay like any other). */
+const answerOf = (e: ReturnType<typeof snapError>) => answer(e.httpStatus, { ...e.toBody() });
+
 /**
  * The bank's refusal said as this service's: its HTTP status and case, the service's own code (an
- * account the bank does not know is `Invalid Card/Account/Customer`).
+ * account the bank does not know is `Invalid Card/Account/Customer`; a code that is not SNAP's is
+ * an External Server Error).
  */
 function refusalOf(service: string, responseCode: string | undefined, responseMessage: string | undefined) {
   const code = responseCode ?? '';
-  if (/^404\d\d11$/.test(code)) throw snapError('INVALID_ACCOUNT', service);
-  if (!/^[45]\d{6}$/.test(code)) throw snapError('EXTERNAL_SERVER_ERROR', service);
+  if (/^404\d\d11$/.test(code)) return answerOf(snapError('INVALID_ACCOUNT', service));
+  if (!/^[45]\d{6}$/.test(code)) return answerOf(snapError('EXTERNAL_SERVER_ERROR', service));
   return answer(Number(code.slice(0, 3)), {
     responseCode: `${code.slice(0, 3)}${service}${code.slice(5)}`,
     responseMessage: responseMessage || 'Refused by the bank',
   });
 }
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface DisbursementServiceDeps {
   store: Store;
@@ -138,6 +144,7 @@ export function createDisbursementService({ store, clock, bank, payouts }: Disbu
         settlementId: null,
         referenceNo: reference,
         merchantReferenceNo,
+        externalId: ctx.idempotencyKey.externalId,
         additionalInfo: additionalInfo ?? null,
         amountSen: toMinorUnits((amount as { value: string }).value),
         feeSen: toMinorUnits(m.fees?.disbursement?.fixed ?? '0.00'),
@@ -171,6 +178,17 @@ export function createDisbursementService({ store, clock, bank, payouts }: Disbu
           });
         }
         throw e;
+      }
+      if (started.outcome === 'duplicate') {
+        // The same request again (its X-EXTERNAL-ID) while the first is on its way: its answer, once
+        // kept (withIdempotency replays it on this refusal). Anything else reusing the reference: 409.
+        const twin = started.payout;
+        if (twin.externalId === ctx.idempotencyKey.externalId) {
+          // A wait in real time (the first request's bank call), at most its lease.
+          const deadline = Date.now() + (claim.leaseUntil - now);
+          while (!(await store.findIdempotency(ctx.idempotencyKey)) && Date.now() < deadline) await pause(50);
+        }
+        throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { partnerReferenceNo: merchantReferenceNo } });
       }
       if (started.outcome === 'insufficient') throw snapError('INSUFFICIENT_FUNDS', svc);
       if (started.outcome === 'over-limit') throw snapError('EXCEEDS_AMOUNT_LIMIT', svc);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { fromMinorUnits } from '@snapgate/snap';
+import { fromMinorUnits, parseSnapTimestamp } from '@snapgate/snap';
 import { disbursementEntry, payoutEntry } from '../books/postings.ts';
 import type { Clock } from '../clock.ts';
 import { conflict, forbidden, notFound } from '../domain-error.ts';
@@ -193,6 +193,10 @@ export function createPayoutService(deps: PayoutServiceDeps) {
     return claimed ? check(claimed) : payout;
   }
 
+  /** When a payout's transfer was sent: its transactionDate as sent, else its row's last change. */
+  const sentAt = (p: PayoutRecord) =>
+    (p.transactionDate === null ? undefined : parseSnapTimestamp(p.transactionDate)) ?? p.updatedAt;
+
   /** Asks the bank where a claimed payout's transfer stands (36) and records what it says. */
   async function check(p: PayoutRecord): Promise<PayoutRecord> {
     const now = clock.now();
@@ -228,8 +232,11 @@ export function createPayoutService(deps: PayoutServiceDeps) {
         : r.outcome === 'failed'
           ? { state: 'failed', error: `the bank ended the transfer: status ${r.latestTransactionStatus}` }
           : r.outcome === 'not-found'
-            ? // Asked only once its claim ended: the transfer, if it left, has had its answer.
-              { state: 'failed', error: 'the bank has no such transfer (36: not found): nothing was paid' }
+            ? // Final only once the transfer, if it left, has had all the time its call could take (its
+              // lease): a bank asked sooner (someone looked at once) may not have booked it yet.
+              answeredAt - sentAt(p) >= leaseMs
+              ? { state: 'failed', error: 'the bank has no such transfer (36: not found): nothing was paid' }
+              : later('the bank does not know the transfer yet (36: not found); it is asked again')
             : r.outcome === 'pending'
               ? later(null, r.referenceNo ?? null)
               : later(`no clear answer to the status query: ${r.exchange.error ?? `HTTP ${r.exchange.status}`}`);

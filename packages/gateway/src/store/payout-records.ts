@@ -56,6 +56,8 @@ export interface PayoutRecord {
   referenceNo: string | null;
   /** A disbursement's partnerReferenceNo, as its merchant sent it (one per merchant). */
   merchantReferenceNo?: string | null;
+  /** A disbursement's X-EXTERNAL-ID: a repeat of it while it is on its way waits for its answer. */
+  externalId?: string | null;
   /** A disbursement's `additionalInfo`, as its merchant sent it (echoed). */
   additionalInfo?: Record<string, unknown> | null;
   amountSen: bigint;

@@ -22,7 +22,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
-import { authenticate, snapCall } from '../helpers/snap.ts';
+import { authenticate, newExternalId, snapCall } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 const API = '/api/snap/v1.0';
@@ -60,12 +60,13 @@ async function sharedDatabase(under: StoreUnderTest): Promise<{ open(): Promise<
   };
 }
 
-type Mode = 'pass' | 'lose' | 'slow' | 'hold';
+type Mode = 'pass' | 'lose' | 'slow' | 'hold' | 'drop';
 
 /**
  * A payout bank on 127.0.0.1 that hands every request to the sandbox bank (which takes the transfer)
  * and then, for transfers, answers as told: `pass` the sandbox bank's answer; `lose` a 500 that is not
- * SNAP; `slow` nothing until the gateway has given up; `hold` nothing until `release()`.
+ * SNAP; `slow` nothing until the gateway has given up; `hold` nothing until `release()`; `drop` a 500
+ * without handing the transfer on (a bank that has not booked it yet).
  */
 async function startBankStandIn(target: () => string) {
   let mode: Mode = 'pass';
@@ -78,6 +79,11 @@ async function startBankStandIn(target: () => string) {
   };
   const server: Server = createServer(async (req, res) => {
     const body = await read(req);
+    if (mode === 'drop' && /transfer-(intra|inter)bank$/.test(req.url ?? '')) {
+      transfers++;
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('not booked');
+      return;
+    }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) {
       if (typeof v === 'string' && !['host', 'connection', 'content-length', 'transfer-encoding'].includes(k))
@@ -580,6 +586,73 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
           await verified();
         });
       }
+
+      it('keeps a transfer the bank does not know yet pending when asked at once, and fails it only after its lease', async () => {
+        const m = await gw.createMerchant({ limits: { disbursementDaily: '1000000.00' } });
+        const caller = await authenticate(gw.url, m);
+        const g = await snapCall(gw.url, caller, `${API}/qr/qr-mpm-generate`, {
+          partnerReferenceNo: `PAYOUT-${++seq}`,
+          amount: idr('40000.00'),
+        });
+        assert.equal((await gw.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, {})).status, 200);
+        standIn.setMode('drop');
+        const r = await snapCall(gw.url, caller, `${API}/transfer-interbank`, {
+          partnerReferenceNo: `DISB-${++seq}`,
+          amount: idr('15000.00'),
+          beneficiaryAccountName: 'Toko',
+          beneficiaryAccountNo: '7400001234',
+          beneficiaryBankCode: '008',
+        });
+        standIn.setMode('pass');
+        assert.deepEqual([r.status, r.body.responseCode], [202, '2021800'], r.text);
+        const ask = () =>
+          snapCall(gw.url, caller, `${API}/transfer/status`, {
+            originalPartnerReferenceNo: r.body.partnerReferenceNo,
+            serviceCode: '18',
+          });
+        // Asked at once: not found at the bank, but it may still book it: still on its way, still held.
+        assert.equal((await ask()).body.latestTransactionStatus, '03');
+        assert.equal((await gw.admin('GET', `/merchants/${m.id}/balance`)).body.pending, '25000.00');
+        // Past its lease (twice the upstream timeout and 5 s), not found is final: failed, returned.
+        clock.advance(10_000);
+        assert.equal((await ask()).body.latestTransactionStatus, '06');
+        assert.equal((await gw.admin('GET', `/merchants/${m.id}/balance`)).body.pending, '40000.00');
+        await verified();
+      });
+
+      it('answers a repeat of a disbursement still on its way (same X-EXTERNAL-ID) with its answer', async () => {
+        const m = await gw.createMerchant({ limits: { disbursementDaily: '1000000.00' } });
+        const caller = await authenticate(gw.url, m);
+        const g = await snapCall(gw.url, caller, `${API}/qr/qr-mpm-generate`, {
+          partnerReferenceNo: `PAYOUT-${++seq}`,
+          amount: idr('40000.00'),
+        });
+        assert.equal((await gw.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, {})).status, 200);
+        const body = {
+          partnerReferenceNo: `DISB-${++seq}`,
+          amount: idr('15000.00'),
+          beneficiaryAccountName: 'Toko',
+          beneficiaryAccountNo: '7500001234',
+          beneficiaryBankCode: '008',
+        };
+        const externalId = newExternalId();
+        standIn.setMode('hold');
+        const before = standIn.transfers();
+        const first = snapCall(gw.url, caller, `${API}/transfer-interbank`, body, { externalId });
+        await until(
+          async () => standIn.transfers(),
+          (n) => n === before + 1,
+          'the first at the bank',
+        );
+        const second = snapCall(gw.url, caller, `${API}/transfer-interbank`, body, { externalId });
+        // The second waits for the first's answer: the bank's is held until released.
+        standIn.setMode('pass');
+        standIn.release();
+        const [a, b] = await Promise.all([first, second]);
+        assert.deepEqual([a.status, a.body.responseCode], [202, '2021800'], a.text);
+        assert.equal(b.text, a.text, 'the same answer');
+        assert.equal(standIn.transfers() - before, 1, 'one transfer');
+      });
     });
   });
 

@@ -221,6 +221,9 @@ export function disbursementSuite(under: StoreUnderTest): void {
       assert.equal(again.text, first.text);
       const reused = await snapCall(gw.url, caller, TRANSFER, { ...body, amount: idr('2000.00') });
       assert.deepEqual([reused.status, reused.body.responseCode], [409, '4091801']);
+      // Even when the balance could no longer fund it: a reused reference is a duplicate, never "not sent".
+      const tooMuch = await snapCall(gw.url, caller, TRANSFER, { ...body, amount: idr('99999.00') });
+      assert.deepEqual([tooMuch.status, tooMuch.body.responseCode], [409, '4091801']);
       assert.equal((await sentToBank(first.body.referenceNo))?.status, '00');
     });
 
@@ -323,6 +326,20 @@ export function disbursementSuite(under: StoreUnderTest): void {
       assert.deepEqual([s2.count, s2.returned, s2.net], [0, '5500.00', '5500.00']);
       const b = await balance(m.id);
       assert.deepEqual([b.pending, b.settling], ['0.00', '78800.00']);
+      await verified();
+    });
+
+    it('takes a disbursement asked after the cutoff into the settlement all the same (never paid twice)', async () => {
+      const { m, caller } = await funded();
+      const cutoff = new Date(Date.now() - 1).toISOString();
+      // After the cutoff, before the run reaches the merchant: this money has left pending already.
+      const sent = await transfer(caller, '1234567890', '90000.00');
+      assert.equal(sent.status, 200, sent.text);
+      const run = await gw.admin('POST', '/settlements', { merchantId: m.id, cutoff });
+      assert.equal(run.status, 201, JSON.stringify(run.body));
+      const s = run.body.items[0];
+      assert.deepEqual([s.gross, s.disbursed, s.net], ['100000.00', '90000.00', '9300.00']);
+      assert.equal((await balance(m.id)).pending, '0.00', 'never below zero');
       await verified();
     });
 

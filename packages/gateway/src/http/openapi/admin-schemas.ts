@@ -43,9 +43,9 @@ export const ADMIN_SCHEMAS: Record<string, JsonSchema> = {
     description: 'A bank or an acquirer calling the SNAP provider API: never a secret, its own or the outbound one.',
   },
   Transaction: closed({
-    referenceNo: { type: 'string' },
+    referenceNo: { type: 'string', description: 'The transaction’s; a transfer callback’s: the disbursement’s.' },
     merchantId: { type: 'string' },
-    kind: { enum: ['qris', 'va'] },
+    kind: { enum: ['qris', 'va', 'transfer'], description: '`transfer`: a disbursement’s end (docs/payouts.md).' },
     partnerReferenceNo: { type: 'string', description: 'QRIS `partnerReferenceNo`, or VA `trxId`.' },
     status: { enum: Object.keys(TRANSACTION_STATUS) },
     statusDesc: nullable({ type: 'string' }),

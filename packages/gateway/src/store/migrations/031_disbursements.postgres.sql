@@ -51,8 +51,11 @@ ALTER TABLE settlements ADD COLUMN disbursed_sen BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE settlements ADD COLUMN returned_sen BIGINT NOT NULL DEFAULT 0;
 
 -- A disbursement keeps the merchant's partnerReferenceNo (one per merchant, ever: a repeat is 409
--- 4091801) and what it sent in additionalInfo, to echo; its referenceNo is the gateway's.
+-- 4091801), the X-EXTERNAL-ID it was asked with, and what it sent in additionalInfo, to echo; its
+-- referenceNo is the gateway's.
 ALTER TABLE payouts ADD COLUMN merchant_reference_no TEXT;
+-- The X-EXTERNAL-ID it was asked with: a repeat while it is on its way waits for its answer.
+ALTER TABLE payouts ADD COLUMN external_id TEXT;
 ALTER TABLE payouts ADD COLUMN details TEXT;
 CREATE UNIQUE INDEX payouts_by_merchant_reference ON payouts (merchant_id, merchant_reference_no)
   WHERE merchant_reference_no IS NOT NULL;

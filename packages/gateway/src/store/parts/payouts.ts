@@ -18,6 +18,7 @@ export function payoutFromRow(r: Row): PayoutRecord {
     settlementId: strOrNull(r.settlement_id),
     referenceNo: strOrNull(r.reference_no),
     merchantReferenceNo: strOrNull(r.merchant_reference_no),
+    externalId: strOrNull(r.external_id),
     additionalInfo:
       r.details === null || r.details === undefined ? null : (JSON.parse(String(r.details)) as Record<string, unknown>),
     amountSen: sen(r.amount_sen),
@@ -85,6 +86,7 @@ async function insertPayout(sql: Sql, n: NewPayout): Promise<void> {
       settlement_id: p.settlementId,
       reference_no: p.referenceNo,
       merchant_reference_no: p.merchantReferenceNo ?? null,
+      external_id: p.externalId ?? null,
       details: p.additionalInfo ? JSON.stringify(p.additionalInfo) : null,
       amount_sen: p.amountSen.toString(),
       fee_sen: p.feeSen.toString(),
@@ -119,6 +121,7 @@ export interface NewDisbursement extends NewPayout {
 
 export type DisbursementStart =
   | { outcome: 'started'; payout: PayoutRecord }
+  | { outcome: 'duplicate'; payout: PayoutRecord }
   | { outcome: 'insufficient'; pendingSen: bigint }
   | { outcome: 'over-limit'; usedSen: bigint };
 
@@ -137,6 +140,15 @@ export async function startDisbursement(sql: Sql, n: NewDisbursement): Promise<D
       p.merchantId,
     ]),
   );
+  // A partnerReferenceNo used before is a duplicate whatever the balance says (a retry of a transfer
+  // that went out must not read as "not sent"); the unique index stands behind this.
+  const twin = await firstRow(
+    sql.all(`SELECT * FROM payouts WHERE merchant_id = ? AND merchant_reference_no = ?`, [
+      p.merchantId,
+      p.merchantReferenceNo,
+    ]),
+  );
+  if (twin) return { outcome: 'duplicate', payout: payoutFromRow(twin) };
   const pendingSen = row ? sen(row.pending_sen) : 0n;
   if (pendingSen < p.amountSen + p.feeSen) return { outcome: 'insufficient', pendingSen };
   const day = await firstRow(

@@ -37,6 +37,14 @@ export function settlementFromRow(r: Row): SettlementRecord {
 }
 
 /**
+ * Which queued entries a settlement takes: those before its cutoff, and every disbursement asked
+ * before it is made, whatever the cutoff: that money has left the merchant's pending balance
+ * already, and a settlement that left it out would pay it to the merchant a second time. (A queue
+ * row a settlement by an instance of an older version took stays queued; NOT EXISTS skips it.)
+ */
+const TAKEN = `(u.at < ? OR e.kind = 'disbursement')`;
+
+/**
  * What an entry a settlement takes adds to its net. It takes what moves a merchant's pending
  * balance but settlements: payments, refunds, disbursements and returned ones (the unsettled queue
  * holds exactly those, migration 033).
@@ -84,7 +92,8 @@ export async function settleMerchant(
     sql.all(
       `SELECT count(*) AS n, exact_sum(${NET_OF_ENTRY}) AS net
        FROM unsettled_entries u JOIN ledger_entries e ON e.id = u.entry_id
-       WHERE u.merchant_id = ? AND u.at < ?`,
+       WHERE u.merchant_id = ? AND ${TAKEN}
+         AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = u.entry_id)`,
       [run.merchantId, run.cutoff],
     ),
   )) as Row;
@@ -99,7 +108,9 @@ export async function settleMerchant(
   // is taken too, and the sums below are read from what was taken.
   await sql.run(
     `INSERT INTO settlement_items (entry_id, settlement_id)
-     SELECT u.entry_id, ? FROM unsettled_entries u WHERE u.merchant_id = ? AND u.at < ?`,
+     SELECT u.entry_id, ? FROM unsettled_entries u JOIN ledger_entries e ON e.id = u.entry_id
+     WHERE u.merchant_id = ? AND ${TAKEN}
+       AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = u.entry_id)`,
     [run.id, run.merchantId, run.cutoff],
   );
   // Taken: out of the queue.

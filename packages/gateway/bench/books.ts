@@ -178,7 +178,7 @@ async function measure(engine: 'sqlite' | 'postgres', entries: number, pgUrl: st
     }
     settlements.sort((x, y) => x - y);
     const verify =
-      entries <= SMALL ? await median(() => createLedgerService({ store: b.store }).verify(), 3) : undefined;
+      entries <= SMALL ? await median(() => createLedgerService({ store: b.store }).verifyFull(), 3) : undefined;
     return {
       buildMs,
       balance,

@@ -419,7 +419,7 @@ function createOperatorServices(deps: {
     audit: createAuditLog({ store, clock }),
     sessions: createSessionService({ store, clock, adminKeys, publicUrl: () => config.publicUrl }),
     overview: createOverviewService({ store }),
-    ledger: createLedgerService({ store }),
+    ledger: createLedgerService({ store, clock }),
     settlements: createSettlementService({ store, clock, logger }),
     payouts: createPayoutService({
       store,

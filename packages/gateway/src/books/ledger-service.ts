@@ -1,9 +1,11 @@
 import { toMinorUnits } from '@snapgate/snap';
+import type { Clock } from '../clock.ts';
 import { notFound } from '../domain-error.ts';
 import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
 import type {
   BooksStore,
   ClientStore,
+  LedgerCheckpoint,
   LedgerEntry,
   LedgerFilter,
   LedgerLine,
@@ -91,11 +93,16 @@ export interface Verification {
   ok: boolean;
   entries: number;
   problems: LedgerProblem[];
+  /** `incremental`: what was written since the last clean verification; `full`: the whole journal. */
+  mode?: 'incremental' | 'full';
+  /** Incremental: the entries read this time (after entry `since`). */
+  read?: number;
+  since?: string;
 }
 
 type LedgerStore = Pick<ClientStore, 'findMerchantById'> & BooksStore;
 
-export function createLedgerService({ store }: { store: LedgerStore }) {
+export function createLedgerService({ store, clock }: { store: LedgerStore; clock?: Pick<Clock, 'now'> }) {
   return {
     /** From the running totals (one row), whatever the size of the merchant's history. */
     async balance(caller: Caller, merchantId: string): Promise<Balance> {
@@ -118,7 +125,10 @@ export function createLedgerService({ store }: { store: LedgerStore }) {
     },
 
     /** Every invariant of docs/books.md#verification, over the whole journal. */
-    verify: () => verifyLedger(store),
+    verifyFull: async (): Promise<Verification> => ({ ...(await verifyLedger(store)), mode: 'full' }),
+
+    /** docs/books.md#verification: what was written since the last clean verification. */
+    verify: () => verifyIncrementally(store, clock?.now() ?? Date.now()),
   };
 }
 
@@ -160,39 +170,10 @@ async function verifyLedger(store: BooksStore): Promise<Verification> {
   }
   const owedByTransactions = new Map<string, bigint>();
   for (const t of paid.values()) {
-    const entries = payments.get(t.referenceNo) ?? [];
     const amountSen = toMinorUnits(t.paidAmount ?? t.amount ?? '0.00');
     const feeSen = toMinorUnits(t.feeAmount);
     owedByTransactions.set(t.merchantId, (owedByTransactions.get(t.merchantId) ?? 0n) + amountSen - feeSen);
-    const base = { referenceNo: t.referenceNo, merchantId: t.merchantId };
-    if (entries.length === 0) {
-      problems.push({ ...base, type: 'missing_payment', message: `${t.referenceNo} is paid but has no payment entry` });
-    } else if (entries.length > 1) {
-      problems.push({
-        ...base,
-        type: 'duplicate_payment',
-        message: `${t.referenceNo} has ${entries.length} payment entries`,
-      });
-    } else {
-      const e = entries[0] as LedgerEntry;
-      if (t.paymentEntryId !== e.id) {
-        // A refund finds its provider through this link: without it, a refund would post nothing.
-        problems.push({
-          ...base,
-          type: 'payment_mismatch',
-          entryId: e.id,
-          message: `${t.referenceNo}: names ${t.paymentEntryId === null ? 'no payment entry' : `entry ${t.paymentEntryId}`} as its payment, not entry ${e.id}`,
-        });
-      }
-      if (e.amountSen !== amountSen || e.feeSen !== feeSen) {
-        problems.push({
-          ...base,
-          type: 'payment_mismatch',
-          entryId: e.id,
-          message: `${t.referenceNo}: paid ${money(amountSen)} with fee ${money(feeSen)}, posted ${money(e.amountSen)} with fee ${money(e.feeSen)}`,
-        });
-      }
-    }
+    paymentProblems(t, payments.get(t.referenceNo) ?? [], problems);
   }
   const refunds = await store.refundsSince(startedAt);
   const merchants = new Set([...(await store.ledgerMerchants()), ...owedByTransactions.keys()]);
@@ -313,5 +294,199 @@ function causeProblem(
         ? undefined
         : `${e.kind} entry ${e.id}: disbursement ${payoutId} is ${state ?? 'unknown'}`;
     }
+  }
+}
+
+/**
+ * How long a verification waits before it keeps an entry in its checkpoint: an entry is written with
+ * the time of its transaction, which commits within a statement timeout, so one older than this has
+ * committed (or never will) and no entry with a lower id can still appear (PostgreSQL hands ids out
+ * before commit).
+ */
+const SETTLE_MS = 60_000;
+
+/** The sums verification carries forward: every account's balance, each merchant's paid out and fees. */
+interface Sums {
+  accounts: Map<string, bigint>;
+  merchants: Map<string, { paidOutSen: bigint; feesSen: bigint }>;
+}
+
+/** The checkpoint's sums, as a copy to add to. */
+function sumsOf(cp: LedgerCheckpoint | undefined): Sums {
+  return {
+    accounts: new Map<string, bigint>(cp?.accounts ?? []),
+    merchants: new Map([...(cp?.merchants ?? [])].map(([k, v]) => [k, { ...v }] as const)),
+  };
+}
+
+/** An entry's lines and its merchant's paid out and fees, added to the sums. */
+function addEntry(sums: Sums, e: LedgerEntry, lines: LedgerLine[]): void {
+  for (const l of lines) sums.accounts.set(l.account, (sums.accounts.get(l.account) ?? 0n) + l.debitSen - l.creditSen);
+  const m = sums.merchants.get(e.merchantId) ?? { paidOutSen: 0n, feesSen: 0n };
+  if (e.kind === 'payout') m.paidOutSen += e.amountSen;
+  if (e.kind === 'payment' || e.kind === 'disbursement') m.feesSen += e.feeSen;
+  if (e.kind === 'disbursement_returned') m.feesSen -= e.feeSen;
+  sums.merchants.set(e.merchantId, m);
+}
+
+/** A merchant's balance as the sums say it. */
+function balanceFromSums(sums: Sums, merchantId: string) {
+  const m = sums.merchants.get(merchantId) ?? { paidOutSen: 0n, feesSen: 0n };
+  return {
+    pendingSen: -(sums.accounts.get(account.pending(merchantId)) ?? 0n),
+    settlingSen: -(sums.accounts.get(account.settling(merchantId)) ?? 0n),
+    paidOutSen: m.paidOutSen,
+    feesSen: m.feesSen,
+  };
+}
+
+const sameBalance = (a: ReturnType<typeof balanceOf>, b: ReturnType<typeof balanceOf>) =>
+  a.pendingSen === b.pendingSen &&
+  a.settlingSen === b.settlingSen &&
+  a.paidOutSen === b.paidOutSen &&
+  a.feesSen === b.feesSen;
+
+const saidBalance = (t: ReturnType<typeof balanceOf>) =>
+  `pending ${money(t.pendingSen)}, settling ${money(t.settlingSen)}, paid out ${money(t.paidOutSen)}, fees ${money(t.feesSen)}`;
+
+/**
+ * docs/books.md#verification: the invariants over what was written since the last clean
+ * verification (its checkpoint), so it answers in time with the new entries, not the journal's age.
+ * Each new entry balances and has its cause; each payment entry is its transaction's, with its
+ * amount and fee; every transaction paid since has its entry; each merchant touched has running
+ * totals equal to its sums (carried forward from the checkpoint). A clean run keeps a new checkpoint
+ * (entries older than SETTLE_MS only). The invariants no checkpoint can carry (each merchant's
+ * balance against its transactions and refunds, `transfers` against transfers in flight) are the
+ * full verification's.
+ */
+async function verifyIncrementally(store: BooksStore, now: number): Promise<Verification> {
+  const problems: LedgerProblem[] = [];
+  const cp = await store.latestLedgerCheckpoint();
+  const startedAt = await store.ledgerStartedAt();
+  const through = cp?.throughEntryId ?? 0;
+  const horizon = now - SETTLE_MS;
+  /** Everything read; and the part kept for the next checkpoint (the entries older than the horizon). */
+  const all = sumsOf(cp);
+  const kept = sumsOf(cp);
+  let keptThrough = through;
+  let keptCount = cp?.entries ?? 0;
+  let isKeeping = true;
+  let read = 0;
+  const touched = new Set<string>();
+  for (let after = through; ; ) {
+    const page = await store.scanLedger(after, PAGE);
+    const payments = page.filter((e) => e.kind === 'payment' && e.referenceNo !== null);
+    const paid = new Map(
+      (await store.paidTransactionsByReference(payments.map((e) => e.referenceNo as string))).map(
+        (t) => [t.referenceNo, t] as const,
+      ),
+    );
+    const causes = {
+      refunds: await store.knownRefunds(page.flatMap((e) => (e.kind === 'refund' && e.refundNo ? [e.refundNo] : []))),
+      settlements: await store.settlementStatuses([
+        ...new Set(page.flatMap((e) => (e.settlementId === null ? [] : [e.settlementId]))),
+      ]),
+    };
+    const disbursements = await store.payoutStates(
+      page.flatMap((e) => (e.kind.startsWith('disbursement') ? [payoutIdOfCause(e.cause)] : [])),
+    );
+    for (const e of page) {
+      read++;
+      touched.add(e.merchantId);
+      const lines = checkEntry(e, problems);
+      addEntry(all, e, lines);
+      if (isKeeping && e.at < horizon) {
+        addEntry(kept, e, lines);
+        keptThrough = Number(e.id);
+        keptCount++;
+      } else isKeeping = false;
+      const why = causeProblem(e, paid, causes, disbursements);
+      if (why) problems.push({ type: 'no_cause', message: why, entryId: e.id, merchantId: e.merchantId });
+      const t = e.kind === 'payment' && e.referenceNo !== null ? paid.get(e.referenceNo) : undefined;
+      if (t) paymentProblems(t, [e], problems);
+    }
+    if (page.length < PAGE) break;
+    after = Number((page[page.length - 1] as LedgerEntry).id);
+  }
+  // Every transaction paid since the last check has its payment entry.
+  const paidSince = cp?.paidThrough ?? startedAt;
+  for (let after = ''; ; ) {
+    const page = await store.paidTransactionsSince(paidSince, after, PAGE);
+    for (const t of page) {
+      if (t.paymentEntryId === null) {
+        touched.add(t.merchantId);
+        problems.push({
+          referenceNo: t.referenceNo,
+          merchantId: t.merchantId,
+          type: 'missing_payment',
+          message: `${t.referenceNo} is paid but has no payment entry`,
+        });
+      }
+    }
+    if (page.length < PAGE) break;
+    after = (page[page.length - 1] as PaidTransaction).referenceNo;
+  }
+  // Each merchant touched: its running totals against its sums. One that differs (or that a commit
+  // meanwhile moved) is read again in one snapshot with its entries, which settles it.
+  for (const merchantId of touched) {
+    if (sameBalance(await store.runningTotals(merchantId), balanceFromSums(all, merchantId))) continue;
+    const { totals, entries } = await store.totalsAgainstEntries(merchantId);
+    const summed = balanceOf(entries);
+    if (!sameBalance(totals, summed)) {
+      problems.push({
+        type: 'running_totals',
+        merchantId,
+        message: `merchant ${merchantId}: its running totals (${saidBalance(totals)}) are not its entries' (${saidBalance(summed)})`,
+      });
+    }
+  }
+  const entries = (cp?.entries ?? 0) + read;
+  if (problems.length === 0 && (keptThrough > through || cp === undefined)) {
+    await store.saveLedgerCheckpoint({
+      throughEntryId: keptThrough,
+      entries: keptCount,
+      paidThrough: Math.max(paidSince, Math.min(horizon, now)),
+      accounts: kept.accounts,
+      merchants: kept.merchants,
+      at: now,
+    });
+  }
+  return { ok: problems.length === 0, entries, problems, mode: 'incremental', read, since: String(through) };
+}
+
+/** A paid transaction against its payment entries: exactly one, named by it, with its amount and fee. */
+function paymentProblems(t: PaidTransaction, entries: LedgerEntry[], problems: LedgerProblem[]): void {
+  const amountSen = toMinorUnits(t.paidAmount ?? t.amount ?? '0.00');
+  const feeSen = toMinorUnits(t.feeAmount);
+  const base = { referenceNo: t.referenceNo, merchantId: t.merchantId };
+  if (entries.length === 0) {
+    problems.push({ ...base, type: 'missing_payment', message: `${t.referenceNo} is paid but has no payment entry` });
+    return;
+  }
+  if (entries.length > 1) {
+    problems.push({
+      ...base,
+      type: 'duplicate_payment',
+      message: `${t.referenceNo} has ${entries.length} payment entries`,
+    });
+    return;
+  }
+  const e = entries[0] as LedgerEntry;
+  if (t.paymentEntryId !== e.id) {
+    // A refund finds its provider through this link: without it, a refund would post nothing.
+    problems.push({
+      ...base,
+      type: 'payment_mismatch',
+      entryId: e.id,
+      message: `${t.referenceNo}: names ${t.paymentEntryId === null ? 'no payment entry' : `entry ${t.paymentEntryId}`} as its payment, not entry ${e.id}`,
+    });
+  }
+  if (e.amountSen !== amountSen || e.feeSen !== feeSen) {
+    problems.push({
+      ...base,
+      type: 'payment_mismatch',
+      entryId: e.id,
+      message: `${t.referenceNo}: paid ${money(amountSen)} with fee ${money(feeSen)}, posted ${money(e.amountSen)} with fee ${money(e.feeSen)}`,
+    });
   }
 }

@@ -54,6 +54,20 @@ export interface LedgerFilter {
   providerId?: string | undefined;
 }
 
+/**
+ * Where a clean verification got to (migration 035): the last entry it covers, how many entries
+ * that is, until when paid transactions were checked, and the sums carried forward (sen): every
+ * account's balance (debits − credits), each merchant's paid out and fees.
+ */
+export interface LedgerCheckpoint {
+  throughEntryId: number;
+  entries: number;
+  paidThrough: number;
+  accounts: Map<string, bigint>;
+  merchants: Map<string, { paidOutSen: bigint; feesSen: bigint }>;
+  at: number;
+}
+
 /** A merchant's balance in sen, as its running totals keep it (migration 033). */
 export interface RunningTotals {
   pendingSen: bigint;

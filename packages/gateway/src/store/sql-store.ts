@@ -20,6 +20,7 @@ import type {
   AuditOutcome,
   CertificationRecord,
   IdempotencyKey,
+  LedgerCheckpoint,
   LedgerFilter,
   MerchantPatch,
   MerchantRecord,
@@ -295,6 +296,24 @@ export abstract class SqlStore {
   }
   runningTotals(merchantId: string) {
     return ledger.runningTotals(this.sql, merchantId);
+  }
+  latestLedgerCheckpoint() {
+    return ledger.latestLedgerCheckpoint(this.sql);
+  }
+  saveLedgerCheckpoint(cp: LedgerCheckpoint) {
+    return ledger.saveLedgerCheckpoint(this.sql, cp);
+  }
+  knownRefunds(refundNos: string[]) {
+    return ledger.knownRefunds(this.sql, refundNos);
+  }
+  settlementStatuses(ids: string[]) {
+    return ledger.settlementStatuses(this.sql, ids);
+  }
+  payoutStates(ids: string[]) {
+    return ledger.payoutStates(this.sql, ids);
+  }
+  totalsAgainstEntries(merchantId: string) {
+    return ledger.totalsAgainstEntries(this.sql, merchantId);
   }
   ledgerMerchants() {
     return ledger.ledgerMerchants(this.sql);

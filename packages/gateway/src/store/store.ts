@@ -2,6 +2,7 @@
 // `http/` and the services talk to this interface only; main.ts and cli/ pick the implementation.
 
 import type {
+  LedgerCheckpoint,
   LedgerEntry,
   LedgerFilter,
   LedgerTotals,
@@ -334,6 +335,15 @@ export interface BooksStore {
   ledgerTotals(merchantId: string): Promise<LedgerTotals>;
   /** A merchant's balance as its running totals keep it: one row, whatever its history. */
   runningTotals(merchantId: string): Promise<RunningTotals>;
+  /** Where the last clean verification got to (migration 035), and keeping a new one. */
+  latestLedgerCheckpoint(): Promise<LedgerCheckpoint | undefined>;
+  saveLedgerCheckpoint(cp: LedgerCheckpoint): Promise<void>;
+  /** Which of these exist, and in what status or state (verification's causes, a page at a time). */
+  knownRefunds(refundNos: string[]): Promise<Set<string>>;
+  settlementStatuses(ids: string[]): Promise<Map<string, string>>;
+  payoutStates(ids: string[]): Promise<Map<string, string>>;
+  /** A merchant's running totals and its entries summed, in one snapshot. */
+  totalsAgainstEntries(merchantId: string): Promise<{ totals: RunningTotals; entries: LedgerTotals }>;
   /** Every merchant with an entry. */
   ledgerMerchants(): Promise<string[]>;
   paidTransactionsByReference(referenceNos: string[]): Promise<PaidTransaction[]>;

@@ -72,8 +72,9 @@ export function ledgerSuite(under: StoreUnderTest): void {
       assert.equal(r.status, 200, JSON.stringify(r.body));
       return r.body;
     };
-    const verify = async () => {
-      const r = await gw.admin('GET', '/ledger/verify');
+    /** The books verified: what is new (incremental), or the whole journal (`full`). */
+    const verify = async (full = false) => {
+      const r = await gw.admin('GET', `/ledger/verify${full ? '?full=true' : ''}`);
       assert.equal(r.status, 200, gw.logs.filter((l) => l.includes('"level":50')).join('\n'));
       return r.body as { ok: boolean; entries: number; problems: Array<{ type: string; message: string }> };
     };
@@ -305,7 +306,7 @@ export function ledgerSuite(under: StoreUnderTest): void {
       const ref = await qris(m.caller, '3000.00');
       await pay(ref);
       await rawSql(gw, `UPDATE transactions SET payment_entry_id = NULL WHERE reference_no = '${ref}'`);
-      const v = await verify();
+      const v = await verify(true);
       assert.equal(v.ok, false);
       const types = new Set(v.problems.map((p) => p.type));
       for (const t of ['unbalanced', 'wrong_lines', 'no_cause', 'merchant_balance', 'payment_mismatch']) {

@@ -22,6 +22,8 @@ interface Verification {
   ok: boolean;
   entries: number;
   problems: Array<{ type: string; message: string }>;
+  mode?: 'incremental' | 'full';
+  read?: number;
 }
 
 export const bookCommands: CommandSpec[] = [
@@ -35,12 +37,17 @@ export const bookCommands: CommandSpec[] = [
   },
   {
     path: 'ledger verify',
-    description: 'check every invariant of the books; exit 1 on a problem',
+    description: 'check the books (what is new since the last clean check; --full: everything); exit 1 on a problem',
+    flags: [flag('--full', 'check the whole journal and every invariant (takes longer as the books grow)')],
     async run(ctx) {
-      const v = await ctx.admin.call<Verification>('GET', '/ledger/verify');
+      const v = await ctx.admin.call<Verification>(
+        'GET',
+        ctx.values.full === true ? '/ledger/verify?full=true' : '/ledger/verify',
+      );
       if (ctx.o.json) ctx.o.out(JSON.stringify(v, null, 2));
       else {
-        ctx.o.out(`${v.entries} entries: ${v.ok ? 'ok' : `${v.problems.length} problem(s)`}`);
+        const read = v.mode === 'incremental' ? ` (${v.read ?? 0} read since the last clean check)` : '';
+        ctx.o.out(`${v.entries} entries${read}: ${v.ok ? 'ok' : `${v.problems.length} problem(s)`}`);
         for (const p of v.problems) ctx.o.out(`  ${p.type}: ${p.message}`);
       }
       if (!v.ok) throw new Error(`the ledger has ${v.problems.length} problem(s)`);
@@ -52,7 +59,7 @@ export const bookCommands: CommandSpec[] = [
     flags: [
       flag('--merchant <merchantId>', "only this merchant's"),
       flag('--reference <referenceNo>', "only this transaction's"),
-      flag('--kind <kind>', 'only payment, refund, settlement or payout'),
+      flag('--kind <kind>', 'only payment, refund, settlement, payout, disbursement, disbursement_paid or …_returned'),
       flag('--limit <n>', 'how many to list, 1 to 500 (the gateway answers 50 when absent)'),
       flag('--cursor <cursor>', 'continue a list where the previous page ended'),
     ],

@@ -27,8 +27,9 @@ ${balanceTable(rows)}`,
     );
   });
 
-  op.get('/books/verify', { config }, async (request, reply) => {
-    const v = await ledger.verify();
+  op.get<{ Querystring: { full?: string } }>('/books/verify', { config }, async (request, reply) => {
+    const isFull = request.query.full === '1';
+    const v = isFull ? await ledger.verifyFull() : await ledger.verify();
     return pages.page(
       request,
       reply,
@@ -36,7 +37,11 @@ ${balanceTable(rows)}`,
       'books',
       html`<h1>Books</h1>${booksTabs('verify')}
 <h2>Verify ledger</h2>
-<p class="muted">Every entry balances and names its provider; every paid transaction has exactly one payment entry, names it, and matches its amount and fee; no entry lacks its cause; each merchant's balance is the sum of its accounts' lines, and its pending + settling + paid out is its payments less fees, refunds and disbursements; transfers holds the disbursements on their way. Checked over the whole journal each time this page is opened.</p>
+${
+  isFull
+    ? html`<p class="muted">The whole journal: every entry balances and names its provider; every paid transaction has exactly one payment entry, names it, and matches its amount and fee; no entry lacks its cause; each merchant's balance is the sum of its accounts' lines, and its pending + settling + paid out is its payments less fees, refunds and disbursements; transfers holds the disbursements on their way. <a href="/console/books/verify">Check what is new only</a>.</p>`
+    : html`<p class="muted">What was written since the last clean check: each new entry balances, names its provider and has its cause; each new payment entry is its transaction's, with its amount and fee; every transaction paid since has its entry; each merchant touched has running totals equal to its entries. <a id="verify-full" href="/console/books/verify?full=1">Check the whole journal</a> (takes longer as the books grow).</p>`
+}
 ${verification(v)}`,
     );
   });
@@ -48,7 +53,7 @@ function verification(v: Verification): Html {
       ? html`<a href="/console/transactions/${encodeURIComponent(p.referenceNo)}">${p.referenceNo}</a>`
       : (p.entryId ?? p.merchantId ?? '');
   return html`<section class="card" aria-labelledby="h-outcome"><h3 id="h-outcome">Outcome</h3>
-<p id="verify-outcome">${v.ok ? badge('ok', 'balanced') : badge('problem', `${v.problems.length} problem${v.problems.length === 1 ? '' : 's'}`)} <span class="muted">${v.entries} entr${v.entries === 1 ? 'y' : 'ies'} checked</span></p></section>
+<p id="verify-outcome">${v.ok ? badge('ok', 'balanced') : badge('problem', `${v.problems.length} problem${v.problems.length === 1 ? '' : 's'}`)} <span class="muted">${v.entries} entr${v.entries === 1 ? 'y' : 'ies'}${v.mode === 'incremental' ? `, ${v.read ?? 0} read since the last clean check` : ', all checked'}</span></p></section>
 ${
   v.problems.length === 0
     ? empty('No problem: the books balance.')

@@ -1,6 +1,7 @@
 import { toMinorUnits } from '@snapgate/snap';
 import {
   LEDGER_KINDS,
+  type LedgerCheckpoint,
   type LedgerEntry,
   type LedgerFilter,
   type LedgerKind,
@@ -278,4 +279,97 @@ export async function knownCauses(sql: Sql): Promise<{ refunds: Set<string>; set
     (await sql.all('SELECT id, status FROM settlements')).map((r) => [String(r.id), String(r.status)] as const),
   );
   return { refunds, settlements };
+}
+
+/** The latest checkpoint of a clean verification (migration 035), if any. */
+export async function latestLedgerCheckpoint(sql: Sql): Promise<LedgerCheckpoint | undefined> {
+  const r = await firstRow(sql.all('SELECT * FROM ledger_checkpoints ORDER BY id DESC LIMIT 1'));
+  if (!r) return undefined;
+  const accounts = JSON.parse(String(r.account_sums)) as Record<string, string>;
+  const merchants = JSON.parse(String(r.merchant_sums)) as Record<string, { paidOut: string; fees: string }>;
+  return {
+    throughEntryId: Number(r.through_entry_id),
+    entries: Number(r.entries),
+    paidThrough: Number(r.paid_through),
+    accounts: new Map(Object.entries(accounts).map(([k, v]) => [k, BigInt(v)])),
+    merchants: new Map(
+      Object.entries(merchants).map(([k, v]) => [k, { paidOutSen: BigInt(v.paidOut), feesSen: BigInt(v.fees) }]),
+    ),
+    at: Number(r.at),
+  };
+}
+
+export async function saveLedgerCheckpoint(sql: Sql, cp: LedgerCheckpoint): Promise<void> {
+  await sql.run(
+    `INSERT INTO ledger_checkpoints (through_entry_id, entries, paid_through, account_sums, merchant_sums, at)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+    [
+      cp.throughEntryId,
+      cp.entries,
+      cp.paidThrough,
+      JSON.stringify(Object.fromEntries([...cp.accounts].map(([k, v]) => [k, v.toString()]))),
+      JSON.stringify(
+        Object.fromEntries(
+          [...cp.merchants].map(([k, v]) => [k, { paidOut: v.paidOutSen.toString(), fees: v.feesSen.toString() }]),
+        ),
+      ),
+      cp.at,
+    ],
+  );
+}
+
+const inList = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/** Which of these refund numbers exist. */
+export async function knownRefunds(sql: Sql, refundNos: string[]): Promise<Set<string>> {
+  if (refundNos.length === 0) return new Set();
+  const rows = await sql.all(
+    `SELECT refund_no FROM refunds WHERE refund_no IN (${inList(refundNos.length)})`,
+    refundNos,
+  );
+  return new Set(rows.map((r) => String(r.refund_no)));
+}
+
+/** The status of each of these settlements that exists. */
+export async function settlementStatuses(sql: Sql, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql.all(`SELECT id, status FROM settlements WHERE id IN (${inList(ids.length)})`, ids);
+  return new Map(rows.map((r) => [String(r.id), String(r.status)] as const));
+}
+
+/** The state of each of these payouts that exists. */
+export async function payoutStates(sql: Sql, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql.all(`SELECT id, state FROM payouts WHERE id IN (${inList(ids.length)})`, ids);
+  return new Map(rows.map((r) => [String(r.id), String(r.state)] as const));
+}
+
+/**
+ * A merchant's running totals and its entries summed by kind, read by one statement: one snapshot,
+ * so they agree unless the totals are wrong, whatever commits meanwhile.
+ */
+export async function totalsAgainstEntries(
+  sql: Sql,
+  merchantId: string,
+): Promise<{ totals: RunningTotals; entries: LedgerTotals }> {
+  const rows = await sql.all(
+    `SELECT 'totals' AS kind, 0 AS n, pending_sen AS a, settling_sen AS b, paid_out_sen AS c, fees_sen AS d
+       FROM merchant_unsettled WHERE merchant_id = ?
+     UNION ALL
+     SELECT kind, count(*) AS n, exact_sum(amount_sen) AS a, exact_sum(fee_sen) AS b, 0 AS c, 0 AS d
+       FROM ledger_entries WHERE merchant_id = ? GROUP BY kind`,
+    [merchantId, merchantId],
+  );
+  const totals: RunningTotals = { pendingSen: 0n, settlingSen: 0n, paidOutSen: 0n, feesSen: 0n };
+  const entries = Object.fromEntries(
+    LEDGER_KINDS.map((k) => [k, { count: 0, amountSen: 0n, feeSen: 0n }]),
+  ) as LedgerTotals;
+  for (const r of rows) {
+    if (r.kind === 'totals') {
+      Object.assign(totals, { pendingSen: sen(r.a), settlingSen: sen(r.b), paidOutSen: sen(r.c), feesSen: sen(r.d) });
+    } else {
+      entries[String(r.kind) as LedgerKind] = { count: Number(r.n), amountSen: sen(r.a), feeSen: sen(r.b) };
+    }
+  }
+  return { totals, entries };
 }

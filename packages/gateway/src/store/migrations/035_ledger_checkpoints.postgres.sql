@@ -1,0 +1,14 @@
+-- Verification that keeps up (docs/books.md#verification): each clean verification keeps where it
+-- got to, so the next reads only what was written since. A checkpoint holds the last entry it
+-- covers, how many entries that is, until when paid transactions were checked for their payment
+-- entry, and the sums it carries forward: every account's balance, and each merchant's paid out and
+-- fees (JSON, sen as decimal text). Append-only: the latest row is the one read.
+CREATE TABLE ledger_checkpoints (
+  id               BIGSERIAL PRIMARY KEY,
+  through_entry_id BIGINT NOT NULL,
+  entries          BIGINT NOT NULL,
+  paid_through     BIGINT NOT NULL,
+  account_sums     TEXT NOT NULL,
+  merchant_sums    TEXT NOT NULL,
+  at               BIGINT NOT NULL
+);

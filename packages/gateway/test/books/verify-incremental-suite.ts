@@ -1,0 +1,98 @@
+// docs/books.md#verification: verification that keeps up. By default it reads what was written since
+// the last clean run (its checkpoint), finds a problem there, and keeps where it got to only when
+// clean; `full=true` reads the whole journal and finds what no checkpoint can carry. Both stores.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createLedgerService } from '../../src/books/ledger-service.ts';
+import type { TestGateway } from '../helpers/gateway.ts';
+import { gatewayWithRawSql, type RawSql } from '../helpers/raw-sql.ts';
+import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
+
+const API = '/api/snap/v1.0';
+const idr = (value: string) => ({ value, currency: 'IDR' });
+let seq = 0;
+
+export function verifyIncrementalSuite(engine: 'SQLite' | 'PostgreSQL'): void {
+  describe(`incremental verification (${engine})`, () => {
+    let gw: TestGateway;
+    let raw: RawSql;
+    let close = async () => undefined as unknown;
+    before(async () => {
+      ({ gw, raw, close } = await gatewayWithRawSql(engine));
+    });
+    after(() => close());
+
+    async function paid(caller: SnapCaller): Promise<string> {
+      const g = await snapCall(gw.url, caller, `${API}/qr/qr-mpm-generate`, {
+        partnerReferenceNo: `VERIFY-${++seq}`,
+        amount: idr('10000.00'),
+      });
+      assert.equal(g.status, 200, g.text);
+      assert.equal((await gw.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, {})).status, 200);
+      return g.body.referenceNo;
+    }
+
+    it('reads only what is new, finds a problem there, and keeps a checkpoint only when clean', async () => {
+      // Verified two minutes from now: every entry is old enough to be kept in a checkpoint.
+      const later = createLedgerService({ store: gw.store, clock: { now: () => Date.now() + 120_000 } });
+      const m = await gw.createMerchant({ fees: { qris: { percent: '0.70' } } });
+      const caller = await authenticate(gw.url, m);
+      await paid(caller);
+      await paid(caller);
+      const v1 = await later.verify();
+      assert.deepEqual([v1.ok, v1.mode, v1.read, v1.entries, v1.problems], [true, 'incremental', 2, 2, []]);
+      const v2 = await later.verify();
+      assert.deepEqual([v2.ok, v2.read, v2.entries], [true, 0, 2], 'nothing new: nothing read');
+      await paid(caller);
+      const v3 = await later.verify();
+      assert.deepEqual([v3.ok, v3.read, v3.entries], [true, 1, 3]);
+
+      // Running totals that drifted from the entries are found, and the checkpoint stays.
+      await raw.exec('UPDATE merchant_unsettled SET pending_sen = pending_sen + 1 WHERE merchant_id = ?', [m.id]);
+      await paid(caller);
+      const v4 = await later.verify();
+      assert.equal(v4.ok, false);
+      assert.deepEqual(
+        v4.problems.map((p) => [p.type, p.merchantId]),
+        [['running_totals', m.id]],
+      );
+      assert.equal((await later.verify()).read, 1, 'not kept: the same entry is read again');
+      await raw.exec('UPDATE merchant_unsettled SET pending_sen = pending_sen - 1 WHERE merchant_id = ?', [m.id]);
+      const v6 = await later.verify();
+      assert.deepEqual([v6.ok, v6.read, v6.entries], [true, 1, 4]);
+
+      // A forged entry is new: found.
+      await raw.exec(
+        `INSERT INTO ledger_entries (at, kind, cause, merchant_id, provider_id, reference_no, amount_sen, fee_sen)
+         VALUES (?, 'payment', 'payment:FORGED-V', ?, 'p', 'FORGED-V', 100, 0)`,
+        [Date.now(), m.id],
+      );
+      const v7 = await later.verify();
+      assert.ok(
+        v7.problems.some((p) => p.type === 'no_cause'),
+        JSON.stringify(v7.problems),
+      );
+      await raw.exec(`DELETE FROM ledger_entries WHERE cause = 'payment:FORGED-V'`).catch(() => undefined);
+    });
+
+    it('leaves to the full verification what is older than the checkpoint (GET /ledger/verify?full=true)', async () => {
+      const later = createLedgerService({ store: gw.store, clock: { now: () => Date.now() + 120_000 } });
+      const m = await gw.createMerchant();
+      const caller = await authenticate(gw.url, m);
+      const ref = await paid(caller);
+      // The first test's forged entry stays in the journal (append-only): the full check names it.
+      await later.verify();
+      await raw.exec('UPDATE transactions SET payment_entry_id = NULL WHERE reference_no = ?', [ref]);
+      const full = await gw.admin('GET', '/ledger/verify?full=true');
+      assert.equal(full.status, 200);
+      assert.equal(full.body.mode, 'full');
+      assert.ok(
+        full.body.problems.some(
+          (p: { type: string; message: string }) => p.type === 'payment_mismatch' && p.message.startsWith(ref),
+        ),
+        JSON.stringify(full.body.problems),
+      );
+      assert.equal((await gw.admin('GET', '/ledger/verify?full=maybe')).status, 400);
+    });
+  });
+}

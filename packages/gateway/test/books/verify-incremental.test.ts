@@ -1,0 +1,3 @@
+import { verifyIncrementalSuite } from './verify-incremental-suite.ts';
+
+verifyIncrementalSuite('SQLite');

@@ -7,14 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { linesOf } from '../../src/books/postings.ts';
-import { readMigrations } from '../../src/store/migrations.ts';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import type { Store } from '../../src/store/store.ts';
-import { createTestDatabase } from '../helpers/postgres.ts';
+import { oldDatabase } from '../helpers/old-database.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 const BEFORE = 18;
@@ -51,57 +45,13 @@ const OLD_ROWS: string[] = [
      '${REFUND_LINES}')`,
 ];
 
-interface OldDatabase {
-  /** The store opened on it, which migrates it. */
-  open(): Promise<Store & { close(): Promise<void> | void }>;
-  cleanup(): Promise<void>;
-}
-
-async function oldSqlite(dir: string): Promise<OldDatabase> {
-  const file = join(dir, 'old.db');
-  const db = new Database(file);
-  db.exec(
-    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-  );
-  for (const m of readMigrations('sqlite').filter((m) => m.version <= BEFORE)) {
-    db.exec(m.sql);
-    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 1)').run(m.version, m.name);
-  }
-  for (const row of OLD_ROWS) db.exec(row);
-  db.close();
-  return { open: async () => new SqliteStore({ file }), cleanup: async () => undefined };
-}
-
-async function oldPostgres(): Promise<OldDatabase> {
-  const db = await createTestDatabase();
-  const c = new pg.Client({ connectionString: db.url });
-  await c.connect();
-  await c.query(
-    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-  );
-  for (const m of readMigrations('postgres').filter((m) => m.version <= BEFORE)) {
-    await c.query(m.sql);
-    await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 1)', [m.version, m.name]);
-  }
-  for (const row of OLD_ROWS) await c.query(row);
-  await c.end();
-  return {
-    async open() {
-      const store = new PostgresStore({ connectionString: db.url });
-      await store.migrate();
-      return store;
-    },
-    cleanup: db.drop,
-  };
-}
-
 export function ledgerUpgradeSuite(under: StoreUnderTest): void {
   describe(`a ledger written before 019, upgraded (${under.name})`, () => {
     const dir = mkdtempSync(join(tmpdir(), 'snapgate-ledger-upgrade-'));
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     it('names each payment entry from its transaction, finds refund entries, and reads the lines as written', async () => {
-      const old = under.name === 'SQLite' ? await oldSqlite(dir) : await oldPostgres();
+      const old = await oldDatabase(under, dir, BEFORE, OLD_ROWS);
       const store = await old.open();
       try {
         const payment = await store.findPaymentEntry('261126000000000001');
@@ -145,7 +95,7 @@ export function ledgerUpgradeSuite(under: StoreUnderTest): void {
     });
 
     it('finds its old transactions by part of a reference after the search index came (migration 022)', async () => {
-      const old = under.name === 'SQLite' ? await oldSqlite(mkdtempSync(join(dir, 'search-'))) : await oldPostgres();
+      const old = await oldDatabase(under, mkdtempSync(join(dir, 'search-')), BEFORE, OLD_ROWS);
       const store = await old.open();
       try {
         const found = async (reference: string) =>

@@ -6,13 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
-import { readMigrations } from '../../src/store/migrations.ts';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { createTestDatabase } from '../helpers/postgres.ts';
+import { oldDatabase } from '../helpers/old-database.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 const BEFORE = 26;
@@ -44,41 +39,15 @@ const OLD_ROWS: string[] = [
    VALUES ('rec_old', 1, '261126000000000001', 7)`,
 ];
 
+/** The old database opened by the current store (migrated the rest of the way). */
 async function oldStore(under: StoreUnderTest, dir: string): Promise<{ store: Store; cleanup: () => Promise<void> }> {
-  if (under.name === 'SQLite') {
-    const file = join(dir, 'old.db');
-    const db = new Database(file);
-    db.exec(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-    );
-    for (const m of readMigrations('sqlite').filter((m) => m.version <= BEFORE)) {
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 1)').run(m.version, m.name);
-    }
-    for (const row of OLD_ROWS) db.exec(row);
-    db.close();
-    const store = new SqliteStore({ file });
-    return { store, cleanup: () => store.close() };
-  }
-  const db = await createTestDatabase();
-  const c = new pg.Client({ connectionString: db.url });
-  await c.connect();
-  await c.query(
-    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-  );
-  for (const m of readMigrations('postgres').filter((m) => m.version <= BEFORE)) {
-    await c.query(m.sql);
-    await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 1)', [m.version, m.name]);
-  }
-  for (const row of OLD_ROWS) await c.query(row);
-  await c.end();
-  const store = new PostgresStore({ connectionString: db.url });
-  await store.migrate();
+  const old = await oldDatabase(under, dir, BEFORE, OLD_ROWS);
+  const store = await old.open();
   return {
     store,
     cleanup: async () => {
       await store.close();
-      await db.drop();
+      await old.cleanup();
     },
   };
 }

@@ -7,15 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { balanceOf } from '../../src/books/ledger-service.ts';
 import { settlementEntry } from '../../src/books/postings.ts';
-import { readMigrations } from '../../src/store/migrations.ts';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import type { Store } from '../../src/store/store.ts';
-import { createTestDatabase } from '../helpers/postgres.ts';
+import { oldDatabase } from '../helpers/old-database.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 const BEFORE = 32;
@@ -41,58 +35,13 @@ const OLD_ROWS: string[] = [
   entry(7, 40, 'disbursement', 'disbursement:po_old', 100_000, 2_500, `NULL, 'POOLD', NULL`),
 ];
 
-interface OldDatabase {
-  open(): Promise<Store & { close(): Promise<void> | void }>;
-  cleanup(): Promise<void>;
-}
-
-async function oldSqlite(dir: string): Promise<OldDatabase> {
-  const file = join(dir, 'old.db');
-  const db = new Database(file);
-  db.exec(
-    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-  );
-  for (const m of readMigrations('sqlite').filter((m) => m.version <= BEFORE)) {
-    db.exec(m.sql);
-    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, 1)').run(m.version, m.name);
-  }
-  for (const row of OLD_ROWS) db.exec(row);
-  db.close();
-  return { open: async () => new SqliteStore({ file }), cleanup: async () => undefined };
-}
-
-async function oldPostgres(): Promise<OldDatabase> {
-  const db = await createTestDatabase();
-  const c = new pg.Client({ connectionString: db.url });
-  await c.connect();
-  await c.query(
-    'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-  );
-  for (const m of readMigrations('postgres').filter((m) => m.version <= BEFORE)) {
-    await c.query(m.sql);
-    await c.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, 1)', [m.version, m.name]);
-  }
-  for (const row of OLD_ROWS) await c.query(row);
-  // The rows name their ids: the next entry's id comes after them, as it would have.
-  await c.query(`SELECT setval(pg_get_serial_sequence('ledger_entries', 'id'), (SELECT max(id) FROM ledger_entries))`);
-  await c.end();
-  return {
-    async open() {
-      const store = new PostgresStore({ connectionString: db.url });
-      await store.migrate();
-      return store;
-    },
-    cleanup: db.drop,
-  };
-}
-
 export function totalsUpgradeSuite(under: StoreUnderTest): void {
   describe(`books written before the running totals, upgraded (${under.name})`, () => {
     const dir = mkdtempSync(join(tmpdir(), 'snapgate-totals-upgrade-'));
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     it('carries every balance over exactly, and queues exactly the entries no settlement took', async () => {
-      const old = under.name === 'SQLite' ? await oldSqlite(dir) : await oldPostgres();
+      const old = await oldDatabase(under, dir, BEFORE, OLD_ROWS);
       const store = await old.open();
       try {
         // 3 × 9,930.00 − 2,500.00 − 1,025.00 − 19,860.00 settled; 19,860.00 paid out; fees 210.00 + 25.00.

@@ -1,6 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { NotificationRecord } from '../delivery/notification-operations.ts';
-import { type NotificationOperations, ReplayRefused } from '../delivery/notification-operations.ts';
+import {
+  type NotificationOperations,
+  type NotificationRecord,
+  ReplayRefused,
+} from '../delivery/notification-operations.ts';
 import type { OperatorPages } from './operator.ts';
 import { watchQuery } from './transaction-views.ts';
 import { notificationSubjectHref } from './views.ts';

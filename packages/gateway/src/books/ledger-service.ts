@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { toMinorUnits } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
 import { notFound } from '../domain-error.ts';
@@ -102,7 +103,25 @@ export interface Verification {
 
 type LedgerStore = Pick<ClientStore, 'findMerchantById'> & BooksStore;
 
+/** A full verification run in the background (docs/books.md#verification), as its instance keeps it. */
+export interface VerificationJob {
+  id: string;
+  state: 'running' | 'done' | 'failed';
+  startedAt: string;
+  finishedAt: string | null;
+  /** Entries read so far. */
+  entriesRead: number;
+  /** When done: what the full verification found. */
+  result: Verification | null;
+  error: string | null;
+}
+
+/** Jobs an instance keeps (the newest), to be asked about. */
+const KEPT_JOBS = 10;
+
 export function createLedgerService({ store, clock }: { store: LedgerStore; clock?: Pick<Clock, 'now'> }) {
+  const now = () => clock?.now() ?? Date.now();
+  const jobs = new Map<string, VerificationJob>();
   return {
     /** From the running totals (one row), whatever the size of the merchant's history. */
     async balance(caller: Caller, merchantId: string): Promise<Balance> {
@@ -127,6 +146,45 @@ export function createLedgerService({ store, clock }: { store: LedgerStore; cloc
     /** Every invariant of docs/books.md#verification, over the whole journal. */
     verifyFull: async (): Promise<Verification> => ({ ...(await verifyLedger(store)), mode: 'full' }),
 
+    /**
+     * The full verification as a background job of this instance, asked about with `job(id)`; a job
+     * already running is answered instead of a second one.
+     */
+    startFull(): VerificationJob {
+      const running = [...jobs.values()].find((j) => j.state === 'running');
+      if (running) return { ...running };
+      const job: VerificationJob = {
+        id: `ver_${randomUUID().replaceAll('-', '')}`,
+        state: 'running',
+        startedAt: new Date(now()).toISOString(),
+        finishedAt: null,
+        entriesRead: 0,
+        result: null,
+        error: null,
+      };
+      jobs.set(job.id, job);
+      for (const old of [...jobs.keys()].slice(0, Math.max(0, jobs.size - KEPT_JOBS))) jobs.delete(old);
+      verifyLedger(store, (read) => {
+        job.entriesRead = read;
+      })
+        .then((v) => {
+          Object.assign(job, { state: 'done', result: { ...v, mode: 'full' }, entriesRead: v.entries });
+        })
+        .catch((err: unknown) => {
+          Object.assign(job, { state: 'failed', error: err instanceof Error ? err.message : String(err) });
+        })
+        .finally(() => {
+          job.finishedAt = new Date(now()).toISOString();
+        });
+      return { ...job };
+    },
+
+    /** A background verification of this instance, if it knows it. */
+    job(id: string): VerificationJob | undefined {
+      const j = jobs.get(id);
+      return j ? { ...j } : undefined;
+    },
+
     /** docs/books.md#verification: what was written since the last clean verification. */
     verify: () => verifyIncrementally(store, clock?.now() ?? Date.now()),
   };
@@ -136,7 +194,7 @@ export type LedgerService = ReturnType<typeof createLedgerService>;
 
 const PAGE = 1000;
 
-async function verifyLedger(store: BooksStore): Promise<Verification> {
+async function verifyLedger(store: BooksStore, onProgress?: (entriesRead: number) => void): Promise<Verification> {
   const problems: LedgerProblem[] = [];
   const startedAt = await store.ledgerStartedAt();
   const paid = new Map<string, PaidTransaction>();
@@ -165,6 +223,7 @@ async function verifyLedger(store: BooksStore): Promise<Verification> {
       const why = causeProblem(e, paid, causes, disbursements.states);
       if (why) problems.push({ type: 'no_cause', message: why, entryId: e.id, merchantId: e.merchantId });
     }
+    onProgress?.(count);
     if (page.length < PAGE) break;
     after = Number((page[page.length - 1] as LedgerEntry).id);
   }

@@ -39,6 +39,8 @@ const OPERATE_ROUTES = [
   /^\/admin\/v1\/sandbox\//,
   // Paying a settlement through the bank (docs/payouts.md); recording one paid by hand needs admin.
   /^\/admin\/v1\/settlements\/:id\/payout$/,
+  // A full verification of the books in the background (it only reads, but it is work to start).
+  /^\/admin\/v1\/ledger\/verifications$/,
 ];
 
 // What an `approve` key may do, and nothing else (an `admin` key may too): the second pair of eyes on a payout.

@@ -75,6 +75,33 @@ export function verifyIncrementalSuite(engine: 'SQLite' | 'PostgreSQL'): void {
       await raw.exec(`DELETE FROM ledger_entries WHERE cause = 'payment:FORGED-V'`).catch(() => undefined);
     });
 
+    it('runs the full verification in the background, asked about until it is done', async () => {
+      const started = await gw.admin('POST', '/ledger/verifications', {});
+      assert.equal(started.status, 202, JSON.stringify(started.body));
+      assert.match(started.body.id, /^ver_[0-9a-f]{32}$/);
+      const deadline = Date.now() + 30_000;
+      let job = started.body;
+      while (job.state === 'running') {
+        assert.ok(Date.now() < deadline, 'the verification ends');
+        await new Promise((r) => setImmediate(r));
+        job = (await gw.admin('GET', `/ledger/verifications/${started.body.id}`)).body;
+      }
+      assert.equal(job.state, 'done', JSON.stringify(job));
+      assert.equal(job.result.mode, 'full');
+      assert.equal(job.entriesRead, job.result.entries);
+      assert.ok(job.finishedAt);
+      // The first test's forged entry is in the journal for good: the full check names it.
+      assert.ok(
+        job.result.problems.some((p: { type: string }) => p.type === 'no_cause'),
+        JSON.stringify(job.result),
+      );
+      assert.equal((await gw.admin('GET', '/ledger/verifications/ver_unknown')).status, 404);
+      // Asked twice at once: the running job is answered, not a second one started.
+      const service = createLedgerService({ store: gw.store });
+      const [a, b] = [service.startFull(), service.startFull()];
+      assert.equal(b.id, a.id);
+    });
+
     it('leaves to the full verification what is older than the checkpoint (GET /ledger/verify?full=true)', async () => {
       const later = createLedgerService({ store: gw.store, clock: { now: () => Date.now() + 120_000 } });
       const m = await gw.createMerchant();

@@ -1366,6 +1366,24 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     assert.equal((await admin('GET', '/admin/v1/ledger/entries', { query: `merchantId=${merchant.id}` })).status, 200);
     assert.equal((await admin('GET', '/admin/v1/ledger/entries', { query: 'kind=fee' })).status, 400);
     assert.equal((await admin('GET', '/admin/v1/ledger/verify')).status, 200);
+    assert.equal((await admin('GET', '/admin/v1/ledger/verify', { query: 'full=true' })).status, 200);
+    assert.equal((await admin('GET', '/admin/v1/ledger/verify', { query: 'full=yes' })).status, 400);
+    // The full verification in the background: started, then asked about until it is done.
+    const job = await admin('POST', '/admin/v1/ledger/verifications');
+    assert.equal(job.status, 202, job.text);
+    const deadline = Date.now() + 30_000;
+    for (let state = job.body.state; state === 'running'; ) {
+      assert.ok(Date.now() < deadline, 'the verification ends');
+      await new Promise((r) => setImmediate(r));
+      const asked = await admin('GET', '/admin/v1/ledger/verifications/{id}', { params: { id: job.body.id } });
+      assert.equal(asked.status, 200, asked.text);
+      state = asked.body.state;
+      if (state !== 'running') assert.equal(asked.body.result?.mode, 'full', asked.text);
+    }
+    assert.equal(
+      (await admin('GET', '/admin/v1/ledger/verifications/{id}', { params: { id: 'ver_none' } })).status,
+      404,
+    );
     const settled = await admin('POST', '/admin/v1/settlements', { body: { merchantId: merchant.id } });
     assert.equal(settled.status, 201);
     assert.equal((await admin('POST', '/admin/v1/settlements', { body: { merchantId: 'nope' } })).status, 404);

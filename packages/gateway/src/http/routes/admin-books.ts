@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { type LedgerService, ledgerEntryView } from '../../books/ledger-service.ts';
 import { type SettlementService, settlementEntriesView, settlementView } from '../../books/settlement-service.ts';
+import { notFound as notFoundError } from '../../domain-error.ts';
 import type { PayoutService } from '../../payouts/payout-service.ts';
 import { LEDGER_KINDS } from '../../store/store.ts';
 import { callerOf, scopeCovers } from '../admin-auth.ts';
@@ -97,6 +98,16 @@ export function adminBookRoutes(
   app.get('/ledger/verify', { config }, async (request) => {
     const q = parseWith(verifyQuery, request.query, 'invalid query');
     return q.full === 'true' ? ledger.verifyFull() : ledger.verify();
+  });
+
+  app.post('/ledger/verifications', { config }, async (_request, reply) => reply.code(202).send(ledger.startFull()));
+
+  app.get('/ledger/verifications/:id', { config }, async (request) => {
+    const { id } = parseWith(idParams, request.params, 'invalid path');
+    // A job is kept by the instance that runs it, until it stops.
+    const job = ledger.job(id);
+    if (!job) throw notFoundError('verification');
+    return job;
   });
 
   app.post('/settlements', { config }, async (request, reply) => {
@@ -233,6 +244,36 @@ const PROBLEM_ITEM = {
   },
 } satisfies JsonSchema;
 
+const VERIFICATION = closed(
+  {
+    ok: { type: 'boolean' },
+    entries: { type: 'integer', description: 'Entries the journal holds, as far as verified.' },
+    problems: { type: 'array', items: PROBLEM_ITEM },
+    mode: { enum: ['incremental', 'full'] },
+    read: { type: 'integer', description: 'Incremental: the entries read this time.' },
+    since: { type: 'string', description: 'Incremental: read after this entry id.' },
+  },
+  { required: ['ok', 'entries', 'problems', 'mode'] },
+);
+const VERIFICATION_JOB = closed({
+  id: { type: 'string' },
+  state: { enum: ['running', 'done', 'failed'] },
+  startedAt: DATE_TIME,
+  finishedAt: nullable(DATE_TIME),
+  entriesRead: { type: 'integer', description: 'Entries read so far.' },
+  result: { ...nullable(VERIFICATION), description: 'When done: what it found.' },
+  error: { ...nullable({ type: 'string' }), description: 'When failed: why.' },
+});
+const VERIFICATION_JOB_EXAMPLE = {
+  id: 'ver_7f3c9a1e2b4d4c6f8a0b1c2d3e4f5a6b',
+  state: 'running',
+  startedAt: T,
+  finishedAt: null,
+  entriesRead: 0,
+  result: null,
+  error: null,
+};
+
 const M = MERCHANT_EXAMPLE.id;
 const REF = 'QR2601151030000001';
 export const BALANCE_EXAMPLE = {
@@ -326,25 +367,49 @@ export function bookPaths(): Record<string, PathItem> {
         description:
           'By default, what was written since the last clean verification: each new entry balances (no negative line), names its provider and has its cause; each new payment entry is its transaction’s, with its amount and fee; every transaction paid since has its entry; each merchant touched has running totals equal to its entries. A clean run keeps where it got to, so the next reads only what is new. `full=true` checks the whole journal as well: each merchant’s balance equals the sum of its accounts’ lines, and its pending + settling + paidOut equals its payments less fees, refunds and disbursements (amounts and fees); `transfers` holds the disbursements on their way. Always 200: `ok` says whether a problem was found.',
         parameters: queryParameters(verifyQuery, {
-          full: '`true`: the whole journal, every invariant (takes longer as the books grow).',
+          full: '`true`: the whole journal, every invariant (takes longer as the books grow; `POST /ledger/verifications` runs it in the background).',
         }),
         responses: {
-          ...ok(
-            'The verification.',
-            closed(
-              {
-                ok: { type: 'boolean' },
-                entries: { type: 'integer', description: 'Entries the journal holds, as far as verified.' },
-                problems: { type: 'array', items: PROBLEM_ITEM },
-                mode: { enum: ['incremental', 'full'] },
-                read: { type: 'integer', description: 'Incremental: the entries read this time.' },
-                since: { type: 'string', description: 'Incremental: read after this entry id.' },
-              },
-              { required: ['ok', 'entries', 'problems', 'mode'] },
-            ),
-            { ok: true, entries: 42, problems: [], mode: 'incremental', read: 3, since: '39' },
-          ),
+          ...ok('The verification.', VERIFICATION, {
+            ok: true,
+            entries: 42,
+            problems: [],
+            mode: 'incremental',
+            read: 3,
+            since: '39',
+          }),
           '400': BAD_QUERY,
+        },
+      }),
+    },
+    [`${ADMIN}/ledger/verifications`]: {
+      post: op({
+        operationId: 'startFullVerification',
+        tags: [TAG.books],
+        summary: 'Verify the whole journal in the background',
+        description:
+          'Starts the full verification (every invariant, as `GET /ledger/verify?full=true`) as a job of the instance that answers, and answers it at once; a job already running there is answered instead of a second. Ask about it with `GET /ledger/verifications/{id}` on the same instance: `entriesRead` grows as it reads, and `result` holds the verification when `state` is `done`. Jobs live in the instance’s memory (the newest 10), not in the database.',
+        responses: {
+          ...ok('The job.', VERIFICATION_JOB, { ...VERIFICATION_JOB_EXAMPLE }, '202'),
+        },
+      }),
+    },
+    [`${ADMIN}/ledger/verifications/{id}`]: {
+      get: op({
+        operationId: 'getFullVerification',
+        tags: [TAG.books],
+        summary: 'A background verification',
+        parameters: [idParam('verification')],
+        responses: {
+          ...ok('The job.', VERIFICATION_JOB, {
+            ...VERIFICATION_JOB_EXAMPLE,
+            state: 'done',
+            finishedAt: T,
+            entriesRead: 42,
+            result: { ok: true, entries: 42, problems: [], mode: 'full' },
+          }),
+          '400': BAD_PATH,
+          '404': notFound('verification'),
         },
       }),
     },

@@ -275,6 +275,19 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
     assert.match(await text(page, '#ledger-entries'), /Rp 12\.000,00/);
     await page.goto(`${gw.url}/console/books/verify`);
     assert.match(await text(page, '#verify-outcome'), /balanced/);
+    // The whole journal, in the background: started, then followed until it is done.
+    await page.click('#verify-in-background');
+    await page.waitForURL(/\/console\/books\/verify\/jobs\/ver_[0-9a-f]{32}$/);
+    const deadline = Date.now() + 30_000;
+    while ((await page.getAttribute('#verify-job', 'data-state')) === 'running') {
+      assert.ok(Date.now() < deadline, 'the verification ends');
+      await page.reload();
+    }
+    assert.equal(await page.getAttribute('#verify-job', 'data-state'), 'done');
+    assert.match(await text(page, '#verify-outcome'), /balanced/);
+    assert.match(await text(page, '#verify-outcome'), /all checked/);
+    assert.equal((await auditStatuses('console: verify the whole journal'))[0], 202);
+    assert.equal((await page.goto(`${gw.url}/console/books/verify/jobs/ver_unknown`))?.status(), 404);
     assert.deepEqual(alerts, []);
   });
 

@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { Verification } from '../../books/ledger-service.ts';
+import type { Verification, VerificationJob } from '../../books/ledger-service.ts';
+import { notFound } from '../../domain-error.ts';
 import { balanceTable, booksTabs } from '../book-views.ts';
 import { type Html, html } from '../html.ts';
 import { config, type OperatorPages } from '../operator.ts';
-import { badge, empty } from '../views.ts';
+import { badge, csrfField, empty } from '../views.ts';
+
+/** The admin API route a background verification is started by (its scope is the console's too). */
+const START_FULL = '/admin/v1/ledger/verifications';
 
 /** Books: every merchant's balance, and the ledger's verification (docs/books.md). */
 export function bookPages(op: FastifyInstance, pages: OperatorPages): void {
@@ -40,11 +44,56 @@ ${balanceTable(rows)}`,
 ${
   isFull
     ? html`<p class="muted">The whole journal: every entry balances and names its provider; every paid transaction has exactly one payment entry, names it, and matches its amount and fee; no entry lacks its cause; each merchant's balance is the sum of its accounts' lines, and its pending + settling + paid out is its payments less fees, refunds and disbursements; transfers holds the disbursements on their way. <a href="/console/books/verify">Check what is new only</a>.</p>`
-    : html`<p class="muted">What was written since the last clean check: each new entry balances, names its provider and has its cause; each new payment entry is its transaction's, with its amount and fee; every transaction paid since has its entry; each merchant touched has running totals equal to its entries. <a id="verify-full" href="/console/books/verify?full=1">Check the whole journal</a> (takes longer as the books grow).</p>`
+    : html`<p class="muted">What was written since the last clean check: each new entry balances, names its provider and has its cause; each new payment entry is its transaction's, with its amount and fee; every transaction paid since has its entry; each merchant touched has running totals equal to its entries. <a id="verify-full" href="/console/books/verify?full=1">Check the whole journal</a> (takes longer as the books grow).</p>${
+        pages.can(request, 'POST', START_FULL)
+          ? html`<form method="post" action="/console/books/verify/jobs" class="filters">${csrfField(pages.operatorOf(request).csrf)}<button type="submit" id="verify-in-background">Check the whole journal in the background</button></form>`
+          : ''
+      }`
 }
 ${verification(v)}`,
     );
   });
+
+  // The full verification in the background (POST /admin/v1/ledger/verifications): started here,
+  // followed on its own page until it is done.
+  op.post('/books/verify/jobs', { config }, async (request, reply) => {
+    pages.need(request, 'POST', START_FULL);
+    const job = pages.deps.ledger.startFull();
+    await pages.audit(request, {
+      action: 'console: verify the whole journal',
+      target: job.id,
+      httpStatus: 202,
+      after: job,
+    });
+    return reply.redirect(`/console/books/verify/jobs/${encodeURIComponent(job.id)}`, 303);
+  });
+
+  op.get<{ Params: { id: string } }>('/books/verify/jobs/:id', { config }, async (request, reply) => {
+    const job = pages.deps.ledger.job(request.params.id);
+    // Kept by the instance that runs it, until it stops.
+    if (!job) throw notFound('verification');
+    return pages.page(
+      request,
+      reply,
+      'Verify ledger',
+      'books',
+      html`<h1>Books</h1>${booksTabs('verify')}
+<h2>Verify the whole journal</h2>
+${jobState(job)}`,
+    );
+  });
+}
+
+/** Where a background verification got to, and what it found once done. */
+function jobState(job: VerificationJob): Html {
+  if (job.state === 'running') {
+    return html`<p id="verify-job" data-state="running">${badge('pending', 'running')} <span class="muted">${job.entriesRead} entr${job.entriesRead === 1 ? 'y' : 'ies'} read so far, started ${job.startedAt}.</span> <a href="/console/books/verify/jobs/${encodeURIComponent(job.id)}">See how far it got</a></p>`;
+  }
+  if (job.state === 'failed' || !job.result) {
+    return html`<p id="verify-job" data-state="failed">${badge('problem', 'failed')} ${job.error ?? ''}</p>`;
+  }
+  return html`<p id="verify-job" data-state="done" class="muted">Started ${job.startedAt}, done ${job.finishedAt ?? ''}.</p>
+${verification(job.result)}`;
 }
 
 function verification(v: Verification): Html {

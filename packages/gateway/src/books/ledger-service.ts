@@ -259,21 +259,8 @@ async function verifyLedger(store: BooksStore, onProgress?: (entriesRead: number
         message: `merchant ${merchantId}: its balance (pending ${money(b.pendingSen)}, settling ${money(b.settlingSen)}) is not its accounts' lines (${money(pending)}, ${money(settling)})`,
       });
     }
-    const kept = await store.runningTotals(merchantId);
-    if (
-      kept.pendingSen !== b.pendingSen ||
-      kept.settlingSen !== b.settlingSen ||
-      kept.paidOutSen !== b.paidOutSen ||
-      kept.feesSen !== b.feesSen
-    ) {
-      const said = (t: typeof kept) =>
-        `pending ${money(t.pendingSen)}, settling ${money(t.settlingSen)}, paid out ${money(t.paidOutSen)}, fees ${money(t.feesSen)}`;
-      problems.push({
-        type: 'running_totals',
-        merchantId,
-        message: `merchant ${merchantId}: its running totals (${said(kept)}) are not its entries' (${said(b)})`,
-      });
-    }
+    const drift = runningTotalsProblem(merchantId, await store.runningTotals(merchantId), b);
+    if (drift) problems.push(drift);
   }
   const transfers = fromLines.get(account.transfers) ?? 0n;
   if (-transfers !== disbursements.inFlightSen) {
@@ -408,6 +395,20 @@ const sameBalance = (a: ReturnType<typeof balanceOf>, b: ReturnType<typeof balan
 const saidBalance = (t: ReturnType<typeof balanceOf>) =>
   `pending ${money(t.pendingSen)}, settling ${money(t.settlingSen)}, paid out ${money(t.paidOutSen)}, fees ${money(t.feesSen)}`;
 
+/** A merchant's running totals that are not its entries summed, as a problem; none when they agree. */
+function runningTotalsProblem(
+  merchantId: string,
+  totals: ReturnType<typeof balanceOf>,
+  summed: ReturnType<typeof balanceOf>,
+): LedgerProblem | undefined {
+  if (sameBalance(totals, summed)) return undefined;
+  return {
+    type: 'running_totals',
+    merchantId,
+    message: `merchant ${merchantId}: its running totals (${saidBalance(totals)}) are not its entries' (${saidBalance(summed)})`,
+  };
+}
+
 /**
  * docs/books.md#verification: the invariants over what was written since the last clean
  * verification (its checkpoint), so it answers in time with the new entries, not the journal's age.
@@ -490,14 +491,8 @@ async function verifyIncrementally(store: BooksStore, now: number): Promise<Veri
   for (const merchantId of touched) {
     if (sameBalance(await store.runningTotals(merchantId), balanceFromSums(all, merchantId))) continue;
     const { totals, entries } = await store.totalsAgainstEntries(merchantId);
-    const summed = balanceOf(entries);
-    if (!sameBalance(totals, summed)) {
-      problems.push({
-        type: 'running_totals',
-        merchantId,
-        message: `merchant ${merchantId}: its running totals (${saidBalance(totals)}) are not its entries' (${saidBalance(summed)})`,
-      });
-    }
+    const drift = runningTotalsProblem(merchantId, totals, balanceOf(entries));
+    if (drift) problems.push(drift);
   }
   const entries = (cp?.entries ?? 0) + read;
   if (problems.length === 0 && (keptThrough > through || cp === undefined)) {

@@ -80,6 +80,12 @@ function lineOf(row: ReportRow): string {
   ].join(',');
 }
 
+/** The header line, ended by CRLF. */
+export const SETTLEMENT_CSV_HEAD = SETTLEMENT_CSV_HEADER + CRLF;
+
+/** Rows as CSV lines, each ended by CRLF, without the header: a page of a streamed report. */
+export const settlementCsvLines = (rows: ReportRow[]): string => rows.map((row) => lineOf(row) + CRLF).join('');
+
 /**
  * The settlement report as CSV: the header, then one line per row in the order given, each ended
  * by CRLF. Payments: net = amount − fee. Refunds: amount and net negative, fee 0.00. Disbursements:
@@ -91,12 +97,4 @@ function lineOf(row: ReportRow): string {
  *   amountSen: 1234500n, feeSen: 8600n, providerId: 'acq', providerReference: null }]);
  * // 'referenceNo,…\r\nR1,P1,payment,1970-01-01T07:00:00+07:00,12345.00,86.00,12259.00,acq,\r\n'
  */
-export function settlementCsv(rows: ReportRow[]): string {
-  return [SETTLEMENT_CSV_HEADER, ...rows.map(lineOf)].map((line) => line + CRLF).join('');
-}
-
-/** Rows as CSV lines, each ended by CRLF, without the header: a page of a streamed report. */
-export const settlementCsvLines = (rows: ReportRow[]): string => rows.map((row) => lineOf(row) + CRLF).join('');
-
-/** The header line, ended by CRLF. */
-export const SETTLEMENT_CSV_HEAD = SETTLEMENT_CSV_HEADER + CRLF;
+export const settlementCsv = (rows: ReportRow[]): string => SETTLEMENT_CSV_HEAD + settlementCsvLines(rows);

@@ -142,14 +142,27 @@ export async function ledgerTotals(sql: Sql, merchantId: string): Promise<Ledger
      WHERE merchant_id = ? GROUP BY kind`,
     [merchantId],
   );
+  return ledgerTotalsOf(rows, 'amount', 'fee');
+}
+
+/** Entries summed by kind, from rows of `kind`, `n` and the sums in the columns named (every kind, 0 for none). */
+function ledgerTotalsOf(rows: Row[], amount: string, fee: string): LedgerTotals {
   const totals = Object.fromEntries(
     LEDGER_KINDS.map((k) => [k, { count: 0, amountSen: 0n, feeSen: 0n }]),
   ) as LedgerTotals;
   for (const r of rows) {
-    totals[String(r.kind) as LedgerKind] = { count: Number(r.n), amountSen: sen(r.amount), feeSen: sen(r.fee) };
+    totals[String(r.kind) as LedgerKind] = { count: Number(r.n), amountSen: sen(r[amount]), feeSen: sen(r[fee]) };
   }
   return totals;
 }
+
+/** A merchant_unsettled row as running totals; zero without one. */
+const runningTotalsOf = (r: Row | undefined): RunningTotals => ({
+  pendingSen: sen(r?.pending_sen),
+  settlingSen: sen(r?.settling_sen),
+  paidOutSen: sen(r?.paid_out_sen),
+  feesSen: sen(r?.fees_sen),
+});
 
 /**
  * A merchant's running totals (migration 033): its balance as the ledger's inserts left it, one row,
@@ -161,12 +174,7 @@ export async function runningTotals(sql: Sql, merchantId: string): Promise<Runni
       merchantId,
     ]),
   );
-  return {
-    pendingSen: sen(r?.pending_sen),
-    settlingSen: sen(r?.settling_sen),
-    paidOutSen: sen(r?.paid_out_sen),
-    feesSen: sen(r?.fees_sen),
-  };
+  return runningTotalsOf(r);
 }
 
 /** Every merchant that has an entry. */
@@ -352,24 +360,21 @@ export async function totalsAgainstEntries(
   sql: Sql,
   merchantId: string,
 ): Promise<{ totals: RunningTotals; entries: LedgerTotals }> {
+  // The kinds' sums come in the first two sum columns (the union takes the first select's names).
   const rows = await sql.all(
-    `SELECT 'totals' AS kind, 0 AS n, pending_sen AS a, settling_sen AS b, paid_out_sen AS c, fees_sen AS d
+    `SELECT 'totals' AS kind, 0 AS n, pending_sen, settling_sen, paid_out_sen, fees_sen
        FROM merchant_unsettled WHERE merchant_id = ?
      UNION ALL
-     SELECT kind, count(*) AS n, exact_sum(amount_sen) AS a, exact_sum(fee_sen) AS b, 0 AS c, 0 AS d
+     SELECT kind, count(*), exact_sum(amount_sen), exact_sum(fee_sen), 0, 0
        FROM ledger_entries WHERE merchant_id = ? GROUP BY kind`,
     [merchantId, merchantId],
   );
-  const totals: RunningTotals = { pendingSen: 0n, settlingSen: 0n, paidOutSen: 0n, feesSen: 0n };
-  const entries = Object.fromEntries(
-    LEDGER_KINDS.map((k) => [k, { count: 0, amountSen: 0n, feeSen: 0n }]),
-  ) as LedgerTotals;
-  for (const r of rows) {
-    if (r.kind === 'totals') {
-      Object.assign(totals, { pendingSen: sen(r.a), settlingSen: sen(r.b), paidOutSen: sen(r.c), feesSen: sen(r.d) });
-    } else {
-      entries[String(r.kind) as LedgerKind] = { count: Number(r.n), amountSen: sen(r.a), feeSen: sen(r.b) };
-    }
-  }
-  return { totals, entries };
+  return {
+    totals: runningTotalsOf(rows.find((r) => r.kind === 'totals')),
+    entries: ledgerTotalsOf(
+      rows.filter((r) => r.kind !== 'totals'),
+      'pending_sen',
+      'settling_sen',
+    ),
+  };
 }

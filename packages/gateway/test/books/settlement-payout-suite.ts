@@ -22,23 +22,13 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
+import { waitFor } from '../helpers/receiver.ts';
 import { authenticate, newExternalId, snapCall } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 const API = '/api/snap/v1.0';
 const idr = (value: string) => ({ value, currency: 'IDR' });
 let seq = 0;
-
-/** Waits for a condition on the gateway's own records: polled, with a deadline, never a fixed sleep. */
-async function until<T>(read: () => Promise<T>, isDone: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const v = await read();
-    if (isDone(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setImmediate(r));
-  }
-}
 
 /** Opens stores on one database, as two gateways (or a restarted one) share it. */
 async function sharedDatabase(under: StoreUnderTest): Promise<{ open(): Promise<Store>; cleanup(): Promise<void> }> {
@@ -121,6 +111,31 @@ async function startBankStandIn(target: () => string) {
       await new Promise((r) => server.close(r));
     },
   };
+}
+
+/**
+ * A bank provider of `on` that is the payout bank, its outbound settings leading to the bank stand-in
+ * at `url` with the sandbox bank's credentials (the stand-in hands requests on to it); its id.
+ */
+async function standInPayoutBank(on: TestGateway, url: string): Promise<string> {
+  const sandbox = await on.store.findProviderById(await sandboxProviderId(on.store, 'bank'));
+  assert.ok(sandbox);
+  const created = await on.admin('POST', '/providers', {
+    name: 'Payout Bank Stand-in',
+    kind: 'bank',
+    bankCode: '014',
+    outbound: {
+      baseUrl: url,
+      clientKey: sandbox.clientKey,
+      clientSecret: sandbox.clientSecret,
+      partnerId: sandbox.clientKey,
+      tokenPath: SANDBOX_BANK_TOKEN_PATH,
+      pathPrefix: SANDBOX_BANK_PREFIX,
+    },
+    payouts: { sourceAccountNo: SANDBOX_SOURCE_ACCOUNT_NO },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  return created.body.id;
 }
 
 export function settlementPayoutSuite(under: StoreUnderTest): void {
@@ -495,24 +510,7 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
       let providerId: string;
       before(async () => {
         standIn = await startBankStandIn(() => gw.url);
-        const sandbox = await gw.store.findProviderById(await sandboxProviderId(gw.store, 'bank'));
-        assert.ok(sandbox);
-        const created = await gw.admin('POST', '/providers', {
-          name: 'Payout Bank Stand-in',
-          kind: 'bank',
-          bankCode: '014',
-          outbound: {
-            baseUrl: standIn.url,
-            clientKey: sandbox.clientKey,
-            clientSecret: sandbox.clientSecret,
-            partnerId: sandbox.clientKey,
-            tokenPath: SANDBOX_BANK_TOKEN_PATH,
-            pathPrefix: SANDBOX_BANK_PREFIX,
-          },
-          payouts: { sourceAccountNo: SANDBOX_SOURCE_ACCOUNT_NO },
-        });
-        assert.equal(created.status, 201, JSON.stringify(created.body));
-        providerId = created.body.id;
+        providerId = await standInPayoutBank(gw, standIn.url);
       });
       after(async () => {
         await gw.admin('PATCH', `/providers/${providerId}`, { payouts: null, outbound: null });
@@ -535,11 +533,10 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
           // The bank took it: asked (36), never sent again.
           clock.advance(10_000);
           await gw.gateway.payoutChecker.runOnce();
-          const done = await until(
-            () => payout(p.id),
-            (x) => x.state === 'paid',
-            'the payout paid',
-          );
+          const done = await waitFor('the payout paid', async () => {
+            const x = await payout(p.id);
+            return x.state === 'paid' && x;
+          });
           assert.deepEqual(
             done.exchanges.map((e: { service: string }) => e.service),
             ['18', '36'],
@@ -639,11 +636,7 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
         standIn.setMode('hold');
         const before = standIn.transfers();
         const first = snapCall(gw.url, caller, `${API}/transfer-interbank`, body, { externalId });
-        await until(
-          async () => standIn.transfers(),
-          (n) => n === before + 1,
-          'the first at the bank',
-        );
+        await waitFor('the first at the bank', () => standIn.transfers() === before + 1);
         const second = snapCall(gw.url, caller, `${API}/transfer-interbank`, body, { externalId });
         // The second waits for the first's answer: the bank's is held until released.
         standIn.setMode('pass');
@@ -676,36 +669,15 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
       try {
         let target = first.url;
         standIn = await startBankStandIn(() => target);
-        const sandbox = await first.store.findProviderById(await sandboxProviderId(first.store, 'bank'));
-        assert.ok(sandbox);
-        const created = await first.admin('POST', '/providers', {
-          name: 'Payout Bank Stand-in',
-          kind: 'bank',
-          bankCode: '014',
-          outbound: {
-            baseUrl: standIn.url,
-            clientKey: sandbox.clientKey,
-            clientSecret: sandbox.clientSecret,
-            partnerId: sandbox.clientKey,
-            tokenPath: SANDBOX_BANK_TOKEN_PATH,
-            pathPrefix: SANDBOX_BANK_PREFIX,
-          },
-          payouts: { sourceAccountNo: SANDBOX_SOURCE_ACCOUNT_NO },
-        });
-        assert.equal(created.status, 201, JSON.stringify(created.body));
+        await standInPayoutBank(first, standIn.url);
         standIn.setMode('hold');
         const { merchantId, asked } = await ask(first);
         // The row committed `sending` and the bank took the transfer; the answer is held.
-        await until(
-          async () => standIn?.transfers() ?? 0,
-          (n) => n === 1,
-          'the transfer at the bank',
-        );
-        const sending = await until(
-          () => first.store.listPayouts({ merchantId }, 10),
-          (items) => items[0]?.state === 'sending',
-          'the sending row',
-        );
+        await waitFor('the transfer at the bank', () => standIn?.transfers() === 1);
+        const sending = await waitFor('the sending row', async () => {
+          const items = await first.store.listPayouts({ merchantId }, 10);
+          return items[0]?.state === 'sending' && items;
+        });
         const payoutId = sending[0]?.id as string;
         // The gateway stops before it records the answer: its database is gone from under it.
         await first.store.close();

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
+import { waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
 import {
   CHROMIUM,
@@ -23,17 +24,6 @@ import {
 const available = existsSync(CHROMIUM);
 const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
 const EVIL = 'Evil <img src=x onerror=alert(7)><script>alert(8)</script>';
-
-/** Polls `read` until `isDone` holds (a deadline, never a fixed sleep). */
-async function until<T>(read: () => Promise<T>, isDone: (v: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const v = await read();
-    if (isDone(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setImmediate(r));
-  }
-}
 
 describe('payouts in the web console and the portal, in Chromium', {
   skip: !available && !CI ? missing : false,
@@ -392,11 +382,7 @@ describe('payouts in the web console and the portal, in Chromium', {
     assert.equal(await text(page, `#payouts tr[data-payout="${pending.id}"] td[data-label="State"]`), 'failed');
     assert.equal(await page.$('main img[src=x]'), null);
     assert.equal(await page.$('main script'), null);
-    await until(
-      () => settlement(s.settlementId),
-      (v) => v.status === 'open',
-      'the settlement open again',
-    );
+    await waitFor('the settlement open again', async () => (await settlement(s.settlementId)).status === 'open');
     await page.goto(`${gw.url}/console/books/settlements/${s.settlementId}`);
     assert.match(await text(page, '#settlement-summary'), /open/);
     assert.equal(await text(page, '#settlement-payout-error'), 'the bank ended the transfer: status 06');

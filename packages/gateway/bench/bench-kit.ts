@@ -18,7 +18,7 @@ import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { newBillNumber } from '../src/payments/ids.ts';
 import { openStore } from '../src/store/open-store.ts';
-import type { QrisTransaction } from '../src/store/store.ts';
+import type { MerchantRecord, QrisTransaction } from '../src/store/store.ts';
 import { adminApiOf, type GatewayProcess } from '../test/helpers/process.ts';
 
 /** Every server a benchmark starts listens on loopback only: the figures are the code's, not a network's. */
@@ -178,6 +178,40 @@ export async function createWithAdmin(
 }
 
 /** A merchant's acknowledgement of a callback. */
+/** A merchant record written straight into a store (benches that build a history without the API). */
+export function benchMerchant(id: string): MerchantRecord {
+  return {
+    id,
+    name: 'Bench',
+    clientKey: 'bench-ck',
+    clientSecret: 'bench-secret',
+    previousSecret: null,
+    previousValidUntil: null,
+    secretVersion: 1,
+    partnerId: 'bench-partner',
+    publicKeyPem: null,
+    tokenSignature: 'any',
+    callbackSignature: 'hmac-sha512',
+    callbackJson: 'standard',
+    callbackVaBody: 'standard',
+    callbackAck: 'strict',
+    callbackTokenUrl: null,
+    callbackBaseUrl: null,
+    qrisCallbackUrl: null,
+    vaCallbackUrl: null,
+    merchantName: 'BENCH',
+    merchantCity: 'JAKARTA',
+    nmid: 'ID1234567890123',
+    mcc: '5999',
+    qrisProvider: null,
+    qrisCriteria: 'UMI',
+    fees: null,
+    status: 'active',
+    createdAt: 0,
+    updatedAt: 0,
+  };
+}
+
 export const ACK_BODY = '{"responseCode":"2002600","responseMessage":"Success"}';
 /** The payer a benchmark's payments carry. */
 export const PAYER = { payerName: 'Budi Santoso', payerIssuer: '93600014', payerRefId: '112233445566' };

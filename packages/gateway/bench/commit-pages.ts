@@ -15,7 +15,8 @@ import { TRANSACTION_STATUS } from '@snapgate/snap';
 import { paymentEntry } from '../src/books/postings.ts';
 import { newBillNumber, newNotificationId } from '../src/payments/ids.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import type { MerchantRecord, QrisTransaction } from '../src/store/store.ts';
+import type { QrisTransaction } from '../src/store/store.ts';
+import { benchMerchant } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: { changes: { type: 'string', default: '20000' }, batch: { type: 'string', default: '100' } },
@@ -25,36 +26,7 @@ const BATCH = Number(values.batch);
 /** Transactions in the database besides those paid, so every index has some depth. */
 const BYSTANDERS = 2 * CHANGES;
 
-const MERCHANT: MerchantRecord = {
-  id: '3f0e6a4c-8d1b-4c2e-9f7a-5b6c7d8e9f01',
-  name: 'Bench',
-  clientKey: 'bench-ck',
-  clientSecret: 'bench-secret',
-  previousSecret: null,
-  previousValidUntil: null,
-  secretVersion: 1,
-  partnerId: 'bench-partner',
-  publicKeyPem: null,
-  tokenSignature: 'any',
-  callbackSignature: 'hmac-sha512',
-  callbackJson: 'standard',
-  callbackVaBody: 'standard',
-  callbackAck: 'strict',
-  callbackTokenUrl: null,
-  callbackBaseUrl: null,
-  qrisCallbackUrl: null,
-  vaCallbackUrl: null,
-  merchantName: 'BENCH',
-  merchantCity: 'JAKARTA',
-  nmid: 'ID1234567890123',
-  mcc: '5999',
-  qrisProvider: null,
-  qrisCriteria: 'UMI',
-  fees: null,
-  status: 'active',
-  createdAt: 0,
-  updatedAt: 0,
-};
+const MERCHANT = benchMerchant('3f0e6a4c-8d1b-4c2e-9f7a-5b6c7d8e9f01');
 const PROVIDER = '9b2d4e6f-1a3c-4b5d-8e7f-0a1b2c3d4e5f';
 
 type Order = 'sequential' | 'random';

@@ -194,16 +194,21 @@ export type LedgerService = ReturnType<typeof createLedgerService>;
 
 const PAGE = 1000;
 
+/** Every transaction paid at or after `since`, read a page at a time. */
+async function* paidTransactions(store: BooksStore, since: number): AsyncGenerator<PaidTransaction> {
+  let cursor: string | undefined;
+  do {
+    const page = await store.paidTransactionsSince(since, { limit: PAGE, cursor });
+    yield* page.items;
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor !== undefined);
+}
+
 async function verifyLedger(store: BooksStore, onProgress?: (entriesRead: number) => void): Promise<Verification> {
   const problems: LedgerProblem[] = [];
   const startedAt = await store.ledgerStartedAt();
   const paid = new Map<string, PaidTransaction>();
-  for (let after = ''; ; ) {
-    const page = await store.paidTransactionsSince(startedAt, after, PAGE);
-    for (const t of page) paid.set(t.referenceNo, t);
-    if (page.length < PAGE) break;
-    after = (page[page.length - 1] as PaidTransaction).referenceNo;
-  }
+  for await (const t of paidTransactions(store, startedAt)) paid.set(t.referenceNo, t);
   const causes = await store.knownCauses();
   const disbursements = await store.disbursementFacts();
   const payments = new Map<string, LedgerEntry[]>();
@@ -470,21 +475,16 @@ async function verifyIncrementally(store: BooksStore, now: number): Promise<Veri
   }
   // Every transaction paid since the last check has its payment entry.
   const paidSince = cp?.paidThrough ?? startedAt;
-  for (let after = ''; ; ) {
-    const page = await store.paidTransactionsSince(paidSince, after, PAGE);
-    for (const t of page) {
-      if (t.paymentEntryId === null) {
-        touched.add(t.merchantId);
-        problems.push({
-          referenceNo: t.referenceNo,
-          merchantId: t.merchantId,
-          type: 'missing_payment',
-          message: `${t.referenceNo} is paid but has no payment entry`,
-        });
-      }
+  for await (const t of paidTransactions(store, paidSince)) {
+    if (t.paymentEntryId === null) {
+      touched.add(t.merchantId);
+      problems.push({
+        referenceNo: t.referenceNo,
+        merchantId: t.merchantId,
+        type: 'missing_payment',
+        message: `${t.referenceNo} is paid but has no payment entry`,
+      });
     }
-    if (page.length < PAGE) break;
-    after = (page[page.length - 1] as PaidTransaction).referenceNo;
   }
   // Each merchant touched: its running totals against its sums. One that differs (or that a commit
   // meanwhile moved) is read again in one snapshot with its entries, which settles it.

@@ -324,8 +324,8 @@ export abstract class SqlStore {
   paidTransactionsOfProvider(providerId: string, since: number, until: number, page: PageRequest) {
     return ledger.paidTransactionsOfProvider(this.sql, providerId, since, until, page);
   }
-  paidTransactionsSince(since: number, afterReferenceNo: string, limit: number) {
-    return ledger.paidTransactionsSince(this.sql, since, afterReferenceNo, limit);
+  paidTransactionsSince(since: number, page: PageRequest) {
+    return ledger.paidTransactionsSince(this.sql, since, page);
   }
   refundsSince(since: number) {
     return ledger.refundsSince(this.sql, since);

@@ -354,8 +354,8 @@ export interface BooksStore {
     until: number,
     page: PageRequest,
   ): Promise<Page<PaidTransaction>>;
-  /** Transactions paid at or after `since`, by referenceNo after `afterReferenceNo`. */
-  paidTransactionsSince(since: number, afterReferenceNo: string, limit: number): Promise<PaidTransaction[]>;
+  /** Transactions paid at or after `since`, a page at a time in the order they were paid. */
+  paidTransactionsSince(since: number, page: PageRequest): Promise<Page<PaidTransaction>>;
   /** Refunds of transactions paid at or after `since`, summed per merchant in sen. */
   refundsSince(since: number): Promise<Map<string, bigint>>;
   knownCauses(): Promise<{ refunds: Set<string>; settlements: Map<string, string> }>;

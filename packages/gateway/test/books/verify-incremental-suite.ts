@@ -121,5 +121,55 @@ export function verifyIncrementalSuite(engine: 'SQLite' | 'PostgreSQL'): void {
       );
       assert.equal((await gw.admin('GET', '/ledger/verify?full=maybe')).status, 400);
     });
+
+    it('finds a transaction paid since the checkpoint without its entry, in pages of the paid order', async () => {
+      // Ten minutes ahead: after the other tests' checkpoints, whatever they kept.
+      const ahead = 600_000;
+      const muchLater = createLedgerService({ store: gw.store, clock: { now: () => Date.now() + ahead } });
+      const m = await gw.createMerchant();
+      const caller = await authenticate(gw.url, m);
+      const refs: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const g = await snapCall(gw.url, caller, `${API}/qr/qr-mpm-generate`, {
+          partnerReferenceNo: `VERIFY-UNPOSTED-${++seq}`,
+          amount: idr('10000.00'),
+        });
+        assert.equal(g.status, 200, g.text);
+        refs.push(g.body.referenceNo);
+      }
+      // Paid at one instant (after the checkpoint), with no payment entry: as a bug would leave them.
+      const paidAt = Date.now() + ahead - 30_000;
+      const markPaid = (status: string, at: number | null) =>
+        raw.exec(
+          `UPDATE transactions SET status = ?, paid_amount = ${at === null ? 'NULL' : "'10000.00'"}, paid_at = ?
+           WHERE reference_no IN (?, ?, ?)`,
+          [status, at, ...refs],
+        );
+      await markPaid('00', paidAt);
+      try {
+        const pages: string[][] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await gw.store.paidTransactionsSince(paidAt, { limit: 2, cursor });
+          pages.push(page.items.map((t) => t.referenceNo));
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor !== undefined);
+        assert.deepEqual(pages, [[...refs].sort().slice(0, 2), [...refs].sort().slice(2)], 'each once, in order');
+        assert.deepEqual((await gw.store.paidTransactionsSince(paidAt + 1, { limit: 2 })).items, []);
+        const v = await muchLater.verify();
+        assert.equal(v.ok, false);
+        // (The earlier tests' forged entry and unlinked transaction are read again too: they keep
+        // any checkpoint from moving past them.)
+        assert.deepEqual(
+          v.problems
+            .filter((p) => p.referenceNo !== undefined && refs.includes(p.referenceNo))
+            .map((p) => [p.type, p.referenceNo])
+            .sort(),
+          [...refs].sort().map((r) => ['missing_payment', r]),
+        );
+      } finally {
+        await markPaid('01', null);
+      }
+    });
   });
 }

@@ -250,19 +250,25 @@ export async function paidTransactionsOfProvider(
   return { items: items.map(paidTransactionFromRow), nextCursor };
 }
 
-/** Transactions paid (00, or 04 after it) at or after `since`, in pages by referenceNo (verification). */
+/**
+ * Transactions paid (00, or 04 after it) at or after `since`, a page at a time in the order they
+ * were paid (verification; migration 036's index, so the cost is what was paid since).
+ */
 export async function paidTransactionsSince(
   sql: Sql,
   since: number,
-  afterReferenceNo: string,
-  limit: number,
-): Promise<PaidTransaction[]> {
+  page: PageRequest,
+): Promise<Page<PaidTransaction>> {
+  const [afterAt, afterRef] = page.cursor ? decodeCursor(page.cursor) : [since, ''];
   const rows = await sql.all(
     `SELECT ${PAID_COLUMNS} FROM transactions t
-     WHERE t.status IN ('00', '04') AND t.paid_at >= ? AND t.reference_no > ? ORDER BY t.reference_no LIMIT ?`,
-    [since, afterReferenceNo, limit],
+     WHERE t.paid_at IS NOT NULL AND t.paid_at >= ? AND (t.paid_at > ? OR (t.paid_at = ? AND t.reference_no > ?))
+       AND t.status IN ('00', '04')
+     ORDER BY t.paid_at, t.reference_no LIMIT ?`,
+    [since, afterAt, afterAt, afterRef, page.limit + 1],
   );
-  return rows.map(paidTransactionFromRow);
+  const { items, nextCursor } = toPage(rows, page.limit, (r) => [Number(r.paid_at), String(r.reference_no)]);
+  return { items: items.map(paidTransactionFromRow), nextCursor };
 }
 
 /** Refunds of transactions paid at or after `since`, summed per merchant (verification). */

@@ -60,6 +60,7 @@ import { createMasterKeyService } from './operators/master-keys.ts';
 import { createOverviewService } from './operators/overview.ts';
 import { createSessionService } from './operators/sessions.ts';
 import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
+import { createQrImages } from './payments/qr-image.ts';
 import { createQrisService, type QrisService } from './payments/qris-service.ts';
 import { createStatusChanger, type StatusChanger } from './payments/status-change.ts';
 import { createTransactionReads } from './payments/transaction-reads.ts';
@@ -304,8 +305,10 @@ export function buildApp(deps: AppDeps): Gateway {
     const bank = createSandboxBank({ store, clock, gatewayKey: deps.keys.jwtKey, clockSkewSec: config.clockSkewSec });
     sandboxBankRoutes(app, { bank });
   }
-  qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin) });
+  const qrImages = createQrImages();
+  qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin), images: qrImages });
   const checkoutStreams = checkoutRoutes(app, {
+    qrImages,
     store,
     live,
     clock,

@@ -5,19 +5,20 @@ import type { Mode } from '../config.ts';
 import { isRefusal } from '../console/sandbox-rules.ts';
 import { rawBodyOf } from '../http/raw-body.ts';
 import type { Logger } from '../logger.ts';
-import { renderQrSvg } from '../payments/qr-image.ts';
+import { findCheckout } from '../payments/checkout-link.ts';
+import type { QrImages } from '../payments/qr-image.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
 import type { Store, TransactionRecord } from '../store/store.ts';
 import { addressKey, createRateLimiter, type RateLimiter } from '../tokens/rate-limit.ts';
 import { CHECKOUT_CSS, CHECKOUT_JS, CSS_VERSION, JS_VERSION } from './checkout-assets.ts';
 import { createEventStreams, type EventStreams } from './checkout-events.ts';
 import { checkoutPage, messagePage } from './checkout-page.ts';
-import { checkoutView, findCheckout } from './checkout-state.ts';
+import { checkoutView } from './checkout-state.ts';
 import { type Lang, langOf, TEXT } from './checkout-text.ts';
 import type { CheckoutLive } from './live.ts';
 
 // The hosted checkout (docs/checkout.md): `GET /pay/<id>` (the page), `GET /pay/<id>/events` (its
-// live status) and, in sandbox mode, `POST /pay/<id>/sandbox-pay`. Public pages: no session, no
+// live status), `GET /pay/<id>/qr.png` (http/routes/qr-image.ts) and, in sandbox mode, `POST /pay/<id>/sandbox-pay`. Public pages: no session, no
 // cookie but the language; every answer under a strict CSP, nothing from elsewhere, and each
 // client address held to a number of requests a minute.
 
@@ -46,12 +47,13 @@ export interface CheckoutDeps {
   /** Sandbox mode only: pays as the sandbox bank or acquirer. */
   payer?: SandboxPayer | undefined;
   limits?: Partial<CheckoutLimits> | undefined;
+  /** The rendered QR images, shared with `GET /pay/<id>/qr.png`. */
+  qrImages: QrImages;
 }
 
 const LANG_COOKIE = 'snapgate_lang';
 const STATIC_CACHE = 'public, max-age=300';
 const VERSIONED_CACHE = 'public, max-age=31536000, immutable';
-const QR_CACHE_ENTRIES = 1024;
 
 /** The CSP of a checkout answer: nothing from elsewhere; framed only by the merchant's own origins. */
 export function contentSecurityPolicy(frameAncestors: readonly string[] = []): string {
@@ -131,18 +133,10 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
     done();
   });
 
-  const qrCache = new Map<string, Promise<string>>();
-  const qrSvgOf = (txn: TransactionRecord): Promise<string> | undefined => {
-    if (txn.kind !== 'qris' || txn.details.qrContent === '') return undefined;
-    let svg = qrCache.get(txn.referenceNo);
-    if (!svg) {
-      svg = renderQrSvg(txn.details.qrContent);
-      qrCache.set(txn.referenceNo, svg);
-      svg.catch(() => qrCache.delete(txn.referenceNo));
-      if (qrCache.size > QR_CACHE_ENTRIES) qrCache.delete(qrCache.keys().next().value as string);
-    }
-    return svg;
-  };
+  const qrSvgOf = (txn: TransactionRecord): Promise<string> | undefined =>
+    txn.kind !== 'qris' || txn.details.qrContent === '' || !txn.checkoutId
+      ? undefined
+      : deps.qrImages.svg(txn.checkoutId, txn.details.qrContent);
 
   /** False (and a 429 page sent) when this client address is over the limit this minute. */
   const admitted = (request: FastifyRequest, reply: FastifyReply, limit: keyof CheckoutLimits): boolean => {

@@ -1,5 +1,5 @@
 import { sandboxOffers, sandboxServes } from '../console/sandbox-rules.ts';
-import { CHECKOUT_ID, returnUrlOf } from '../payments/checkout-link.ts';
+import { returnUrlOf } from '../payments/checkout-link.ts';
 import { isDue } from '../payments/expiry.ts';
 import type { MerchantRecord, Store, TransactionRecord } from '../store/store.ts';
 import { bankName, type CheckoutState } from './checkout-text.ts';
@@ -75,12 +75,6 @@ export interface CheckoutView {
 export interface CheckoutReads {
   store: Store;
   isSandbox: boolean;
-}
-
-/** The transaction of a checkout id; undefined for an id of the wrong shape or unknown. */
-export async function findCheckout(store: Store, checkoutId: string): Promise<TransactionRecord | undefined> {
-  if (!CHECKOUT_ID.test(checkoutId)) return undefined;
-  return store.findTransactionByCheckoutId(checkoutId);
 }
 
 /** A VA's number as a payer types it (the gateway's padding spaces dropped). */

@@ -127,7 +127,7 @@ ${t.virtualAccountNo ? html`<dt>VA number</dt><dd>${t.virtualAccountNo}</dd>` : 
 </dl>
 ${payer !== undefined ? html`<h3>Details</h3><pre>${JSON.stringify(payer, null, 2)}</pre>` : ''}
 </section>
-${t.kind === 'qris' ? html`<section class="card qr" aria-labelledby="h-qr"><h2 id="h-qr">QR</h2><img src="/qr/${encodeURIComponent(t.referenceNo)}.png" alt="QRIS code of ${t.referenceNo}" width="220" height="220"></section>` : ''}
+${t.kind === 'qris' && t.checkoutId ? html`<section class="card qr" aria-labelledby="h-qr"><h2 id="h-qr">QR</h2><img src="/pay/${encodeURIComponent(t.checkoutId)}/qr.png" alt="QRIS code of ${t.referenceNo}" width="220" height="220"></section>` : ''}
 <section class="card" aria-labelledby="h-history"><h2 id="h-history">Status history</h2>
 ${
   history.length === 0

@@ -1,6 +1,6 @@
 import { snapError } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
-import type { TransactionRecord } from '../store/store.ts';
+import type { Store, TransactionRecord } from '../store/store.ts';
 import type { FieldReader } from './fields.ts';
 import { newRandomId } from './ids.ts';
 import { RETURN_URL, RETURN_URL_MAX } from './snap-fields.ts';
@@ -24,6 +24,15 @@ export const isDrawnAgain = (constraint: string): boolean =>
   constraint.includes('checkout_id');
 
 export const checkoutUrlOf = (publicUrl: string, checkoutId: string): string => `${publicUrl}/pay/${checkoutId}`;
+
+/** A QRIS's `qrUrl`: its QR as a PNG image under its checkout's id (`.svg` also works). */
+export const qrUrlOf = (publicUrl: string, checkoutId: string): string => `${publicUrl}/pay/${checkoutId}/qr.png`;
+
+/** The transaction of a checkout id (undefined for a string no checkout id can be). */
+export async function findCheckout(store: Store, checkoutId: string): Promise<TransactionRecord | undefined> {
+  if (!CHECKOUT_ID.test(checkoutId)) return undefined;
+  return store.findTransactionByCheckoutId(checkoutId);
+}
 
 /**
  * `additionalInfo.returnUrl`: where the page sends the payer once the payment ends. An absolute

@@ -16,7 +16,7 @@ import {
   type TransactionRecord,
   UniqueViolation,
 } from '../store/store.ts';
-import { checkoutUrlOf, isDrawnAgain, newCheckoutId, readAdditionalInfo } from './checkout-link.ts';
+import { checkoutUrlOf, isDrawnAgain, newCheckoutId, qrUrlOf, readAdditionalInfo } from './checkout-link.ts';
 import { expireIfDue } from './expiry.ts';
 import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader } from './fields.ts';
@@ -48,7 +48,7 @@ function generated(
     referenceNo: a.referenceNo,
     partnerReferenceNo: a.partnerReferenceNo,
     qrContent,
-    qrUrl: `${baseUrl}/qr/${a.referenceNo}.png`,
+    qrUrl: qrUrlOf(baseUrl, a.checkoutId),
     merchantName: a.merchantName,
     additionalInfo: {
       validityPeriod: formatJakartaTimestamp(a.expiresAt),

@@ -386,8 +386,8 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       const routed = routesOf(app);
       for (const self of SELF) assert.ok(routed.delete(self), `${self} is served`);
       // The web console and the hosted checkout are pages for people, not an API (docs/console.md,
-      // docs/checkout.md).
-      const pages = [...routed].filter((r) => / \/(console|pay)(\/|$)/.test(r));
+      // docs/checkout.md); the checkout's QR image is documented (`qrUrl`).
+      const pages = [...routed].filter((r) => / \/(console|pay)(\/|$)/.test(r) && !r.endsWith('/qr.{format}'));
       assert.ok(pages.length > 5, 'the console is served');
       for (const p of pages) routed.delete(p);
       // The sandbox bank (sandbox mode) is a bank's API the gateway calls itself, not snapgate's
@@ -673,22 +673,29 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     assert.equal((await snap(CANCEL, m, { originalPartnerReferenceNo: 'nobody' })).status, 404);
 
     // The QR image (cached, conditional, rate limited per address) and the callback key (public).
-    const qr = async (file: string, headers: Record<string, string> = {}) => {
-      const res = await fetch(`${gw.url}/qr/${file}`, { headers });
+    const qr = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${gw.url}${path}`, { headers });
       const bytes = Buffer.from(await res.arrayBuffer());
       const type = mediaType(res.headers.get('content-type') ?? '');
       if (type === 'image/png') assert.deepEqual([...bytes.subarray(1, 4)], [...Buffer.from('PNG')]);
       const body = type === 'image/png' ? bytes.toString('latin1') : bytes.toString('utf8');
-      await snapApi.check('GET', '/qr/{file}', { status: res.status, headers: res.headers, text: body });
+      await snapApi.check('GET', '/pay/{id}/qr.{format}', {
+        status: res.status,
+        headers: res.headers,
+        text: body,
+      });
       return res;
     };
-    const png = await qr(`${paid.referenceNo}.png`);
+    const image = new URL(paid.qrUrl).pathname;
+    assert.match(image, /^\/pay\/[A-Za-z0-9_-]{22}\/qr\.png$/);
+    const png = await qr(image);
     assert.equal(png.status, 200);
-    assert.equal((await qr(`${paid.referenceNo}.svg`)).status, 200);
-    assert.equal((await qr(`${paid.referenceNo}.png`, { 'if-none-match': png.headers.get('etag') ?? '' })).status, 304);
-    assert.equal((await qr('nope.gif')).status, 404);
+    const svgPath = image.replace(/\.png$/, '.svg');
+    assert.equal((await qr(svgPath)).status, 200);
+    assert.equal((await qr(image, { 'if-none-match': png.headers.get('etag') ?? '' })).status, 304);
+    assert.equal((await qr('/pay/AAAAAAAAAAAAAAAAAAAAAA/qr.png')).status, 404);
     let limited = 0;
-    for (let i = 0; i < 30 && limited !== 429; i++) limited = (await qr(`${paid.referenceNo}.svg`)).status;
+    for (let i = 0; i < 30 && limited !== 429; i++) limited = (await qr(svgPath)).status;
     assert.equal(limited, 429);
     await snapApi.check(
       'GET',

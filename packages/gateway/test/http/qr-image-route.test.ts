@@ -1,5 +1,5 @@
 // The public QR image (review finding: rendered on every request, no cache, no limit, so a flood
-// of one image starved other merchants' API calls).
+// of one image starved other merchants' API calls), under the checkout's random id.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,10 +10,11 @@ import type { Store } from '../../src/store/store.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
 
-describe('GET /qr/<referenceNo>.png', () => {
+describe('GET /pay/<checkoutId>/qr.png', () => {
   let gw: TestGateway;
   let lookups = 0;
   let referenceNo: string;
+  let checkoutId: string;
   let qrUrl: string;
   const dir = mkdtempSync(join(tmpdir(), 'snapgate-qr-'));
   before(async () => {
@@ -21,10 +22,10 @@ describe('GET /qr/<referenceNo>.png', () => {
     const real = new SqliteStore({ file: join(dir, 'gw.db') });
     const store = new Proxy(real, {
       get(target, prop, receiver) {
-        if (prop === 'findTransaction') {
-          return (ref: string) => {
+        if (prop === 'findTransactionByCheckoutId') {
+          return (id: string) => {
             lookups++;
-            return target.findTransaction(ref);
+            return target.findTransactionByCheckoutId(id);
           };
         }
         const v = Reflect.get(target, prop, receiver);
@@ -39,6 +40,7 @@ describe('GET /qr/<referenceNo>.png', () => {
       amount: { value: '1000.00', currency: 'IDR' },
     });
     referenceNo = qr.body.referenceNo;
+    checkoutId = String(qr.body.additionalInfo.checkoutUrl).split('/').at(-1) as string;
     qrUrl = qr.body.qrUrl;
   });
   after(async () => {
@@ -47,13 +49,13 @@ describe('GET /qr/<referenceNo>.png', () => {
   });
 
   it('names, in qrUrl, the address the gateway listens on when SNAPGATE_PUBLIC_URL is not set', () => {
-    assert.equal(qrUrl, `${gw.url}/qr/${referenceNo}.png`);
+    assert.equal(qrUrl, `${gw.url}/pay/${checkoutId}/qr.png`);
     assert.doesNotMatch(qrUrl, /:0\//);
   });
 
   it('renders once: concurrent and later requests get the same bytes, with caching headers and an ETag', async () => {
     lookups = 0;
-    const url = `${gw.url}/qr/${referenceNo}.png`;
+    const url = `${gw.url}/pay/${checkoutId}/qr.png`;
     const first = await Promise.all(Array.from({ length: 10 }, () => fetch(url)));
     const bodies = await Promise.all(first.map(async (r) => Buffer.from(await r.arrayBuffer())));
     for (const r of first) assert.equal(r.status, 200);
@@ -62,7 +64,7 @@ describe('GET /qr/<referenceNo>.png', () => {
     assert.equal(r.headers.get('content-type'), 'image/png');
     assert.equal(r.headers.get('cache-control'), 'public, max-age=86400, immutable');
     const etag = r.headers.get('etag');
-    assert.equal(etag, `"${referenceNo}.png"`);
+    assert.equal(etag, `"${checkoutId}.png"`);
     const before = lookups;
     for (let i = 0; i < 10; i++) assert.equal((await fetch(url)).status, 200);
     assert.equal(lookups, before, 'a rendered image is served from memory: no lookup, no rendering');
@@ -71,12 +73,15 @@ describe('GET /qr/<referenceNo>.png', () => {
     assert.equal((await revalidated.arrayBuffer()).byteLength, 0);
   });
 
-  it('answers 404 for an unknown reference or file name, and 429 past the per-address limit', async () => {
-    assert.equal((await fetch(`${gw.url}/qr/NOPE.png`)).status, 404);
-    assert.equal((await fetch(`${gw.url}/qr/${referenceNo}.gif`)).status, 404);
+  it('answers 404 for an unknown checkout, a referenceNo or another format, and 429 past the limit', async () => {
+    assert.equal((await fetch(`${gw.url}/pay/AAAAAAAAAAAAAAAAAAAAAA/qr.png`)).status, 404);
+    assert.equal((await fetch(`${gw.url}/pay/NOPE/qr.png`)).status, 404);
+    assert.equal((await fetch(`${gw.url}/pay/${referenceNo}/qr.png`)).status, 404);
+    assert.equal((await fetch(`${gw.url}/qr/${referenceNo}.png`)).status, 404);
+    assert.equal((await fetch(`${gw.url}/pay/${checkoutId}/qr.gif`)).status, 404);
     let limited: Response | undefined;
     for (let i = 0; i < 60 && !limited; i++) {
-      const r = await fetch(`${gw.url}/qr/${referenceNo}.svg`);
+      const r = await fetch(`${gw.url}/pay/${checkoutId}/qr.svg`);
       if (r.status === 429) limited = r;
       else assert.equal(r.status, 200);
     }

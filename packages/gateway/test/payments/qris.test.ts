@@ -111,16 +111,19 @@ describe('QRIS (docs/protocol.md#qris)', () => {
     assert.equal(tags.get('63'), crc(q.slice(0, -4)));
   });
 
-  it('serves the QR image at qrUrl, as PNG and SVG', async () => {
+  it('serves the QR image at qrUrl, under the checkout id, as PNG and SVG', async () => {
     const g = await generate();
-    assert.equal(g.qrUrl, `https://pay.example/qr/${g.referenceNo}.png`);
-    const png = await fetch(`${gw.url}/qr/${g.referenceNo}.png`);
+    const checkoutId = (g.additionalInfo.checkoutUrl as string).split('/').at(-1) as string;
+    assert.equal(g.qrUrl, `https://pay.example/pay/${checkoutId}/qr.png`);
+    const png = await fetch(`${gw.url}/pay/${checkoutId}/qr.png`);
     assert.equal(png.status, 200);
     assert.equal(png.headers.get('content-type'), 'image/png');
     assert.deepEqual([...Buffer.from(await png.arrayBuffer()).subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
-    const svg = await fetch(`${gw.url}/qr/${g.referenceNo}.svg`);
+    const svg = await fetch(`${gw.url}/pay/${checkoutId}/qr.svg`);
     assert.match(await svg.text(), /<svg/);
-    assert.equal((await fetch(`${gw.url}/qr/nope.png`)).status, 404);
+    assert.equal((await fetch(`${gw.url}/pay/AAAAAAAAAAAAAAAAAAAAAA/qr.png`)).status, 404);
+    // Not under the referenceNo any more (before 1.0: CHANGELOG.md).
+    assert.equal((await fetch(`${gw.url}/qr/${g.referenceNo}.png`)).status, 404);
   });
 
   it('answers 409 4094701 for a duplicate partnerReferenceNo', async () => {

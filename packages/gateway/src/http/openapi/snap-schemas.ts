@@ -236,7 +236,12 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
     referenceNo: ref('ReferenceNo'),
     partnerReferenceNo: { type: 'string' },
     qrContent: { type: 'string', description: 'The EMVCo QRIS payload to show as a QR code.' },
-    qrUrl: { type: 'string', format: 'uri', description: 'The same QR as a PNG image (`GET /qr/{file}`).' },
+    qrUrl: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'The same QR as a PNG image (`GET /pay/{id}/qr.png`, `id` being the checkout id; `.svg` also works).',
+    },
     merchantName: { type: 'string' },
     // checkoutUrl: on every QRIS since the hosted checkout (an answer replayed from before has none).
     additionalInfo: closed(

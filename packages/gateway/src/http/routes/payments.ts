@@ -307,7 +307,7 @@ function qrisOperations(): SnapOperation[] {
         referenceNo: '260115123456789012',
         partnerReferenceNo: 'ORDER-1001',
         qrContent: '00020101021226…6304ABCD',
-        qrUrl: 'https://pay.example/qr/260115123456789012.png',
+        qrUrl: 'https://pay.example/pay/3q2-7wEGZ0mJ1y5b_8kQxA/qr.png',
         merchantName: 'Warung Kopi',
         additionalInfo: { validityPeriod: LATER, checkoutUrl: 'https://pay.example/pay/3q2-7wEGZ0mJ1y5b_8kQxA' },
       },

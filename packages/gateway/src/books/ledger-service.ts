@@ -83,6 +83,7 @@ export interface LedgerProblem {
     | 'no_cause'
     | 'account_balance'
     | 'running_totals'
+    | 'unsettled_queue'
     | 'merchant_balance';
   message: string;
   entryId?: string;
@@ -266,6 +267,17 @@ async function verifyLedger(store: BooksStore, onProgress?: (entriesRead: number
     }
     const drift = runningTotalsProblem(merchantId, await store.runningTotals(merchantId), b);
     if (drift) problems.push(drift);
+  }
+  for (const q of await store.unsettledQueueProblems(100)) {
+    problems.push({
+      type: 'unsettled_queue',
+      entryId: q.entryId,
+      merchantId: q.merchantId,
+      message:
+        q.problem === 'missing'
+          ? `entry ${q.entryId}: in no settlement and not in the unsettled queue (no settlement would take it)`
+          : `entry ${q.entryId}: in a settlement and still in the unsettled queue`,
+    });
   }
   const transfers = fromLines.get(account.transfers) ?? 0n;
   if (-transfers !== disbursements.inFlightSen) {

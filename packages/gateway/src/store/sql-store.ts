@@ -334,6 +334,9 @@ export abstract class SqlStore {
     return ledger.knownCauses(this.sql);
   }
 
+  unsettledQueueProblems(limit: number) {
+    return settlements.unsettledQueueProblems(this.sql, limit);
+  }
   merchantsWithUnsettled(cutoff: number) {
     return settlements.merchantsWithUnsettled(this.sql, cutoff);
   }

@@ -367,6 +367,10 @@ export interface BooksStore {
   }>;
   /** Merchants with payment or refund entries before `cutoff` in no settlement. */
   merchantsWithUnsettled(cutoff: number): Promise<string[]>;
+  /** The unsettled queue against the journal: entries missing from it, rows already settled. */
+  unsettledQueueProblems(
+    limit: number,
+  ): Promise<Array<{ entryId: string; merchantId: string; problem: 'missing' | 'taken' }>>;
   /**
    * One merchant's settlement and its ledger entry, in one database transaction that no other
    * settlement run (on any instance) overlaps. `undefined` when there is nothing to settle.

@@ -171,5 +171,53 @@ export function verifyIncrementalSuite(engine: 'SQLite' | 'PostgreSQL'): void {
         await markPaid('01', null);
       }
     });
+
+    it('finds, in the full verification, an entry missing from the unsettled queue or settled twice', async () => {
+      const m = await gw.createMerchant();
+      const caller = await authenticate(gw.url, m);
+      await paid(caller);
+      await paid(caller);
+      const queueProblems = async () => {
+        const full = await gw.admin('GET', '/ledger/verify?full=true');
+        assert.equal(full.status, 200);
+        return (full.body.problems as Array<{ type: string; merchantId?: string; entryId?: string; message: string }>)
+          .filter((p) => p.merchantId === m.id)
+          .map((p) => [p.type, p.entryId, p.message.split(': ')[1]]);
+      };
+      assert.deepEqual(await queueProblems(), []);
+      const [first, second] = (await raw.all(
+        'SELECT entry_id, merchant_id, at FROM unsettled_entries WHERE merchant_id = ? ORDER BY entry_id',
+        [m.id],
+      )) as Array<{ entry_id: number; merchant_id: string; at: number }>;
+      assert.ok(first && second);
+      // Lost from the queue: no settlement would ever take it.
+      await raw.exec('DELETE FROM unsettled_entries WHERE entry_id = ?', [first.entry_id]);
+      assert.deepEqual(await queueProblems(), [
+        [
+          'unsettled_queue',
+          String(first.entry_id),
+          'in no settlement and not in the unsettled queue (no settlement would take it)',
+        ],
+      ]);
+      await raw.exec('INSERT INTO unsettled_entries (entry_id, merchant_id, at) VALUES (?, ?, ?)', [
+        first.entry_id,
+        first.merchant_id,
+        first.at,
+      ]);
+      assert.deepEqual(await queueProblems(), []);
+      // Settled, and put back in the queue: the next settlement would take it again.
+      const run = await gw.admin('POST', '/settlements', { merchantId: m.id });
+      assert.equal(run.status, 201, JSON.stringify(run.body));
+      await raw.exec('INSERT INTO unsettled_entries (entry_id, merchant_id, at) VALUES (?, ?, ?)', [
+        second.entry_id,
+        second.merchant_id,
+        second.at,
+      ]);
+      assert.deepEqual(await queueProblems(), [
+        ['unsettled_queue', String(second.entry_id), 'in a settlement and still in the unsettled queue'],
+      ]);
+      await raw.exec('DELETE FROM unsettled_entries WHERE entry_id = ?', [second.entry_id]);
+      assert.deepEqual(await queueProblems(), []);
+    });
   });
 }

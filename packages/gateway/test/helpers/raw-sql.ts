@@ -8,6 +8,8 @@ import { createTestDatabase } from './postgres.ts';
 /** Raw SQL on a gateway's own database (`?` placeholders on both engines), for what no door may do. */
 export interface RawSql {
   exec(sql: string, params?: unknown[]): Promise<void>;
+  /** The rows of a query (PostgreSQL's BIGINT columns come back as text). */
+  all(sql: string, params?: unknown[]): Promise<Array<Record<string, unknown>>>;
   close(): Promise<void>;
 }
 
@@ -22,14 +24,13 @@ export async function gatewayWithRawSql(
     const gw = await startGateway({ store });
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
+    const numbered = (sql: string) => {
+      let n = 0;
+      return sql.replace(/\?/g, () => `$${++n}`);
+    };
     const raw: RawSql = {
-      exec: async (sql, params = []) => {
-        let n = 0;
-        await client.query(
-          sql.replace(/\?/g, () => `$${++n}`),
-          params,
-        );
-      },
+      exec: async (sql, params = []) => void (await client.query(numbered(sql), params)),
+      all: async (sql, params = []) => (await client.query(numbered(sql), params)).rows,
       close: () => client.end(),
     };
     return {
@@ -47,6 +48,7 @@ export async function gatewayWithRawSql(
   db.pragma('busy_timeout = 5000');
   const raw: RawSql = {
     exec: async (sql, params = []) => void db.prepare(sql).run(...params),
+    all: async (sql, params = []) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
     close: async () => void db.close(),
   };
   return {

@@ -234,6 +234,7 @@ const PROBLEM_ITEM = {
         'no_cause',
         'account_balance',
         'running_totals',
+        'unsettled_queue',
         'merchant_balance',
       ],
     },

@@ -66,6 +66,34 @@ export async function merchantsWithUnsettled(sql: Sql, cutoff: number): Promise<
 }
 
 /**
+ * The unsettled queue against the journal (the full verification): an entry a settlement will take
+ * that is neither in the queue nor in a settlement (it would never be settled), or a queue row whose
+ * entry a settlement already took (it would be taken twice). One statement: one snapshot, so a
+ * settlement committing meanwhile is seen whole or not at all. At most `limit` rows.
+ */
+export async function unsettledQueueProblems(
+  sql: Sql,
+  limit: number,
+): Promise<Array<{ entryId: string; merchantId: string; problem: 'missing' | 'taken' }>> {
+  const rows = await sql.all(
+    `SELECT e.id AS entry_id, e.merchant_id, 'missing' AS problem FROM ledger_entries e
+     WHERE e.kind IN ('payment', 'refund', 'disbursement', 'disbursement_returned')
+       AND NOT EXISTS (SELECT 1 FROM unsettled_entries u WHERE u.entry_id = e.id)
+       AND NOT EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = e.id)
+     UNION ALL
+     SELECT u.entry_id, u.merchant_id, 'taken' AS problem FROM unsettled_entries u
+     WHERE EXISTS (SELECT 1 FROM settlement_items i WHERE i.entry_id = u.entry_id)
+     LIMIT ?`,
+    [limit],
+  );
+  return rows.map((r) => ({
+    entryId: String(r.entry_id),
+    merchantId: String(r.merchant_id),
+    problem: r.problem === 'taken' ? 'taken' : 'missing',
+  }));
+}
+
+/**
  * Inside a transaction that holds the settlement lock: takes every payment, refund, disbursement and
  * returned disbursement entry of the merchant before the cutoff that no settlement has taken, when
  * they add up to more than zero, into a new settlement with its ledger entry (pending → settling).

@@ -2,9 +2,11 @@
 // acquirer, VAs through the sandbox bank and through a bank of the operator's), repeats, refunds,
 // settlements and payouts over several merchants, and the sandbox acquirer's reports of a random part
 // of its payments (CSV or JSON, read back a page at a time; now and then spoiled with text no field
-// may hold, and refused naming its line and field). After every step the ledger verifies clean and
-// each merchant's balance equals a model the test keeps itself. The seeds are fixed, so CI runs the
-// same sequences every time; BOOKS_SEED=<n> runs another (a failure names its seed and step).
+// may hold, and refused naming its line and field). After every step the ledger verifies clean (what
+// is new, and the whole journal: running totals against the entries, the unsettled queue against the
+// settlements) and each merchant's balance equals a model the test keeps itself. The seeds are fixed,
+// so CI runs the same sequences every time; BOOKS_SEED=<n> runs another (a failure names its seed and
+// step). After kill -9: test/providers/payment-crash-suite.ts.
 // Real HTTP, both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -517,6 +519,10 @@ export function propertySuite(under: StoreUnderTest): void {
           const context = `seed ${seed}, after step ${step} (${what}); steps so far:\n${log.join('\n')}`;
           const v = await gw.admin('GET', '/ledger/verify');
           assert.deepEqual(v.body.problems, [], context);
+          // The whole journal too: every merchant's running totals against its entries summed, and
+          // the unsettled queue against the settlements.
+          const full = await gw.admin('GET', '/ledger/verify?full=true');
+          assert.deepEqual(full.body.problems, [], `full: ${context}`);
           for (const [i, m] of merchants.entries()) {
             const b = (await gw.admin('GET', `/merchants/${m.id}/balance`)).body;
             const mm = model[i] as Model;

@@ -236,6 +236,18 @@ export function paymentCrashSuite(under: StoreUnderTest): void {
         for (const e of payments) assert.equal(e.providerId, p.body.id);
         const balance = await admin(gw, 'GET', `/merchants/${encodeURIComponent(m.id)}/balance`);
         assert.equal(balance.body.pending, `${150_000 * N}.00`);
+        // The running totals equal the entries summed, and the unsettled queue holds every entry:
+        // one settlement takes all N.
+        const full = await admin(gw, 'GET', '/ledger/verify?full=true');
+        assert.deepEqual([full.body.mode, full.body.problems], ['full', []], 'the full check is clean after the kill');
+        const settled = await admin(gw, 'POST', '/settlements', { merchantId: m.id });
+        assert.equal(settled.status, 201, JSON.stringify(settled.body));
+        assert.deepEqual(
+          settled.body.items.map((s: { count: number; gross: string }) => [s.count, s.gross]),
+          [[N, `${150_000 * N}.00`]],
+        );
+        const settledBalance = (await admin(gw, 'GET', `/merchants/${encodeURIComponent(m.id)}/balance`)).body;
+        assert.deepEqual([settledBalance.pending, settledBalance.settling], ['0.00', `${150_000 * N}.00`]);
       } finally {
         gw.child.kill('SIGKILL');
         await receiver.close();

@@ -127,6 +127,7 @@ async function writePayments(b: Bench, engine: 'sqlite' | 'postgres', from: numb
       engine === 'sqlite'
         ? `WITH RECURSIVE s(i) AS (SELECT ${start} UNION ALL SELECT i + 1 FROM s WHERE i < ${start + n - 1}) SELECT i FROM s`
         : `SELECT generate_series(${start}, ${start + n - 1}) AS i`;
+    const [last] = await b.all('SELECT coalesce(max(id), 0) AS id FROM ledger_entries');
     await b.exec(
       `INSERT INTO ledger_entries (at, kind, cause, merchant_id, provider_id, reference_no, amount_sen, fee_sen)
        SELECT ${at}, 'payment', 'payment:B' || i, '${M}', 'bank-bench', 'B' || i, 1000000, 7000 FROM (${series}) q`,
@@ -137,7 +138,8 @@ async function writePayments(b: Bench, engine: 'sqlite' | 'postgres', from: numb
        SELECT e.reference_no, e.merchant_id, 'qris', 'P' || e.reference_no, '00', 1, '10000.00', 'IDR',
          '10000.00', '70.00', e.id, e.at, ${engine === 'sqlite' ? "'{}'" : "'{}'::jsonb"}, e.at, e.at, e.id
        FROM ledger_entries e
-       WHERE e.kind = 'payment' AND e.id > (SELECT coalesce(max(payment_entry_id), 0) FROM transactions)`,
+       WHERE e.id > ? AND e.kind = 'payment'`,
+      [Number(last?.id ?? 0)],
     );
   }
 }

@@ -1,10 +1,12 @@
-// Money out with two gateway instances on one PostgreSQL database (docs/payouts.md): a settlement
-// paid through the bank from both at once is paid once, and disbursements sent through both at once
-// never spend a rupiah twice. Each instance is a real gateway over HTTP; the sandbox bank counts
+// Money out with two gateway instances on one PostgreSQL database (docs/payouts.md): payments of one
+// merchant through both while both settle it are each settled once (its balance spread over stripes,
+// ADR 0015), a settlement paid through the bank from both at once is paid once, and disbursements
+// sent through both at once never spend a rupiah twice. Each instance is a real gateway over HTTP; the sandbox bank counts
 // the transfers it takes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { toMinorUnits } from '@snapgate/snap';
+import pg from 'pg';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
@@ -18,10 +20,12 @@ describe('money out on two instances sharing PostgreSQL', () => {
   let a: TestGateway;
   let b: TestGateway;
   let drop: () => Promise<void>;
+  let url: string;
 
   before(async () => {
     const db = await createTestDatabase();
     drop = db.drop;
+    url = db.url;
     const open = async () => {
       const store = new PostgresStore({ connectionString: db.url });
       await store.migrate();
@@ -91,6 +95,42 @@ describe('money out on two instances sharing PostgreSQL', () => {
     const nets = settlements.reduce((sum, s) => sum + toMinorUnits(s.net), 0n);
     assert.deepEqual([balance.pending, toMinorUnits(balance.settling)], ['0.00', nets]);
     assert.deepEqual((await a.admin('GET', '/ledger/verify')).body.problems, []);
+    assert.deepEqual((await b.admin('GET', '/ledger/verify?full=true')).body.problems, []);
+  });
+
+  it("spreads one merchant's payments over stripes of its balance, and folds them when it settles", async () => {
+    const m = await a.createMerchant({ fees: { qris: { percent: '0.70' } } });
+    const caller = await authenticate(a.url, m);
+    const refs: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const g = await snapCall(a.url, caller, `${API}/qr/qr-mpm-generate`, {
+        partnerReferenceNo: `TWO-S-${++seq}`,
+        amount: idr('10000.00'),
+      });
+      refs.push(g.body.referenceNo);
+    }
+    const paid = await Promise.all(refs.map((ref, i) => (i % 2 ? a : b).admin('POST', `/sandbox/qris/${ref}/pay`, {})));
+    for (const r of paid) assert.equal(r.status, 200, JSON.stringify(r.body));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const stripes = async () =>
+        (
+          await client.query('SELECT stripe FROM merchant_unsettled WHERE merchant_id = $1 ORDER BY stripe', [m.id])
+        ).rows.map((r) => Number(r.stripe));
+      // Payment entries move stripe (entry id mod 16): 20 consecutive entries fill every stripe.
+      assert.equal((await stripes()).length, 16);
+      const balance = (await b.admin('GET', `/merchants/${m.id}/balance`)).body;
+      assert.deepEqual([balance.pending, balance.fees], ['198600.00', '1400.00'], '20 × (10,000.00 − 70.00)');
+      const settled = await a.admin('POST', '/settlements', { merchantId: m.id });
+      assert.equal(settled.status, 201, JSON.stringify(settled.body));
+      assert.deepEqual(await stripes(), [0], 'folded into stripe 0');
+      const after = (await b.admin('GET', `/merchants/${m.id}/balance`)).body;
+      assert.deepEqual([after.pending, after.settling, after.fees], ['0.00', '198600.00', '1400.00']);
+      assert.deepEqual((await a.admin('GET', '/ledger/verify?full=true')).body.problems, []);
+    } finally {
+      await client.end();
+    }
   });
 
   it('pays a settlement asked from both instances at once exactly once', async () => {

@@ -156,7 +156,52 @@ function ledgerTotalsOf(rows: Row[], amount: string, fee: string): LedgerTotals 
   return totals;
 }
 
-/** A merchant_unsettled row as running totals; zero without one. */
+/**
+ * Locks the merchant's balance (stripe 0 of its running totals, migration 037), creating it when the
+ * merchant has none yet. A settlement and a disbursement lock it first, so of those two at once each
+ * waits for the one before; payments move other stripes and do not wait (ADR 0015).
+ */
+export async function lockBalance(sql: Sql, merchantId: string): Promise<void> {
+  await sql.run(
+    `INSERT INTO merchant_unsettled (merchant_id, stripe, volume_sen, pending_sen) VALUES (?, 0, 0, 0)
+     ON CONFLICT (merchant_id, stripe) DO UPDATE SET pending_sen = merchant_unsettled.pending_sen`,
+    [merchantId],
+  );
+}
+
+/**
+ * With the balance locked (lockBalance): the merchant's other stripes folded into stripe 0, each
+ * taken whole as its last payment left it (a payment on it meanwhile is waited for), so no stripe
+ * holds more than what came since the last fold.
+ */
+export async function foldStripes(sql: Sql, merchantId: string): Promise<void> {
+  const rows = await sql.all(
+    `DELETE FROM merchant_unsettled WHERE merchant_id = ? AND stripe <> 0
+     RETURNING volume_sen, pending_sen, settling_sen, paid_out_sen, fees_sen`,
+    [merchantId],
+  );
+  if (rows.length === 0) return;
+  const total = (column: string) => rows.reduce((s, r) => s + sen(r[column]), 0n).toString();
+  await sql.run(
+    `UPDATE merchant_unsettled SET volume_sen = volume_sen + ?, pending_sen = pending_sen + ?,
+       settling_sen = settling_sen + ?, paid_out_sen = paid_out_sen + ?, fees_sen = fees_sen + ?
+     WHERE merchant_id = ? AND stripe = 0`,
+    [
+      total('volume_sen'),
+      total('pending_sen'),
+      total('settling_sen'),
+      total('paid_out_sen'),
+      total('fees_sen'),
+      merchantId,
+    ],
+  );
+}
+
+/** The running totals' columns summed over the merchant's stripes (one row, nulls without any). */
+const TOTALS_SUMS = `exact_sum(pending_sen) AS pending_sen, exact_sum(settling_sen) AS settling_sen,
+  exact_sum(paid_out_sen) AS paid_out_sen, exact_sum(fees_sen) AS fees_sen`;
+
+/** A merchant's running totals from its stripes summed; zero without any. */
 const runningTotalsOf = (r: Row | undefined): RunningTotals => ({
   pendingSen: sen(r?.pending_sen),
   settlingSen: sen(r?.settling_sen),
@@ -165,14 +210,12 @@ const runningTotalsOf = (r: Row | undefined): RunningTotals => ({
 });
 
 /**
- * A merchant's running totals (migration 033): its balance as the ledger's inserts left it, one row,
- * whatever the size of its history. Zero for a merchant without entries.
+ * A merchant's running totals (migrations 033, 037): its balance as the ledger's inserts left it, at
+ * most 16 rows, whatever the size of its history. Zero for a merchant without entries.
  */
 export async function runningTotals(sql: Sql, merchantId: string): Promise<RunningTotals> {
   const r = await firstRow(
-    sql.all('SELECT pending_sen, settling_sen, paid_out_sen, fees_sen FROM merchant_unsettled WHERE merchant_id = ?', [
-      merchantId,
-    ]),
+    sql.all(`SELECT ${TOTALS_SUMS} FROM merchant_unsettled WHERE merchant_id = ?`, [merchantId]),
   );
   return runningTotalsOf(r);
 }
@@ -368,7 +411,7 @@ export async function totalsAgainstEntries(
 ): Promise<{ totals: RunningTotals; entries: LedgerTotals }> {
   // The kinds' sums come in the first two sum columns (the union takes the first select's names).
   const rows = await sql.all(
-    `SELECT 'totals' AS kind, 0 AS n, pending_sen, settling_sen, paid_out_sen, fees_sen
+    `SELECT 'totals' AS kind, 0 AS n, ${TOTALS_SUMS}
        FROM merchant_unsettled WHERE merchant_id = ?
      UNION ALL
      SELECT kind, count(*), exact_sum(amount_sen), exact_sum(fee_sen), 0, 0

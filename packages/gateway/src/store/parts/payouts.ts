@@ -3,7 +3,7 @@ import type { PayoutChange, PayoutExchangeRecord, PayoutFilter, PayoutRecord, Pa
 import { num, numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
 import { insertRow } from './access.ts';
-import { postLedgerEntry, sen } from './ledger.ts';
+import { lockBalance, postLedgerEntry, runningTotals, sen } from './ledger.ts';
 import { findSettlement, settlementFromRow } from './settlements.ts';
 
 // Payouts through the bank (docs/payouts.md#paying-a-settlement). A payout and its settlement move
@@ -135,11 +135,7 @@ export type DisbursementStart =
  */
 export async function startDisbursement(sql: Sql, n: NewDisbursement): Promise<DisbursementStart> {
   const p = n.payout;
-  const row = await firstRow(
-    sql.all('UPDATE merchant_unsettled SET pending_sen = pending_sen WHERE merchant_id = ? RETURNING pending_sen', [
-      p.merchantId,
-    ]),
-  );
+  await lockBalance(sql, p.merchantId);
   // A partnerReferenceNo used before is a duplicate whatever the balance says (a retry of a transfer
   // that went out must not read as "not sent"); the unique index stands behind this.
   const twin = await firstRow(
@@ -149,7 +145,9 @@ export async function startDisbursement(sql: Sql, n: NewDisbursement): Promise<D
     ]),
   );
   if (twin) return { outcome: 'duplicate', payout: payoutFromRow(twin) };
-  const pendingSen = row ? sen(row.pending_sen) : 0n;
+  // Every stripe as committed: payments meanwhile only add to it, and whatever takes from it
+  // (settlements, refunds' stripe, disbursements) waits for the lock held here.
+  const pendingSen = (await runningTotals(sql, p.merchantId)).pendingSen;
   if (pendingSen < p.amountSen + p.feeSen) return { outcome: 'insufficient', pendingSen };
   const day = await firstRow(
     sql.all(

@@ -8,7 +8,7 @@ import type {
 } from '../book-records.ts';
 import { numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
-import { ledgerEntryFromRow, postLedgerEntry, sen } from './ledger.ts';
+import { foldStripes, ledgerEntryFromRow, lockBalance, postLedgerEntry, sen } from './ledger.ts';
 
 // Settlements (docs/books.md#settlements); reconciliation runs are in reconciliations.ts. A
 // settlement run and a payout are each one database transaction (the store's `transaction`), with
@@ -114,7 +114,7 @@ export async function settleMerchant(
     );
     if (done) return undefined;
   }
-  await sql.run('UPDATE merchant_unsettled SET pending_sen = pending_sen WHERE merchant_id = ?', [run.merchantId]);
+  await lockBalance(sql, run.merchantId);
   // What would be taken, summed by the database (the entries are read only once taken, below).
   const owed = (await firstRow(
     sql.all(
@@ -126,6 +126,7 @@ export async function settleMerchant(
     ),
   )) as Row;
   if (Number(owed.n) === 0 || sen(owed.net) <= 0n) return undefined;
+  await foldStripes(sql, run.merchantId);
   await sql.run(
     `INSERT INTO settlements (id, merchant_id, cutoff, status, count, gross_sen, fees_sen, refunds_sen, net_sen,
        created_at, slot)

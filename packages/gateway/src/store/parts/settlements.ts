@@ -56,7 +56,8 @@ const NET_OF_ENTRY = `CASE e.kind WHEN 'payment' THEN e.amount_sen - e.fee_sen
 
 /**
  * Merchants with entries before `cutoff` (payments, refunds, disbursements) that no settlement has
- * taken yet: read from the unsettled queue (migration 033), so it costs what is unsettled.
+ * taken yet: read from the unsettled queue (migration 033) through its merchant index (migration
+ * 038), so it costs what is unsettled.
  */
 export async function merchantsWithUnsettled(sql: Sql, cutoff: number): Promise<string[]> {
   const rows = await sql.all('SELECT DISTINCT merchant_id FROM unsettled_entries WHERE at < ? ORDER BY merchant_id', [

@@ -13,12 +13,13 @@ import { TRANSACTION_STATUS } from '@snapgate/snap';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { assembleGateway, listenOn } from '../src/app.ts';
+import { paymentEntry } from '../src/books/postings.ts';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
-import { newBillNumber } from '../src/payments/ids.ts';
+import { newBillNumber, newNotificationId } from '../src/payments/ids.ts';
 import { openStore } from '../src/store/open-store.ts';
-import type { MerchantRecord, QrisTransaction } from '../src/store/store.ts';
+import type { MerchantRecord, QrisTransaction, StatusChange, TransactionRecord } from '../src/store/store.ts';
 import { adminApiOf, type GatewayProcess } from '../test/helpers/process.ts';
 
 /** Every server a benchmark starts listens on loopback only: the figures are the code's, not a network's. */
@@ -209,6 +210,25 @@ export function benchMerchant(id: string): MerchantRecord {
     status: 'active',
     createdAt: 0,
     updatedAt: 0,
+  };
+}
+
+/**
+ * A payment as the gateway commits one (docs/books.md): an open transaction to 00 at `now`, with its
+ * notification (a body of notification size) and, unless `ledger` is false, its payment entry.
+ */
+export function paymentChange(t: TransactionRecord, now: number, providerId: string, ledger = true): StatusChange {
+  const paid = { ...t, status: '00' as const, seq: 2, paidAmount: t.amount, paidAt: now };
+  return {
+    referenceNo: t.referenceNo,
+    expectedSeq: 1,
+    status: '00',
+    statusDesc: TRANSACTION_STATUS['00'],
+    reason: 'bench payment',
+    at: now,
+    patch: { paidAmount: t.amount, paidAt: now },
+    notification: { id: newNotificationId(now), body: 'x'.repeat(386), nextAttemptAt: now },
+    ledger: ledger ? paymentEntry(paid, providerId, now) : undefined,
   };
 }
 

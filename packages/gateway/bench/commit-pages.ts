@@ -12,11 +12,10 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { TRANSACTION_STATUS } from '@snapgate/snap';
-import { paymentEntry } from '../src/books/postings.ts';
-import { newBillNumber, newNotificationId } from '../src/payments/ids.ts';
+import { newBillNumber } from '../src/payments/ids.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { QrisTransaction } from '../src/store/store.ts';
-import { benchMerchant } from './bench-kit.ts';
+import { benchMerchant, paymentChange } from './bench-kit.ts';
 
 const { values } = parseArgs({
   options: { changes: { type: 'string', default: '20000' }, batch: { type: 'string', default: '100' } },
@@ -88,20 +87,7 @@ async function run(order: Order, ledger: boolean): Promise<Run> {
     for (let i = 0; i < paid.length; i += BATCH) {
       // One event-loop turn of changes: the store commits them as one group.
       await Promise.all(
-        paid.slice(i, i + BATCH).map((t) => {
-          const next = { ...t, status: '00' as const, seq: 2, paidAmount: t.amount, paidAt: now };
-          return store.changeStatus({
-            referenceNo: t.referenceNo,
-            expectedSeq: 1,
-            status: '00',
-            statusDesc: TRANSACTION_STATUS['00'],
-            reason: 'bench payment',
-            at: now,
-            patch: { paidAmount: t.amount, paidAt: now },
-            notification: { id: newNotificationId(Date.now()), body: 'x'.repeat(386), nextAttemptAt: now },
-            ledger: ledger ? paymentEntry(next, PROVIDER, now) : undefined,
-          });
-        }),
+        paid.slice(i, i + BATCH).map((t) => store.changeStatus(paymentChange(t, now, PROVIDER, ledger))),
       );
       await nextTurn();
     }

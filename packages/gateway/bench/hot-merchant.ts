@@ -17,12 +17,9 @@
 import { fork } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { TRANSACTION_STATUS } from '@snapgate/snap';
 import pg from 'pg';
-import { paymentEntry } from '../src/books/postings.ts';
-import { newNotificationId } from '../src/payments/ids.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
-import { benchMerchant, fmt, freshPostgres, type Percentiles, percentiles, table } from './bench-kit.ts';
+import { benchMerchant, fmt, freshPostgres, type Percentiles, paymentChange, percentiles, table } from './bench-kit.ts';
 
 const MERCHANTS = 64;
 const IN_FLIGHT = 16;
@@ -84,20 +81,8 @@ async function servePayer(): Promise<void> {
     for (let i = next++; i < txns.length; i = next++) {
       const t = txns[i];
       if (!t) throw new Error(`transaction ${task.refs[i]} is not in the database`);
-      const now = Date.now();
-      const paid = { ...t, status: '00' as const, seq: 2, paidAmount: t.amount, paidAt: now };
       const t0 = process.hrtime.bigint();
-      const changed = await store.changeStatus({
-        referenceNo: t.referenceNo,
-        expectedSeq: 1,
-        status: '00',
-        statusDesc: TRANSACTION_STATUS['00'],
-        reason: 'bench payment',
-        at: now,
-        patch: { paidAmount: t.amount, paidAt: now },
-        notification: { id: newNotificationId(now), body: 'x'.repeat(386), nextAttemptAt: now + 3_600_000 },
-        ledger: paymentEntry(paid, PROVIDER, now),
-      });
+      const changed = await store.changeStatus(paymentChange(t, Date.now(), PROVIDER));
       if (!changed) throw new Error(`${t.referenceNo} was not changed`);
       latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }

@@ -124,7 +124,7 @@ export function createLedgerService({ store, clock }: { store: LedgerStore; cloc
   const now = () => clock?.now() ?? Date.now();
   const jobs = new Map<string, VerificationJob>();
   return {
-    /** From the running totals (one row), whatever the size of the merchant's history. */
+    /** From the running totals (at most 16 rows), whatever the size of the merchant's history. */
     async balance(caller: Caller, merchantId: string): Promise<Balance> {
       if (!reaches(caller, merchantId) || !(await store.findMerchantById(merchantId))) throw notFound('merchant');
       const b = await store.runningTotals(merchantId);

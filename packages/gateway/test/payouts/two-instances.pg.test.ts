@@ -118,8 +118,15 @@ describe('money out on two instances sharing PostgreSQL', () => {
         (
           await client.query('SELECT stripe FROM merchant_unsettled WHERE merchant_id = $1 ORDER BY stripe', [m.id])
         ).rows.map((r) => Number(r.stripe));
-      // Payment entries move stripe (entry id mod 16): 20 consecutive entries fill every stripe.
-      assert.equal((await stripes()).length, 16);
+      // Payment entries move stripe (entry id mod 16): 20 of them fill most stripes.
+      const expected = (
+        await client.query(
+          `SELECT DISTINCT id % 16 AS stripe FROM ledger_entries WHERE merchant_id = $1 AND kind = 'payment' ORDER BY 1`,
+          [m.id],
+        )
+      ).rows.map((r) => Number(r.stripe));
+      assert.ok(expected.length > 1);
+      assert.deepEqual(await stripes(), expected);
       const balance = (await b.admin('GET', `/merchants/${m.id}/balance`)).body;
       assert.deepEqual([balance.pending, balance.fees], ['198600.00', '1400.00'], '20 × (10,000.00 − 70.00)');
       const settled = await a.admin('POST', '/settlements', { merchantId: m.id });

@@ -160,6 +160,10 @@ function ledgerTotalsOf(rows: Row[], amount: string, fee: string): LedgerTotals 
  * Locks the merchant's balance (stripe 0 of its running totals, migration 037), creating it when the
  * merchant has none yet. A settlement and a disbursement lock it first, so of those two at once each
  * waits for the one before; payments move other stripes and do not wait (ADR 0015).
+ *
+ * The lock order is stripe 0, then the others (foldStripes). A transaction that posts a payment entry
+ * (stripe id mod 16) must post no other entry of the same merchant after it: payment then refund, or
+ * two payments, would lock in the other order and deadlock against a settlement's fold.
  */
 export async function lockBalance(sql: Sql, merchantId: string): Promise<void> {
   await sql.run(
@@ -172,7 +176,8 @@ export async function lockBalance(sql: Sql, merchantId: string): Promise<void> {
 /**
  * With the balance locked (lockBalance): the merchant's other stripes folded into stripe 0, each
  * taken whole as its last payment left it (a payment on it meanwhile is waited for), so no stripe
- * holds more than what came since the last fold.
+ * holds more than what came since the last fold. A payment whose stripe row is new and not yet
+ * committed is not seen and keeps its row until the next fold; the sums stay exact either way.
  */
 export async function foldStripes(sql: Sql, merchantId: string): Promise<void> {
   const rows = await sql.all(
@@ -197,7 +202,7 @@ export async function foldStripes(sql: Sql, merchantId: string): Promise<void> {
   );
 }
 
-/** The running totals' columns summed over the merchant's stripes (one row, nulls without any). */
+/** The running totals' columns summed over the merchant's stripes (one row; zeros without any). */
 const TOTALS_SUMS = `exact_sum(pending_sen) AS pending_sen, exact_sum(settling_sen) AS settling_sen,
   exact_sum(paid_out_sen) AS paid_out_sen, exact_sum(fees_sen) AS fees_sen`;
 

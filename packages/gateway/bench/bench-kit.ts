@@ -227,7 +227,8 @@ export function paymentChange(t: TransactionRecord, now: number, providerId: str
     reason: 'bench payment',
     at: now,
     patch: { paidAmount: t.amount, paidAt: now },
-    notification: { id: newNotificationId(now), body: 'x'.repeat(386), nextAttemptAt: now },
+    // The id as the gateway draws it (time first): the notifications' b-trees append.
+    notification: { id: newNotificationId(Date.now()), body: 'x'.repeat(386), nextAttemptAt: now },
     ledger: ledger ? paymentEntry(paid, providerId, now) : undefined,
   };
 }

@@ -1,7 +1,7 @@
 // What a status change writes (docs/benchmarks.md): SQLite pages per group commit, by b-tree, for
 // changes to 00 with their notifications, without a ledger entry (the baseline) and with one, for
-// references in the order they were created (as bench:delivery makes them) and at random (as
-// production's `yyMMdd` + 12 random digits are). Pages written are what each commit copies to the
+// references in the order they were created (as production draws them since 2026-11-29, and as
+// bench:delivery makes them) and at random (as production's `yyMMdd` + 12 random digits were). Pages written are what each commit copies to the
 // WAL and fsyncs, so unlike throughput on a shared machine they do not drift from run to run.
 //
 //   npm run bench:pages [-- --changes 20000 --batch 100]
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { TRANSACTION_STATUS } from '@snapgate/snap';
-import { newBillNumber } from '../src/payments/ids.ts';
+import { newBillNumber, newReferenceNo } from '../src/payments/ids.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { QrisTransaction } from '../src/store/store.ts';
 import { benchMerchant, paymentChange } from './bench-kit.ts';
@@ -34,7 +34,7 @@ function transactions(order: Order, now: number): QrisTransaction[] {
   return Array.from({ length: CHANGES + BYSTANDERS }, (_, i) => ({
     referenceNo:
       order === 'sequential'
-        ? `261126${String(i).padStart(12, '0')}`
+        ? newReferenceNo(now - CHANGES - BYSTANDERS + i)
         : `261126${String(randomInt(1e6)).padStart(6, '0')}${String(randomInt(1e6)).padStart(6, '0')}`,
     merchantId: MERCHANT.id,
     kind: 'qris',
@@ -131,7 +131,7 @@ for (const order of ['sequential', 'random'] as const) {
   const base = await run(order, false);
   const books = await run(order, true);
   console.log(
-    `References ${order === 'sequential' ? 'in creation order (as bench:delivery)' : 'at random (as production)'}:`,
+    `References ${order === 'sequential' ? 'in creation order (as production draws them, one a millisecond)' : 'at random (as production drew them before 2026-11-29)'}:`,
   );
   console.log(`${'b-tree'.padEnd(36)}${'no ledger'.padStart(11)}${'ledger'.padStart(9)}`);
   const trees = [...new Set([...base.byTree.keys(), ...books.byTree.keys()])].sort(

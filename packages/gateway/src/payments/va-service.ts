@@ -128,7 +128,7 @@ export function createVaService({ store, changer, mode, publicUrl }: VaServiceDe
         fee: feeSnapshotOf(ctx.merchant, 'va'),
         ...(additionalInfo ? { additionalInfo } : {}),
       };
-      // The reference is 12 random digits: a collision with an existing one draws it (and the
+      // The reference may be another instance's of the same millisecond: a collision draws it (and the
       // checkout id) once more (the VA number stays the one allocated above).
       for (let attempt = 0; ; attempt++) {
         const txn: TransactionRecord = {

@@ -30,9 +30,20 @@ describe('random ids', () => {
   });
 
   it('a reference is yyMMdd in Jakarta and 12 digits; a refund number RF, 8 of the time and 8 digits', () => {
-    // 2026-11-26T20:00:00Z is already the 27th in Jakarta (UTC+7).
+    // 2026-11-26T20:00:00Z is already the 27th in Jakarta (UTC+7): 03:00:00.000 there.
     const at = Date.parse('2026-11-26T20:00:00Z');
-    assert.match(newReferenceNo(at), /^261127[0-9]{12}$/);
+    assert.match(newReferenceNo(at), /^26112710800000[0-9]{4}$/);
+    // In the order they were made: within a millisecond by the counter, then by the millisecond.
+    const made = [at, at, at, at + 1, at + 999, at + 60_000].map((ms) => newReferenceNo(ms));
+    assert.equal(new Set(made).size, made.length, 'no two alike');
+    assert.deepEqual(
+      made.slice(3).map((r) => r.slice(6, 14)),
+      ['10800001', '10800999', '10860000'],
+    );
+    assert.ok(
+      made.slice(3).every((r, i) => r > (made[i + 2] as string)),
+      made.join(' '),
+    );
     assert.match(newRefundNo(at), new RegExp(`^RF${String(at).slice(-8)}[0-9]{8}$`));
     // The day is kept between calls: across midnight in Jakarta (17:00 UTC), each call gets its own.
     const midnight = Date.parse('2026-11-27T17:00:00Z');

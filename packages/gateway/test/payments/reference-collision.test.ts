@@ -4,7 +4,8 @@ import type { Store, TransactionRecord } from '../../src/store/store.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
 
-// referenceNo is the Jakarta date and 12 random digits. When a new transaction draws one that is
+// referenceNo is the Jakarta date, the millisecond of the day and a counter that starts at random in
+// each process, so two instances can draw the same one. When a new transaction draws one that is
 // already taken, the database refuses it (a real UNIQUE violation here: another transaction holding
 // that very reference is written just before) and the service draws again, once; the caller
 // never sees the collision.

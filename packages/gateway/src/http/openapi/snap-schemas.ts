@@ -206,7 +206,8 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
   ReferenceNo: {
     type: 'string',
     pattern: '^\\d{18}$',
-    description: 'snapgate’s transaction reference: Jakarta date `yyMMdd` and 12 random digits.',
+    description:
+      'snapgate’s transaction reference, in the order made: Jakarta date `yyMMdd`, the millisecond of the Jakarta day (8 digits) and 4 digits of a counter.',
     example: '260115123456789012',
   },
   TransactionStatus: {

@@ -1,5 +1,5 @@
-import { rupiah } from '../console/format.ts';
-import { escapeHtml, Html, html } from '../console/html.ts';
+import { rupiah } from '../web/format.ts';
+import { escapeHtml, Html, html } from '../web/html.ts';
 import { CSS_PATH, JS_PATH } from './checkout-assets.ts';
 import { type CheckoutView, isFinal } from './checkout-state.ts';
 import { type CheckoutState, type CheckoutText, type Lang, TEXT } from './checkout-text.ts';

@@ -1,8 +1,8 @@
 import type { AdminKeyRecord } from '../operators/admin-keys.ts';
 import type { StoredAuditEntry } from '../operators/audit-log.ts';
 import type { MasterKeyStatus } from '../operators/master-keys.ts';
-import { jakartaTime, prettyJson } from './format.ts';
-import { type Html, html } from './html.ts';
+import { jakartaTime, prettyJson } from '../web/format.ts';
+import { type Html, html } from '../web/html.ts';
 import { badge, csrfField, empty } from './views.ts';
 
 export const ACCESS_HREF = '/console/access';

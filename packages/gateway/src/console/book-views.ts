@@ -1,8 +1,8 @@
 import { type Balance, money } from '../books/ledger-service.ts';
 import { linesOf, payoutIdOfCause } from '../books/postings.ts';
 import type { SettlementService } from '../books/settlement-service.ts';
-import { jakartaTime, rupiah } from './format.ts';
-import { type Html, html } from './html.ts';
+import { jakartaTime, rupiah } from '../web/format.ts';
+import { type Html, html } from '../web/html.ts';
 import { badge, empty } from './views.ts';
 
 // The books as the console and the portal show them (docs/books.md): balances, settlements and

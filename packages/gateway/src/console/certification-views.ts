@@ -1,7 +1,7 @@
 import type { CertifiedTransaction } from '../certification/certify.ts';
 import type { ConformanceReport, RecordedRequest, RecordedResponse, ScenarioResult } from '../conformance/report.ts';
-import { jakartaTime } from './format.ts';
-import { type Html, html } from './html.ts';
+import { jakartaTime } from '../web/format.ts';
+import { type Html, html } from '../web/html.ts';
 import { merchantHref } from './merchant-views.ts';
 import { badge, csrfField, empty, statusBadge } from './views.ts';
 

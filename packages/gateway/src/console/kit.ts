@@ -8,7 +8,7 @@ import type { AuditLog } from '../operators/audit-log.ts';
 import type { Caller } from '../operators/caller.ts';
 import type { MacChecker } from '../operators/sessions.ts';
 import { firstBadTextField } from '../text.ts';
-import { type Html, html } from './html.ts';
+import { type Html, html } from '../web/html.ts';
 import { leaveNotice } from './session.ts';
 import { type Flash, layout } from './views.ts';
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { merchantSettings } from '../merchants/merchant-fields.ts';
 import type { MerchantRecord } from '../merchants/merchant-service.ts';
 import { rsaPublicKey } from '../merchants/public-key.ts';
-import { jakartaTime, rupiah } from './format.ts';
-import { type Html, html } from './html.ts';
+import { jakartaTime, rupiah } from '../web/format.ts';
+import { type Html, html } from '../web/html.ts';
 
 // The merchant forms (new merchant, a merchant's settings): every setting the admin API takes, by
 // its name, grouped. The schemas (merchant-fields.ts) say which settings exist, which ones `null`

@@ -1,6 +1,6 @@
 import type { MerchantRecord } from '../merchants/merchant-service.ts';
-import { jakartaTime } from './format.ts';
-import { type Html, html } from './html.ts';
+import { jakartaTime } from '../web/format.ts';
+import { type Html, html } from '../web/html.ts';
 import { type Acquirer, type MerchantFormValues, merchantFields, settingsSummary } from './merchant-form.ts';
 import { badge, csrfField } from './views.ts';
 

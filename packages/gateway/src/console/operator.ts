@@ -21,7 +21,7 @@ import type { VaService } from '../payments/va-service.ts';
 import type { PayoutService } from '../payouts/payout-service.ts';
 import type { ProviderService } from '../providers/provider-service.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
-import type { Html } from './html.ts';
+import type { Html } from '../web/html.ts';
 import {
   acceptForm,
   audit,

@@ -1,10 +1,10 @@
 import { money } from '../books/ledger-service.ts';
 import type { MerchantRecord } from '../merchants/merchant-service.ts';
 import type { PayoutService } from '../payouts/payout-service.ts';
+import { jakartaTime, prettyJson, rupiah } from '../web/format.ts';
+import { type Html, html } from '../web/html.ts';
 import type { BookArea } from './book-views.ts';
 import { settlementHref } from './book-views.ts';
-import { jakartaTime, prettyJson, rupiah } from './format.ts';
-import { type Html, html } from './html.ts';
 import { badge, empty } from './views.ts';
 
 // Payouts through the payout bank (docs/payouts.md) as the console and the portal show them:

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { merchantCaller } from '../operators/caller.ts';
 import { nonce } from '../operators/sessions.ts';
-import { html } from './html.ts';
+import { html } from '../web/html.ts';
 import { audit, ConsoleError, checkCsrf, formOf, q, sendHtml } from './kit.ts';
 import { type ConsoleDeps, config } from './operator.ts';
 import { deliveryPages } from './portal/deliveries.ts';

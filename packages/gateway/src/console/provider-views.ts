@@ -1,6 +1,6 @@
 import type { ProviderRecord, StoredInboundCall } from '../providers/provider-service.ts';
-import { jakartaTime } from './format.ts';
-import { type Html, html } from './html.ts';
+import { jakartaTime } from '../web/format.ts';
+import { type Html, html } from '../web/html.ts';
 import { secretField } from './merchant-views.ts';
 import { badge, csrfField, empty } from './views.ts';
 

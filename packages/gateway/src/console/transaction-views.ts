@@ -1,8 +1,8 @@
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import type { NotificationRecord, StoredAttempt } from '../delivery/notification-operations.ts';
 import type { StatusHistoryEntry, TransactionRecord } from '../payments/transaction-reads.ts';
-import { jakartaTime, prettyJson, rupiah, statusName } from './format.ts';
-import { type Html, html } from './html.ts';
+import { jakartaTime, prettyJson, rupiah, statusName } from '../web/format.ts';
+import { type Html, html } from '../web/html.ts';
 import { badge, csrfField, empty, statusBadge } from './views.ts';
 
 // One transaction's page, alike in the console and the portal: its summary, QR, status history,

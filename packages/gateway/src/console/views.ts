@@ -1,8 +1,8 @@
 import type { NotificationRecord } from '../delivery/notification-operations.ts';
 import type { TransactionRecord } from '../payments/transaction-reads.ts';
+import { jakartaTime, rupiah, statusName } from '../web/format.ts';
+import { type Html, html } from '../web/html.ts';
 import { FAVICON_PATH } from './assets.ts';
-import { jakartaTime, rupiah, statusName } from './format.ts';
-import { type Html, html } from './html.ts';
 
 export interface Flash {
   kind: 'ok' | 'error';

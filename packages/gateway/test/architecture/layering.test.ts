@@ -4,6 +4,8 @@
 // - only the composition root, cli/ and store/ itself reach a concrete store (sqlite/, postgres/);
 // - console/ reaches data through the services of the domain folders, never store/ (not even its
 //   types);
+// - web/ (the page kit: HTML templates and their one escaper, amounts and times as people read them)
+//   imports no other folder, so every page (the console, the checkout, the API docs page) can use it;
 // - no source file over 600 lines.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -121,6 +123,16 @@ describe('the layering rule, read from the imports', () => {
       wrong.map((e) => `${e.from} → ${e.to}`),
       [],
     );
+  });
+
+  it('keeps web/, the page kit, free of every other folder', () => {
+    const wrong = edges.filter((e) => unitOf(e.from) === 'web' && unitOf(e.to) !== 'web');
+    assert.deepEqual(
+      wrong.map((e) => `${e.from} → ${e.to}`),
+      [],
+    );
+    assert.ok(edges.some((e) => e.from === 'checkout/checkout-page.ts' && e.to === 'web/html.ts'));
+    assert.ok(edges.some((e) => e.from === 'http/openapi/docs-page.ts' && e.to === 'web/html.ts'));
   });
 
   it('keeps every source file under 600 lines (a longer one is usually two concepts)', () => {

@@ -468,7 +468,8 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     }
     assert.match(html, /href="\/openapi\/snap\.json"/);
     assert.match(html, /href="\/openapi\/admin\.json"/);
-    const decode = (s: string) => s.replaceAll('&amp;', '&').replaceAll('&#39;', "'").replaceAll('&quot;', '"');
+    const decode = (s: string) =>
+      s.replaceAll('&amp;', '&').replaceAll('&#39;', "'").replaceAll('&quot;', '"').replaceAll('&#96;', '`');
     const plain = decode(html);
     for (const api of [snapApi, adminApi]) {
       for (const tag of api.doc.tags as Json[]) assert.ok(plain.includes(`>${tag.name}</h2>`), `tag ${tag.name}`);

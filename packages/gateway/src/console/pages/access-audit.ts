@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { auditQuery } from '../../http/routes/admin-access.ts';
+import { html } from '../../web/html.ts';
 import { AUDIT_HREF, accessTabs, auditFilters, auditTable } from '../access-views.ts';
-import { html } from '../html.ts';
 import { asConsoleError, blank, issuesOf, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { formProblems } from '../views.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { html } from '../../web/html.ts';
 import { accessTabs, MASTER_KEY_HREF, masterKeyTable, notUnderCurrent, resealSection } from '../access-views.ts';
-import { html } from '../html.ts';
 import { config, type OperatorPages } from '../operator.ts';
 
 const STATUS = '/admin/v1/keys';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { adminKeyCreateSchema } from '../../http/routes/admin-access.ts';
 import { type AdminKeyRecord, adminKeyView } from '../../operators/admin-keys.ts';
+import { html } from '../../web/html.ts';
 import { ACCESS_HREF, accessTabs, createdKeyPage, keyHref, keyTable, newKeyForm } from '../access-views.ts';
-import { html } from '../html.ts';
 import { asConsoleError, blank, ConsoleError, formOf, issuesOf } from '../kit.ts';
 import { secretField } from '../merchant-views.ts';
 import { config, type OperatorPages } from '../operator.ts';

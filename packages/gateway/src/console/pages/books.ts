@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Verification, VerificationJob } from '../../books/ledger-service.ts';
 import { notFound } from '../../domain-error.ts';
+import { type Html, html } from '../../web/html.ts';
 import { balanceTable, booksTabs } from '../book-views.ts';
-import { type Html, html } from '../html.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { badge, csrfField, empty } from '../views.ts';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ledgerQuery } from '../../http/routes/admin-books.ts';
+import { jakartaIso, parseJakartaDate } from '../../web/format.ts';
+import { html } from '../../web/html.ts';
 import { booksTabs, ledgerTable } from '../book-views.ts';
-import { jakartaIso, parseJakartaDate } from '../format.ts';
-import { html } from '../html.ts';
 import { issuesOf, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { formProblems } from '../views.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { merchantView } from '../../merchants/merchant-service.ts';
-import { jakartaTime } from '../format.ts';
-import { html } from '../html.ts';
+import { jakartaTime } from '../../web/format.ts';
+import { html } from '../../web/html.ts';
 import { asConsoleError, formOf } from '../kit.ts';
 import { merchantHref, portalLinkForm, secretField } from '../merchant-views.ts';
 import { config, type OperatorPages } from '../operator.ts';

@@ -4,8 +4,8 @@ import {
   merchantPatchSchema as patchSchema,
 } from '../../merchants/merchant-fields.ts';
 import { type MerchantRecord, merchantView } from '../../merchants/merchant-service.ts';
-import { jakartaTime } from '../format.ts';
-import { html } from '../html.ts';
+import { jakartaTime } from '../../web/format.ts';
+import { html } from '../../web/html.ts';
 import { ConsoleError, formOf, q, serviceRefusal } from '../kit.ts';
 import {
   type Acquirer,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NOTIFICATION_STATES, type NotificationState } from '../../delivery/notification-operations.ts';
-import { jakartaTime, parseJakartaDateTime } from '../format.ts';
-import { html } from '../html.ts';
+import { jakartaTime, parseJakartaDateTime } from '../../web/format.ts';
+import { html } from '../../web/html.ts';
 import { formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { csrfField, notificationTable } from '../views.ts';

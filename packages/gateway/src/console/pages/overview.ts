@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AttemptMinute } from '../../operators/overview.ts';
-import { age, jakartaDayStart, jakartaMinute, jakartaTime, statusName } from '../format.ts';
-import { type Html, html } from '../html.ts';
+import { age, jakartaDayStart, jakartaMinute, jakartaTime, statusName } from '../../web/format.ts';
+import { type Html, html } from '../../web/html.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { badge, empty } from '../views.ts';
 

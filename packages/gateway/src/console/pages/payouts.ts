@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { money } from '../../books/ledger-service.ts';
 import { payoutView, SCHEDULE } from '../../payouts/payout-service.ts';
-import { rupiah } from '../format.ts';
-import { type Html, html } from '../html.ts';
+import { rupiah } from '../../web/format.ts';
+import { type Html, html } from '../../web/html.ts';
 import { asConsoleError, formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import {

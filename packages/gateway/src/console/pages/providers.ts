@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { providerCreateSchema, providerPatchSchema } from '../../providers/provider-fields.ts';
 import { type ProviderRecord, providerView } from '../../providers/provider-service.ts';
-import { html } from '../html.ts';
+import { html } from '../../web/html.ts';
 import { formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import {

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ReconciliationService } from '../../books/reconciliation-service.ts';
 import { REPORT_LIMIT_BYTES } from '../../http/routes/admin-reconciliations.ts';
+import { jakartaTime } from '../../web/format.ts';
+import { type Html, html } from '../../web/html.ts';
 import { booksTabs } from '../book-views.ts';
-import { jakartaTime } from '../format.ts';
-import { type Html, html } from '../html.ts';
 import { asConsoleError, ConsoleError, formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { badge, csrfField, empty, formProblems } from '../views.ts';

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MerchantRecord } from '../../merchants/merchant-service.ts';
 import type { TransactionRecord } from '../../payments/transaction-reads.ts';
 import type { SandboxPayer } from '../../providers/sandbox-providers.ts';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../web/html.ts';
 import { blank, ConsoleError, formOf, PAGE, type Refusal } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import {

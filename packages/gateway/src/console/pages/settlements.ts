@@ -4,6 +4,8 @@ import { settlementView } from '../../books/settlement-service.ts';
 import { scopeCovers } from '../../http/admin-auth.ts';
 import { payoutBody, settlementRunBody } from '../../http/routes/admin-books.ts';
 import type { MerchantRecord } from '../../merchants/merchant-service.ts';
+import { jakartaIso, jakartaTime, parseJakartaDateTime, rupiah } from '../../web/format.ts';
+import { type Html, html } from '../../web/html.ts';
 import {
   booksTabs,
   ledgerTable,
@@ -12,8 +14,6 @@ import {
   settlementSummary,
   settlementTable,
 } from '../book-views.ts';
-import { jakartaIso, jakartaTime, parseJakartaDateTime, rupiah } from '../format.ts';
-import { type Html, html } from '../html.ts';
 import { asConsoleError, blank, ConsoleError, formOf, issuesOf, PAGE, q, sendAttachment } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { type PayoutRecord, payoutHref } from '../payout-views.ts';

@@ -1,9 +1,9 @@
 import { TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TransactionKind } from '../../payments/transaction-reads.ts';
+import { parseJakartaDate, statusName } from '../../web/format.ts';
+import { html } from '../../web/html.ts';
 import { ledgerTable } from '../book-views.ts';
-import { parseJakartaDate, statusName } from '../format.ts';
-import { html } from '../html.ts';
 import { formOf, PAGE, q, sendHtml } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { replayFromPage } from '../replay.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { NOTIFICATION_STATES, type NotificationState } from '../../delivery/notification-operations.ts';
-import { html } from '../html.ts';
+import { html } from '../../web/html.ts';
 import { q } from '../kit.ts';
 import { config } from '../operator.ts';
 import { notificationTable } from '../views.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { html } from '../html.ts';
+import { html } from '../../web/html.ts';
 import { config } from '../operator.ts';
 import { payoutAccountCard, payoutTable } from '../payout-views.ts';
 import type { PortalPages } from './portal-gate.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Caller, merchantCaller } from '../../operators/caller.ts';
 import type { PortalSession } from '../../operators/sessions.ts';
-import type { Html } from '../html.ts';
+import type { Html } from '../../web/html.ts';
 import {
   acceptForm,
   audit,

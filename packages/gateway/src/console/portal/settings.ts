@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../domain-error.ts';
 import { merchantPatchSchema as patchSchema } from '../../merchants/merchant-fields.ts';
 import { MERCHANT_EDITABLE, type MerchantRecord, merchantView } from '../../merchants/merchant-service.ts';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../web/html.ts';
 import { asConsoleError, formOf, issuesOf } from '../kit.ts';
 import { config } from '../operator.ts';
 import { csrfField, formProblems } from '../views.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { html } from '../../web/html.ts';
 import { balanceStats, ledgerTable, settlementHref, settlementSummary, settlementTable } from '../book-views.ts';
-import { html } from '../html.ts';
 import { sendAttachment } from '../kit.ts';
 import { config } from '../operator.ts';
 import type { PortalPages } from './portal-gate.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { html } from '../html.ts';
+import { html } from '../../web/html.ts';
 import { q, sendHtml } from '../kit.ts';
 import { config } from '../operator.ts';
 import { replayFromPage } from '../replay.ts';

@@ -1,3 +1,4 @@
+import { escapeHtml } from '../../web/html.ts';
 import {
   HTTP_METHODS,
   type JsonSchema,
@@ -20,8 +21,7 @@ export interface DocumentLink {
   document: OpenApiDocument;
 }
 
-const html = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+const html = escapeHtml;
 
 /** The small markdown the documents use: paragraphs, `code`, **bold**. */
 function prose(text: string | undefined): string {

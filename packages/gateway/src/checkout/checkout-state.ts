@@ -1,6 +1,6 @@
-import { sandboxOffers, sandboxServes } from '../console/sandbox-rules.ts';
 import { returnUrlOf } from '../payments/checkout-link.ts';
 import { isDue } from '../payments/expiry.ts';
+import { sandboxOffers, sandboxServes } from '../providers/sandbox-rules.ts';
 import type { MerchantRecord, Store, TransactionRecord } from '../store/store.ts';
 import { bankName, type CheckoutState } from './checkout-text.ts';
 

@@ -6,6 +6,7 @@
 //   types);
 // - web/ (the page kit: HTML templates and their one escaper, amounts and times as people read them)
 //   imports no other folder, so every page (the console, the checkout, the API docs page) can use it;
+// - checkout/ (the payer's pages) never imports console/ (the operators');
 // - no source file over 600 lines.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -133,6 +134,14 @@ describe('the layering rule, read from the imports', () => {
     );
     assert.ok(edges.some((e) => e.from === 'checkout/checkout-page.ts' && e.to === 'web/html.ts'));
     assert.ok(edges.some((e) => e.from === 'http/openapi/docs-page.ts' && e.to === 'web/html.ts'));
+  });
+
+  it("keeps checkout/, the payer's pages, off console/, the operators'", () => {
+    const wrong = edges.filter((e) => unitOf(e.from) === 'checkout' && unitOf(e.to) === 'console');
+    assert.deepEqual(
+      wrong.map((e) => `${e.from} → ${e.to}`),
+      [],
+    );
   });
 
   it('keeps every source file under 600 lines (a longer one is usually two concepts)', () => {

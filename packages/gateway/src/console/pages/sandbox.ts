@@ -4,9 +4,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MerchantRecord } from '../../merchants/merchant-service.ts';
 import type { TransactionRecord } from '../../payments/transaction-reads.ts';
 import type { SandboxPayer } from '../../providers/sandbox-providers.ts';
-import { type Html, html } from '../../web/html.ts';
-import { blank, ConsoleError, formOf, PAGE, type Refusal } from '../kit.ts';
-import { config, type OperatorPages } from '../operator.ts';
 import {
   blockedReason,
   isRefusal,
@@ -18,7 +15,10 @@ import {
   sandboxServes,
   VERB_STATUS,
   vaAmountRefusal,
-} from '../sandbox-rules.ts';
+} from '../../providers/sandbox-rules.ts';
+import { type Html, html } from '../../web/html.ts';
+import { blank, ConsoleError, formOf, PAGE, type Refusal } from '../kit.ts';
+import { config, type OperatorPages } from '../operator.ts';
 import { csrfField, transactionTable } from '../views.ts';
 
 const txnHref = (referenceNo: string) => `/console/transactions/${encodeURIComponent(referenceNo)}`;

@@ -3,6 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sandboxActions } from '../../src/console/pages/sandbox.ts';
+import { conflict, notFound } from '../../src/domain-error.ts';
+import type { MerchantRecord } from '../../src/merchants/merchant-service.ts';
+import { IllegalStatusChange } from '../../src/payments/status-change.ts';
+import type { TransactionRecord } from '../../src/payments/transaction-reads.ts';
+import type { ProviderRecord } from '../../src/providers/provider-service.ts';
+import { ProviderRefusal } from '../../src/providers/sandbox-providers.ts';
 import {
   blockedReason,
   notOfferedText,
@@ -11,13 +17,7 @@ import {
   sandboxOffers,
   sandboxServes,
   vaAmountRefusal,
-} from '../../src/console/sandbox-rules.ts';
-import { conflict, notFound } from '../../src/domain-error.ts';
-import type { MerchantRecord } from '../../src/merchants/merchant-service.ts';
-import { IllegalStatusChange } from '../../src/payments/status-change.ts';
-import type { TransactionRecord } from '../../src/payments/transaction-reads.ts';
-import type { ProviderRecord } from '../../src/providers/provider-service.ts';
-import { ProviderRefusal } from '../../src/providers/sandbox-providers.ts';
+} from '../../src/providers/sandbox-rules.ts';
 
 const NOW = Date.parse('2026-11-26T10:00:00+07:00');
 

@@ -4,9 +4,9 @@ import type { MerchantRecord } from '../merchants/merchant-service.ts';
 import { isDue } from '../payments/expiry.ts';
 import { IllegalStatusChange } from '../payments/status-change.ts';
 import type { TransactionRecord } from '../payments/transaction-reads.ts';
-import type { ProviderRecord } from '../providers/provider-service.ts';
-import { ProviderRefusal } from '../providers/sandbox-providers.ts';
 import { jakartaTime, rupiah, statusName } from '../web/format.ts';
+import type { ProviderRecord } from './provider-service.ts';
+import { ProviderRefusal } from './sandbox-providers.ts';
 
 // Which sandbox actions the gateway would accept on a transaction, and why one was refused, in
 // words. The rules are the gateway's own (docs/protocol.md#transaction-statuses, src/payments/**,

@@ -70,7 +70,8 @@ export function transactionSearchSuite(under: StoreUnderTest): void {
 
     const expectFound = async () => {
       assert.deepEqual(await refsOf(qris.referenceNo), [qris.referenceNo], 'the whole referenceNo');
-      assert.deepEqual(await refsOf(qris.referenceNo.slice(4, 12)), [qris.referenceNo], 'part of it');
+      // (The end of it: references are made in order, so ones made the same second share a start.)
+      assert.deepEqual(await refsOf(qris.referenceNo.slice(8)), [qris.referenceNo], 'part of it');
       assert.deepEqual(await refsOf('order-abc'), [qris.referenceNo], 'the partnerReferenceNo, another case');
       assert.deepEqual(await refsOf('ORDER-ABC'), [qris.referenceNo]);
       assert.deepEqual(await refsOf(va.virtualAccountNo.slice(-7)), [va.referenceNo], 'the end of the VA number');

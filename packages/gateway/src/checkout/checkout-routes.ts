@@ -18,9 +18,10 @@ import { type Lang, langOf, TEXT } from './checkout-text.ts';
 import type { CheckoutLive } from './live.ts';
 
 // The hosted checkout (docs/checkout.md): `GET /pay/<id>` (the page), `GET /pay/<id>/events` (its
-// live status), `GET /pay/<id>/qr.png` (http/routes/qr-image.ts) and, in sandbox mode, `POST /pay/<id>/sandbox-pay`. Public pages: no session, no
-// cookie but the language; every answer under a strict CSP, nothing from elsewhere, and each
-// client address held to a number of requests a minute.
+// live status) and, in sandbox mode, `POST /pay/<id>/sandbox-pay`; its QR image,
+// `GET /pay/<id>/qr.png`, is served by http/routes/qr-image.ts. Public pages: no session, no cookie
+// but the language; every answer under a strict CSP, nothing from elsewhere, and each client address
+// held to a number of requests a minute.
 
 /** Requests a minute per client address (an IPv4 address, an IPv6 /64). */
 export interface CheckoutLimits {

@@ -10,17 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createManualClock } from '../../src/clock.ts';
-import {
-  SANDBOX_BANK_PREFIX,
-  SANDBOX_BANK_TOKEN_PATH,
-  SANDBOX_SOURCE_ACCOUNT_NO,
-} from '../../src/providers/sandbox-bank.ts';
-import { sandboxProviderId } from '../../src/providers/sandbox-providers.ts';
 import { nextSlotAfter } from '../../src/settlement-schedule.ts';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
+import { registerPayoutBank } from '../helpers/payout-bank.ts';
 import { createTestDatabase } from '../helpers/postgres.ts';
 import { waitFor } from '../helpers/receiver.ts';
 import { authenticate, newExternalId, snapCall } from '../helpers/snap.ts';
@@ -111,31 +106,6 @@ async function startBankStandIn(target: () => string) {
       await new Promise((r) => server.close(r));
     },
   };
-}
-
-/**
- * A bank provider of `on` that is the payout bank, its outbound settings leading to the bank stand-in
- * at `url` with the sandbox bank's credentials (the stand-in hands requests on to it); its id.
- */
-async function standInPayoutBank(on: TestGateway, url: string): Promise<string> {
-  const sandbox = await on.store.findProviderById(await sandboxProviderId(on.store, 'bank'));
-  assert.ok(sandbox);
-  const created = await on.admin('POST', '/providers', {
-    name: 'Payout Bank Stand-in',
-    kind: 'bank',
-    bankCode: '014',
-    outbound: {
-      baseUrl: url,
-      clientKey: sandbox.clientKey,
-      clientSecret: sandbox.clientSecret,
-      partnerId: sandbox.clientKey,
-      tokenPath: SANDBOX_BANK_TOKEN_PATH,
-      pathPrefix: SANDBOX_BANK_PREFIX,
-    },
-    payouts: { sourceAccountNo: SANDBOX_SOURCE_ACCOUNT_NO },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  return created.body.id;
 }
 
 export function settlementPayoutSuite(under: StoreUnderTest): void {
@@ -510,7 +480,7 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
       let providerId: string;
       before(async () => {
         standIn = await startBankStandIn(() => gw.url);
-        providerId = await standInPayoutBank(gw, standIn.url);
+        providerId = (await registerPayoutBank(gw, standIn.url, 'Payout Bank Stand-in')).id;
       });
       after(async () => {
         await gw.admin('PATCH', `/providers/${providerId}`, { payouts: null, outbound: null });
@@ -669,7 +639,7 @@ export function settlementPayoutSuite(under: StoreUnderTest): void {
       try {
         let target = first.url;
         standIn = await startBankStandIn(() => target);
-        await standInPayoutBank(first, standIn.url);
+        await registerPayoutBank(first, standIn.url, 'Payout Bank Stand-in');
         standIn.setMode('hold');
         const { merchantId, asked } = await ask(first);
         // The row committed `sending` and the bank took the transfer; the answer is held.

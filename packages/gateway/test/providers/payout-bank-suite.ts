@@ -8,6 +8,7 @@ import {
 } from '../../src/providers/sandbox-bank.ts';
 import { sandboxProviderId } from '../../src/providers/sandbox-providers.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
+import { registerPayoutBank } from '../helpers/payout-bank.ts';
 import { postToken, type SnapCaller, send, snapCall, tokenRequest } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
@@ -291,38 +292,22 @@ export function payoutBankSuite(under: StoreUnderTest): void {
 
     it('calls a provider that is the payout bank through its outbound settings, instead of the sandbox bank', async () => {
       // A "real" payout bank whose outbound settings lead to the sandbox bank's door, as to a bank's.
-      const sandbox = await gw.store.findProviderById(await sandboxProviderId(gw.store, 'bank'));
-      assert.ok(sandbox);
-      const created = await gw.admin('POST', '/providers', {
-        name: 'Bank Payout',
-        kind: 'bank',
-        bankCode: '014',
-        outbound: {
-          baseUrl: gw.url,
-          clientKey: sandbox.clientKey,
-          clientSecret: sandbox.clientSecret,
-          partnerId: sandbox.clientKey,
-          tokenPath: SANDBOX_BANK_TOKEN_PATH,
-          pathPrefix: SANDBOX_BANK_PREFIX,
-        },
-        payouts: { sourceAccountNo: SANDBOX_SOURCE_ACCOUNT_NO },
-      });
-      assert.equal(created.status, 201, JSON.stringify(created.body));
-      assert.deepEqual(created.body.payouts, { sourceAccountNo: SANDBOX_SOURCE_ACCOUNT_NO });
+      const created = await registerPayoutBank(gw, gw.url, 'Bank Payout');
+      assert.deepEqual(created.payouts, { sourceAccountNo: SANDBOX_SOURCE_ACCOUNT_NO });
       try {
         const payoutBank = (await client().current()) as PayoutBank;
         assert.deepEqual(
           [payoutBank.providerId, payoutBank.bankCode, payoutBank.isSandbox],
-          [created.body.id, '014', false],
+          [created.id, '014', false],
         );
         // 014 is now the payout bank's own code: its accounts are asked about inside it (15).
         const r = await client().inquire(payoutBank, { bankCode: '014', accountNo: '1234567890' });
         assert.deepEqual([r.outcome, r.service], ['found', '15']);
         // Disabled, it pays nothing, and the sandbox bank does not stand in for it.
-        assert.equal((await gw.admin('PATCH', `/providers/${created.body.id}`, { status: 'disabled' })).status, 200);
+        assert.equal((await gw.admin('PATCH', `/providers/${created.id}`, { status: 'disabled' })).status, 200);
         assert.equal(await client().current(), undefined);
       } finally {
-        const cleared = await gw.admin('PATCH', `/providers/${created.body.id}`, { payouts: null, outbound: null });
+        const cleared = await gw.admin('PATCH', `/providers/${created.id}`, { payouts: null, outbound: null });
         assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
       }
       assert.equal((await client().current())?.isSandbox, true);

@@ -65,8 +65,17 @@ const PAGE_SIZE = 2048;
 /** The search queue's batches (migration 022): how often, and how many transactions at most each. */
 const SEARCH_EVERY_MS = 1000;
 const SEARCH_BATCH = 5000;
-/** SQLite's page cache for the one connection: 64 MiB. */
+/** SQLite's page cache for the store's own connection (its reads): 64 MiB. */
 const PAGE_CACHE_KIB = 64 * 1024;
+/**
+ * The writer thread's page cache: 16 MiB. Measured (docs/benchmarks.md, "The writer's page cache"):
+ * SQLite (3.53) swaps b-tree pages through the page number of the lock byte when a page splits, and
+ * the next COMMIT then walks every slot of the connection's page-cache hash table, which grows
+ * with the pages cached (32,768 slots at 64 MiB): 13 % of the writer thread's time under delivery
+ * load, on any database under 1 GiB. The writer touches the right edges of its indexes and the
+ * paths to them; the reads that want a large cache run on the store's own connection.
+ */
+const WRITER_PAGE_CACHE_KIB = 16 * 1024;
 
 /**
  * Integers read exactly: sen past 2^53 (docs/operations.md#money-bounds) stay BigInts, which the
@@ -119,7 +128,7 @@ export class SqliteStore extends SqlStore implements Store {
     const inline = options.writer === 'inline' || options.faults !== undefined || options.file === ':memory:';
     this.writer = inline
       ? new InlineWriter(new SqliteWrites(this.db, options.faults))
-      : new ThreadWriter(options.file, PAGE_CACHE_KIB, options.onWriterLost ?? exitForSupervisor);
+      : new ThreadWriter(options.file, WRITER_PAGE_CACHE_KIB, options.onWriterLost ?? exitForSupervisor);
     // A metric never fails a write (the commit is done, its callers are answered whatever an observer
     // does), nor costs another observer its figures.
     this.writer.onCommit = (commit) => {

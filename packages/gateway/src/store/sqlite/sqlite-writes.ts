@@ -365,9 +365,11 @@ export class SqliteWrites implements WriteOps {
   private addNotification(txn: TransactionRecord, n: NewNotification, at: number): NotificationRecord {
     // Claimed at birth only when the transaction has no other undelivered notification (the rule
     // both stores keep; on PostgreSQL it is what makes a concurrent claim safe).
-    const isClaimed = n.claim !== undefined && this.stmt.undeliveredSibling.get(txn.referenceNo) === undefined;
-    // Latest wins (docs/protocol.md#callbacks): an undelivered older notification of this transaction is superseded.
-    this.stmt.supersede.run(at, txn.referenceNo);
+    const hasUndelivered = this.stmt.undeliveredSibling.get(txn.referenceNo) !== undefined;
+    const isClaimed = n.claim !== undefined && !hasUndelivered;
+    // Latest wins (docs/protocol.md#callbacks): an undelivered older notification of this transaction
+    // is superseded (a payment's first notification has none: the update is not run for nothing).
+    if (hasUndelivered) this.stmt.supersede.run(at, txn.referenceNo);
     const record = newNotificationRecord(txn, n, at, isClaimed);
     this.stmt.insertNotification.run(record);
     return record;

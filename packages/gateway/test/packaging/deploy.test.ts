@@ -4,7 +4,8 @@
 // - The build (`npm run build`) is run for real, and the compiled gateway it makes is started as
 //   a real process on a free port with a temporary SQLite file, in production mode, with the
 //   settings of deploy/snapgate.env.example; it must answer /readyz, satisfy the container's
-//   health check, and exit 0 on SIGTERM.
+//   health check, and exit 0 on SIGTERM. The CLI (bin/snapgate.js) is run from an install that
+//   has only the gateway's production dependencies (no tsx): it runs the compiled dist/cli/main.js.
 // - The unit is checked by `systemd-analyze verify` (and `security --offline`), part of Debian's
 //   systemd package: under CI its absence fails the test rather than skipping it. A parser check
 //   of its sections, keys and values runs everywhere.
@@ -16,8 +17,10 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   lstatSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -55,6 +58,26 @@ function onPath(tool: string): string | undefined {
     if (dir && existsSync(join(dir, tool))) return join(dir, tool);
   }
   return undefined;
+}
+
+/**
+ * An install of the built gateway as `npm prune --omit=dev` leaves it: its package.json, bin/ and
+ * dist/ copied under `root`, and a node_modules holding only its `dependencies` (linked to this
+ * checkout's), so that tsx and every other development dependency cannot be found from there.
+ */
+function productionInstall(root: string): string {
+  const gateway = join(root, 'packages/gateway');
+  for (const part of ['package.json', 'bin', 'dist'])
+    cpSync(join(GATEWAY_ROOT, part), join(gateway, part), { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(GATEWAY_ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  for (const name of Object.keys(manifest.dependencies)) {
+    const link = join(root, 'node_modules', name);
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(join(REPO, 'node_modules', name), link);
+  }
+  return join(gateway, 'bin/snapgate.js');
 }
 
 // --- the environment file -----------------------------------------------------------------------
@@ -166,9 +189,47 @@ describe('npm run build: the compiled gateway', { timeout: 300_000 }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** bin/snapgate.js of an install with the production dependencies only (productionInstall). */
+  let productionCli = '';
+  /** Runs that CLI with nothing of this environment but PATH. */
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, [productionCli, ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
   before(() => {
     const r = spawnSync('npm', ['run', 'build'], { cwd: GATEWAY_ROOT, env: childEnv(), encoding: 'utf8' });
     assert.equal(r.status, 0, `npm run build failed:\n${r.stdout}\n${r.stderr}`);
+    productionCli = productionInstall(join(dir, 'production'));
+  });
+
+  it('the CLI runs compiled where tsx is not installed', () => {
+    const tsx = spawnSync(process.execPath, ['--input-type=module', '-e', "await import('tsx/esm/api')"], {
+      cwd: dirname(productionCli),
+      encoding: 'utf8',
+    });
+    assert.notEqual(tsx.status, 0, 'tsx cannot be found from the production install');
+    const manifest = JSON.parse(readFileSync(join(GATEWAY_ROOT, 'package.json'), 'utf8'));
+    assert.equal(manifest.dependencies.tsx, undefined, 'tsx is a development dependency only');
+
+    const version = cli('--version');
+    assert.equal(version.status, 0, version.stderr);
+    assert.equal(version.stdout.trim(), manifest.version);
+    const usage = cli();
+    assert.equal(usage.status, 2, usage.stderr);
+    assert.match(usage.stdout, /usage: snapgate/);
+  });
+
+  it('the CLI says what to do when neither tsx nor the build is there', () => {
+    const bare = join(dir, 'unbuilt/packages/gateway/bin');
+    mkdirSync(bare, { recursive: true });
+    cpSync(join(GATEWAY_ROOT, 'bin/snapgate.js'), join(bare, 'snapgate.js'));
+    const r = spawnSync(process.execPath, [join(bare, 'snapgate.js'), '--version'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /the CLI is not built and tsx is not installed: run `npm run build -w @snapgate\/gateway`/);
   });
 
   it('compiles src/ into dist/ with the migrations beside it', () => {
@@ -238,6 +299,11 @@ describe('npm run build: the compiled gateway', { timeout: 300_000 }, () => {
       });
     const healthy = healthcheck(port);
     assert.equal(healthy.status, 0, healthy.stderr);
+
+    // The compiled CLI, from the install without development dependencies, asks this gateway.
+    const listed = cli('merchant', 'list', '--json', '--url', url, '--admin-token', env.SNAPGATE_ADMIN_TOKEN as string);
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.deepEqual(JSON.parse(listed.stdout).items, []);
 
     gateway.kill('SIGTERM');
     assert.equal(await exited, 0, `exit code after SIGTERM:\n${out}\n${err}`);

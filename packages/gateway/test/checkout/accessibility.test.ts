@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext } from 'playwright-core';
+import { browserSuite, type TestChromium } from '../helpers/chromium.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/receiver.ts';
 import { type SnapCaller, snapCall } from '../helpers/snap.ts';
@@ -16,7 +17,6 @@ import {
   qrisOrder,
   screenshotPath,
   shop,
-  type TestBrowser,
   VA,
   vaOrder,
 } from './checkout-kit.ts';
@@ -30,17 +30,17 @@ interface Violation {
   nodes: Array<{ target: unknown }>;
 }
 
-describe('the checkout pages’ accessibility (axe-core)', () => {
+describe('the checkout pages’ accessibility (axe-core)', browserSuite, () => {
   let gw: TestGateway;
   let c: SnapCaller;
-  let b: TestBrowser;
+  let b: TestChromium;
   /** Only the axe runs bypass the CSP: axe is injected as a script of the page's own. */
   let axeContext: BrowserContext;
   before(async () => {
     gw = await startGateway();
     c = (await shop(gw)).caller;
     b = await launchBrowser();
-    axeContext = await b.context({ bypassCSP: true });
+    axeContext = await b.newContext({ bypassCSP: true });
   });
   after(async () => {
     // Optional: when Chromium cannot start, the gateway must still close, or the file never ends.
@@ -131,7 +131,7 @@ describe('the checkout pages’ accessibility (axe-core)', () => {
 
     const open = await vaOrder(gw, c, { open: true });
     // In English, in a context of its own: the language chosen is remembered.
-    const english = await b.context({ bypassCSP: true, locale: 'en-US' });
+    const english = await b.newContext({ bypassCSP: true, locale: 'en-US' });
     await check('va-open-amount', `${open.checkoutUrl}?lang=en`, 'Any amount', undefined, english);
 
     const paid = await vaOrder(gw, c);

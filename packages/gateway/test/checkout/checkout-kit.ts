@@ -2,8 +2,8 @@
 // browser with as many contexts as a test needs (Debian's Chromium at 390×844), the shop's own page
 // a payer goes back to, and the event stream read over real HTTP.
 import { formatJakartaTimestamp } from '@snapgate/snap';
-import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
-import { CHROMIUM, docsScreenshotPath } from '../console/console-gateway.ts';
+import { launchChromium } from '../helpers/chromium.ts';
+import { docsScreenshotPath } from '../helpers/docs-screenshots.ts';
 import type { TestGateway } from '../helpers/gateway.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
@@ -109,30 +109,8 @@ export async function startShop() {
   });
 }
 
-/** Debian's Chromium, headless: a fresh context per payer (phone-sized, Indonesian unless told). */
-export async function launchBrowser() {
-  const { chromium } = await import('playwright-core');
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking'],
-  });
-  const contexts: BrowserContext[] = [];
-  return {
-    browser,
-    async context(options: BrowserContextOptions = {}) {
-      const ctx = await browser.newContext({ viewport: PHONE, locale: 'id-ID', ...options });
-      contexts.push(ctx);
-      return ctx;
-    },
-    async close() {
-      for (const ctx of contexts) await ctx.close().catch(() => undefined);
-      await browser.close();
-    },
-  };
-}
-
-export type TestBrowser = Awaited<ReturnType<typeof launchBrowser>>;
+/** Chromium for payers: each context phone-sized and Indonesian unless told (`newContext`). */
+export const launchBrowser = () => launchChromium({ viewport: PHONE, locale: 'id-ID' });
 
 /** An event stream read over real HTTP: its events as they come, and whether it ended. */
 export async function openEvents(url: string, init: RequestInit = {}) {

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import { browserSuite, type TestChromium } from '../helpers/chromium.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type Receiver, waitFor } from '../helpers/receiver.ts';
 import { type SnapCaller, snapCall } from '../helpers/snap.ts';
@@ -17,15 +18,14 @@ import {
   screenshotPath,
   shop,
   startShop,
-  type TestBrowser,
   vaOrder,
 } from './checkout-kit.ts';
 
-describe('the checkout pages in Chromium', () => {
+describe('the checkout pages in Chromium', browserSuite, () => {
   let gw: TestGateway;
   let c: SnapCaller;
   let shopSite: Receiver;
-  let b: TestBrowser;
+  let b: TestChromium;
   before(async () => {
     gw = await startGateway();
     c = (await shop(gw)).caller;
@@ -41,7 +41,7 @@ describe('the checkout pages in Chromium', () => {
 
   const statusOf = (page: Page, text: string) => page.locator('#status', { hasText: text });
   const open = async (order: Order, options = {}) => {
-    const page = await (await b.context(options)).newPage();
+    const page = await (await b.newContext(options)).newPage();
     const listening = gw.gateway.checkoutStreams.size;
     await page.goto(order.checkoutUrl);
     await waitFor('the page listening for its payment', () => gw.gateway.checkoutStreams.size > listening);
@@ -55,7 +55,7 @@ describe('the checkout pages in Chromium', () => {
 
   /** Pays as another payer would: its own browser context, the page's Pay (sandbox) button. */
   const payFromElsewhere = async (order: Order) => {
-    const page = await (await b.context({ locale: 'en-US' })).newPage();
+    const page = await (await b.newContext({ locale: 'en-US' })).newPage();
     await page.goto(order.checkoutUrl);
     await Promise.all([
       page.waitForURL(order.checkoutUrl),
@@ -84,7 +84,7 @@ describe('the checkout pages in Chromium', () => {
   it('shows a VA paid from another browser within 2 s, then goes back to the shop; its number copies', async () => {
     const returnUrl = `${shopSite.baseUrl}/orders/2`;
     const o = await vaOrder(gw, c, { returnUrl });
-    const context = await b.context();
+    const context = await b.newContext();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
     const page = await context.newPage();
     await page.goto(o.checkoutUrl);
@@ -141,7 +141,7 @@ describe('the checkout pages in Chromium', () => {
 
   it('works without JavaScript: the page reloads itself until the payment ends, then stops', async () => {
     const o = await qrisOrder(gw, c);
-    const context = await b.context({ javaScriptEnabled: false });
+    const context = await b.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto(o.checkoutUrl);
     await statusOf(page, 'Menunggu pembayaran').waitFor();
@@ -161,12 +161,12 @@ describe('the checkout pages in Chromium', () => {
 
   it('speaks Indonesian by default, English when the browser prefers it, and remembers the toggle', async () => {
     const o = await qrisOrder(gw, c);
-    const id = await (await b.context({ locale: 'id-ID' })).newPage();
+    const id = await (await b.newContext({ locale: 'id-ID' })).newPage();
     await id.goto(o.checkoutUrl);
     assert.equal(await id.getAttribute('html', 'lang'), 'id');
     await statusOf(id, 'Menunggu pembayaran').waitFor();
 
-    const context = await b.context({ locale: 'en-US' });
+    const context = await b.newContext({ locale: 'en-US' });
     const en = await context.newPage();
     await en.goto(o.checkoutUrl);
     assert.equal(await en.getAttribute('html', 'lang'), 'en');

@@ -3,29 +3,20 @@
 // the shop, by meta refresh without script and by the script with it. Real HTTP, then Chromium.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { browserSuite, type TestChromium } from '../helpers/chromium.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 import { type SnapCaller, snapCall } from '../helpers/snap.ts';
-import {
-  launchBrowser,
-  type Order,
-  payBySandbox,
-  QR,
-  qrisOrder,
-  shop,
-  startShop,
-  type TestBrowser,
-  vaOrder,
-} from './checkout-kit.ts';
+import { launchBrowser, type Order, payBySandbox, QR, qrisOrder, shop, startShop, vaOrder } from './checkout-kit.ts';
 
 const GIVEN = 'HTTPS://Shop.Example:443/a/../done?x=1';
 const KEPT = 'https://shop.example/done?x=1';
 
-describe('a checkout returnUrl is normalised once, and that form is the one used', () => {
+describe('a checkout returnUrl is normalised once, and that form is the one used', browserSuite, () => {
   let gw: TestGateway;
   let c: SnapCaller;
   let shopSite: Receiver;
-  let b: TestBrowser;
+  let b: TestChromium;
   before(async () => {
     gw = await startGateway();
     c = (await shop(gw)).caller;
@@ -92,14 +83,14 @@ describe('a checkout returnUrl is normalised once, and that form is the one used
 
     const withoutScript = await qrisOrder(gw, c, { returnUrl: given });
     await payBySandbox(gw, withoutScript);
-    const plain = await (await b.context({ javaScriptEnabled: false })).newPage();
+    const plain = await (await b.newContext({ javaScriptEnabled: false })).newPage();
     await plain.goto(withoutScript.checkoutUrl);
     assert.equal(await plain.getByRole('link', { name: 'Kembali ke toko' }).getAttribute('href'), kept);
     await plain.waitForURL(kept, { timeout: 10_000 });
     await plain.getByRole('heading', { name: 'Back at the shop' }).waitFor();
 
     const withScript = await qrisOrder(gw, c, { returnUrl: given });
-    const live = await (await b.context()).newPage();
+    const live = await (await b.newContext()).newPage();
     await live.goto(withScript.checkoutUrl);
     await payBySandbox(gw, withScript);
     await live.waitForURL(kept, { timeout: 10_000 });

@@ -7,27 +7,17 @@
 // a message, except in CI.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Response } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN, TEST_MASTER_KEY, type TestMerchant } from '../helpers/gateway.ts';
 import { authenticate } from '../helpers/snap.ts';
-import {
-  CHROMIUM,
-  CI,
-  type ConsoleGateway,
-  launchChromium,
-  postForm,
-  screenshotPath,
-  signInByHand,
-  startConsoleGateway,
-} from './console-gateway.ts';
+import { type ConsoleGateway, postForm, screenshotPath, signInByHand, startConsoleGateway } from './console-gateway.ts';
 
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
-const skip = !available && !CI ? missing : false;
+const { skip } = browserSuite;
 
 interface KeyRow {
   id: string;
@@ -100,7 +90,6 @@ describe('Access: admin keys and the audit log in the console', { skip }, () => 
   let readKey: { id: string; token: string };
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     gw = await startConsoleGateway();
     b = await openBrowser(() => gw);
     page = b.page;
@@ -438,7 +427,6 @@ describe('Access: the master keys, re-sealed from the console after a restart un
   let oldKeyId: string;
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     dir = mkdtempSync(join(tmpdir(), 'snapgate-access-'));
     const db = join(dir, 'snapgate.db');
     // Secrets sealed under the first key, then a restart with a new key in front of the old one.

@@ -4,28 +4,20 @@
 // read key, and Post/Redirect/Get (a reload after an action repeats nothing). Without Chromium the
 // tests skip with a message, except in CI (CI set), where they fail.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { formatJakartaTimestamp } from '@snapgate/snap';
 import type { Download, Page } from 'playwright-core';
 import { SETTLEMENT_CSV_HEADER } from '../../src/books/settlement-report.ts';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import type { TestMerchant } from '../helpers/gateway.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import {
-  CHROMIUM,
-  CI,
-  type ConsoleGateway,
-  launchChromium,
-  screenshotPath,
-  startConsoleGateway,
-} from './console-gateway.ts';
+import { type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
 
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
 const EVIL = 'Evil <img src=x onerror=alert(7)><script>alert(8)</script>';
 
-describe('the books in the web console, in Chromium', { skip: !available && !CI ? missing : false }, () => {
+describe('the books in the web console, in Chromium', browserSuite, () => {
   let gw: ConsoleGateway;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
@@ -48,7 +40,6 @@ describe('the books in the web console, in Chromium', { skip: !available && !CI 
   };
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     gw = await startConsoleGateway();
     browser = await launchChromium();
     page = watch(browser.context.pages()[0] ?? (await browser.context.newPage()));

@@ -6,28 +6,23 @@
 // (counted through the admin API); a read key sees the runs, no form, and is refused (403) when
 // it posts anyway. Without Chromium the tests skip with a message, except in CI.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { ACKNOWLEDGEMENT, verifyCallback } from '@snapgate/merchant-sdk';
 import type { Page, Response } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN, startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
 import {
-  CHROMIUM,
-  CI,
   type ConsoleGateway,
   getPage,
-  launchChromium,
   postForm,
   screenshotPath,
   signInByHand,
   startConsoleGateway,
 } from './console-gateway.ts';
 
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
 const LAPTOP = { width: 1366, height: 900 };
 /** What a receiver that verifies signatures must refuse (an HMAC merchant: no `another-key`). */
 const FORGERIES = [
@@ -106,9 +101,7 @@ async function noticeAfter(url: string, session: string, res: globalThis.Respons
   return /<div class="flash error" role="alert">([^<]*)<\/div>/.exec(page.text)?.[1];
 }
 
-describe('certification and conformance runs in the console', {
-  skip: !available && !CI ? missing : false,
-}, () => {
+describe('certification and conformance runs in the console', browserSuite, () => {
   let gw: ConsoleGateway;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
@@ -121,7 +114,6 @@ describe('certification and conformance runs in the console', {
   let paidQris = '';
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     verifying = await startMerchantEndpoint(true);
     naive = await startMerchantEndpoint(false);
     gw = await startConsoleGateway();

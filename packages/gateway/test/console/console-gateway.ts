@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { docsScreenshotPath } from '../helpers/docs-screenshots.ts';
 import { ADMIN_TOKEN, startGateway } from '../helpers/gateway.ts';
 
 /** A test gateway for the browser tests: startGateway with a short retry schedule. */
@@ -11,52 +9,8 @@ export function startConsoleGateway(options: { dispatch?: boolean; env?: Record<
 
 export type ConsoleGateway = Awaited<ReturnType<typeof startConsoleGateway>>;
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const CI = Boolean(process.env.CI) && !/^(false|0)$/i.test(process.env.CI ?? '');
-
-/**
- * Where a browser test keeps a screenshot for the docs: `<DOCS_SCREENSHOTS_DIR>/<folder>/<name>.png`
- * when `npm run docs:screenshots` sets that folder, nowhere otherwise (the screenshot is still taken,
- * into memory): a test run never writes into the repository.
- */
-export function docsScreenshotPath(folder: 'console' | 'checkout', name: string): string | undefined {
-  const root = process.env.DOCS_SCREENSHOTS_DIR;
-  if (!root) return undefined;
-  const dir = join(root, folder);
-  if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-  return join(dir, `${name}.png`);
-}
-
 /** A console screenshot for docs/console.md (see docsScreenshotPath). */
 export const screenshotPath = (name: string) => docsScreenshotPath('console', name);
-
-/** Debian's Chromium through playwright-core, headless, with a fresh profile. */
-export async function launchChromium() {
-  const { chromium } = await import('playwright-core');
-  const profile = mkdtempSync(join(tmpdir(), 'snapgate-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    viewport: { width: 1366, height: 900 },
-  });
-  return {
-    context,
-    async close() {
-      await context.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
-  };
-}
 
 /** The console's session cookie (`name=value`), by a browser's log-in done by hand: the pre-login cookie and token, then the key. */
 export async function signInByHand(url: string, key = ADMIN_TOKEN): Promise<string> {

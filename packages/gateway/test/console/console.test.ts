@@ -1,25 +1,15 @@
 // The web console and the merchant portal, driven in Debian's Chromium (playwright-core). Without
 // Chromium the tests skip with a message, except in CI (CI set), where they fail.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { ACK, type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import {
-  CHROMIUM,
-  CI,
-  type ConsoleGateway,
-  launchChromium,
-  screenshotPath,
-  startConsoleGateway,
-} from './console-gateway.ts';
+import { type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
 
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
-
-describe('web console in Chromium', { skip: !available && !CI ? missing : false }, () => {
+describe('web console in Chromium', browserSuite, () => {
   let gw: ConsoleGateway;
   let receiver: Receiver;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -28,7 +18,6 @@ describe('web console in Chromium', { skip: !available && !CI ? missing : false 
   const alerts: string[] = [];
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     receiver = await startReceiver();
     gw = await startConsoleGateway({ dispatch: true });
     browser = await launchChromium();

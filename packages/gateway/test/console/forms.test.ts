@@ -5,33 +5,19 @@
 // sandbox action says why in plain words; a paid transaction offers no Pay, Pend or Fail; the
 // favicon loads on every page. Without Chromium the tests skip with a message, except in CI.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Response } from 'playwright-core';
 import { FAVICON_PATH } from '../../src/console/assets.ts';
 import { ONCE_MAX_AGE_SEC } from '../../src/console/session.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN, startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import {
-  CHROMIUM,
-  CI,
-  type ConsoleGateway,
-  csrfIn,
-  launchChromium,
-  screenshotPath,
-  signInByHand,
-  startConsoleGateway,
-} from './console-gateway.ts';
+import { type ConsoleGateway, csrfIn, screenshotPath, signInByHand, startConsoleGateway } from './console-gateway.ts';
 
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
-
-describe('console and portal forms: Post/Redirect/Get, shown once', {
-  skip: !available && !CI ? missing : false,
-}, () => {
+describe('console and portal forms: Post/Redirect/Get, shown once', browserSuite, () => {
   let gw: ConsoleGateway;
   let receiver: Receiver;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -60,7 +46,6 @@ describe('console and portal forms: Post/Redirect/Get, shown once', {
   };
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     receiver = await startReceiver();
     gw = await startConsoleGateway({ dispatch: true });
     browser = await launchChromium();

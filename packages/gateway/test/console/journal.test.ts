@@ -1,24 +1,14 @@
 // The journal page (Books → Journal) in Debian's Chromium: every ledger entry, filtered by merchant,
 // kind, reference and day with the admin API's own rules, page by page.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import {
-  CHROMIUM,
-  CI,
-  type ConsoleGateway,
-  launchChromium,
-  screenshotPath,
-  startConsoleGateway,
-} from './console-gateway.ts';
+import { type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
 
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
-
-describe('the journal in Chromium', { skip: !available && !CI ? missing : false }, () => {
+describe('the journal in Chromium', browserSuite, () => {
   let gw: ConsoleGateway;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
@@ -48,7 +38,6 @@ describe('the journal in Chromium', { skip: !available && !CI ? missing : false 
     );
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     gw = await startConsoleGateway();
     const a = await gw.createMerchant({ name: 'Toko Kopi' });
     const b = await gw.createMerchant({ name: 'Toko Buku' });

@@ -5,26 +5,23 @@
 // and lands on a list that shows them; status history names providers, never their ids; without
 // JavaScript the page is right after a reload. Without Chromium the tests skip, except in CI.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { browserSuite, launchChromium, type TestChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN, type TestMerchant } from '../helpers/gateway.ts';
 import { ACK, type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import { CHROMIUM, CI, type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
+import { type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
 
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
-const VIEWPORT = { width: 1366, height: 900 };
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 const acknowledge = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end(ACK);
 
-describe('live feedback on a transaction page', { skip: !available && !CI ? missing : false }, () => {
+describe('live feedback on a transaction page', browserSuite, () => {
   let gw: ConsoleGateway;
   let receiver: Receiver;
-  let browser: Browser;
+  let browser: TestChromium;
   let context: BrowserContext;
   let page: Page;
   let merchant: TestMerchant;
@@ -66,17 +63,11 @@ describe('live feedback on a transaction page', { skip: !available && !CI ? miss
   };
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     receiver = await startReceiver();
     gw = await startConsoleGateway({ dispatch: true });
     merchant = await gw.createMerchant({ name: 'Toko Langsung', callbackBaseUrl: receiver.baseUrl });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
-    context = await browser.newContext({ viewport: VIEWPORT });
+    browser = await launchChromium();
+    context = browser.context;
     page = await signIn(context);
   });
   after(async () => {
@@ -323,7 +314,7 @@ describe('live feedback on a transaction page', { skip: !available && !CI ? miss
   });
 
   test('without JavaScript: a replay says it waits, and a reload shows how it went', async () => {
-    const plain = await browser.newContext({ viewport: VIEWPORT, javaScriptEnabled: false });
+    const plain = await browser.newContext({ javaScriptEnabled: false });
     const p = await signIn(plain);
     const ref = await paidQris();
     await waitFor('delivered', async () => (await statesOf(ref)).every((s) => s === 'delivered'));

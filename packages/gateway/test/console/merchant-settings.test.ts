@@ -6,26 +6,20 @@
 // URL; a read key that sees no form and is refused when it posts anyway.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Response } from 'playwright-core';
 import { FEE_FIELDS, LIMIT_FIELDS, PAYOUT_ACCOUNT_FIELDS } from '../../src/console/merchant-form.ts';
 import { merchantCreateSchema } from '../../src/merchants/merchant-fields.ts';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import {
-  CHROMIUM,
-  CI,
   type ConsoleGateway,
   getPage,
-  launchChromium,
   postForm,
   screenshotPath,
   signInByHand,
   startConsoleGateway,
 } from './console-gateway.ts';
-
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
 
 const rsaPem = (bits: number) =>
   generateKeyPairSync('rsa', { modulusLength: bits }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
@@ -46,14 +40,13 @@ const SCHEMA_FIELDS = Object.keys(merchantCreateSchema.shape).flatMap((k) => [..
 
 type Merchant = Record<string, unknown> & { id: string; partnerId: string; updatedAt: string };
 
-describe('every merchant setting in the console', { skip: !available && !CI ? missing : false }, () => {
+describe('every merchant setting in the console', browserSuite, () => {
   let gw: ConsoleGateway;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
   let acquirerId: string;
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     gw = await startConsoleGateway();
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());

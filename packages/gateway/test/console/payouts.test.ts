@@ -6,28 +6,17 @@
 // the portal's bank account and payouts. Every wait polls; nothing sleeps. Without Chromium the tests
 // skip with a message, except in CI (CI set), where they fail.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import {
-  CHROMIUM,
-  CI,
-  type ConsoleGateway,
-  launchChromium,
-  screenshotPath,
-  startConsoleGateway,
-} from './console-gateway.ts';
+import { type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
 
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
 const EVIL = 'Evil <img src=x onerror=alert(7)><script>alert(8)</script>';
 
-describe('payouts in the web console and the portal, in Chromium', {
-  skip: !available && !CI ? missing : false,
-}, () => {
+describe('payouts in the web console and the portal, in Chromium', browserSuite, () => {
   let gw: ConsoleGateway;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
@@ -46,7 +35,6 @@ describe('payouts in the web console and the portal, in Chromium', {
   };
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     // Above Rp 50.000,00 a payout waits for a second key.
     gw = await startConsoleGateway({ env: { SNAPGATE_PAYOUT_APPROVAL_ABOVE: '50000.00' } });
     browser = await launchChromium();

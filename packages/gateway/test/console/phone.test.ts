@@ -3,23 +3,14 @@
 // page nor a table inside it), a transaction list keeps merchant, amount and status on screen, and
 // the delivery chart's labels stay legible at both widths.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import {
-  CHROMIUM,
-  CI,
-  type ConsoleGateway,
-  launchChromium,
-  screenshotPath,
-  startConsoleGateway,
-} from './console-gateway.ts';
+import { type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
 
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1366, height: 768 };
 
@@ -62,7 +53,7 @@ async function onScreen(page: Page, selector: string): Promise<boolean[]> {
   );
 }
 
-describe('the console and the portal at phone width', { skip: !available && !CI ? missing : false }, () => {
+describe('the console and the portal at phone width', browserSuite, () => {
   let gw: ConsoleGateway;
   let receiver: Receiver;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
@@ -72,7 +63,6 @@ describe('the console and the portal at phone width', { skip: !available && !CI 
   let paidRef: string;
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     receiver = await startReceiver();
     gw = await startConsoleGateway({ dispatch: true });
     browser = await launchChromium();

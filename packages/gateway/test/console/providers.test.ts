@@ -7,24 +7,12 @@
 // refused (403) when it posts anyway. Without Chromium the tests skip with a message, except in CI.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page, Response } from 'playwright-core';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN, startGateway } from '../helpers/gateway.ts';
 import { postToken } from '../helpers/snap.ts';
-import {
-  CHROMIUM,
-  CI,
-  type ConsoleGateway,
-  launchChromium,
-  postForm,
-  screenshotPath,
-  signInByHand,
-  startConsoleGateway,
-} from './console-gateway.ts';
-
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
+import { type ConsoleGateway, postForm, screenshotPath, signInByHand, startConsoleGateway } from './console-gateway.ts';
 
 const rsa = (modulusLength: number) =>
   generateKeyPairSync('rsa', {
@@ -59,7 +47,7 @@ interface Provider {
   outbound: null | Record<string, unknown>;
 }
 
-describe('console: providers', { skip: !available && !CI ? missing : false }, () => {
+describe('console: providers', browserSuite, () => {
   let gw: ConsoleGateway;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
@@ -71,7 +59,6 @@ describe('console: providers', { skip: !available && !CI ? missing : false }, ()
   const bank = { id: '', clientKey: '', clientSecret: '' };
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     gw = await startConsoleGateway();
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());

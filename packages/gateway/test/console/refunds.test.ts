@@ -5,17 +5,13 @@
 // reload is a GET; the same form sent twice refunds once). With JavaScript off, the forms still work
 // (Post/Redirect/Get). Without Chromium the tests skip with a message, except in CI.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { browserSuite, launchChromium, type TestChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN, type TestMerchant } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import { CHROMIUM, CI, type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
-
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
-const VIEWPORT = { width: 1366, height: 900 };
+import { type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
 
 interface AuditRow {
   action: string;
@@ -25,10 +21,10 @@ interface AuditRow {
   after: unknown;
 }
 
-describe('refund and cancel from a transaction page', { skip: !available && !CI ? missing : false }, () => {
+describe('refund and cancel from a transaction page', browserSuite, () => {
   let gw: ConsoleGateway;
   let receiver: Receiver;
-  let browser: Browser;
+  let browser: TestChromium;
   let context: BrowserContext;
   let page: Page;
   let merchant: TestMerchant;
@@ -44,17 +40,11 @@ describe('refund and cancel from a transaction page', { skip: !available && !CI 
   };
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     receiver = await startReceiver();
     gw = await startConsoleGateway({ dispatch: true });
     merchant = await gw.createMerchant({ name: 'Toko Kembali', callbackBaseUrl: receiver.baseUrl });
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
-    context = await browser.newContext({ viewport: VIEWPORT });
+    browser = await launchChromium();
+    context = browser.context;
     page = await signIn(context);
   });
   after(async () => {
@@ -342,7 +332,7 @@ describe('refund and cancel from a transaction page', { skip: !available && !CI 
   test('a read key sees no refund or cancel, and posting one anyway is refused (403)', async () => {
     const made = await gw.admin('POST', '/admin-keys', { name: 'pembaca', scope: 'read' });
     assert.equal(made.status, 201, JSON.stringify(made.body));
-    const readContext = await browser.newContext({ viewport: VIEWPORT });
+    const readContext = await browser.newContext();
     const reader = await signIn(readContext, made.body.key);
     const ref = await newQris('4000.00', false);
     await reader.goto(`${gw.url}/console/transactions/${ref}`);
@@ -361,7 +351,7 @@ describe('refund and cancel from a transaction page', { skip: !available && !CI 
   });
 
   test('without JavaScript, cancel and refund work the same (Post/Redirect/Get)', async () => {
-    const plain = await browser.newContext({ viewport: VIEWPORT, javaScriptEnabled: false });
+    const plain = await browser.newContext({ javaScriptEnabled: false });
     const p = await signIn(plain);
     const open = await newQris('3000.00', false);
     await p.goto(`${gw.url}/console/transactions/${open}`);

@@ -5,22 +5,12 @@
 // failed log-ins and, once limited, when to try again. Without Chromium the browser tests skip with
 // a message, except in CI (CI set), where they fail.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { safeTarget } from '../../src/console/return-to.ts';
+import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import type { TestMerchant } from '../helpers/gateway.ts';
-import {
-  CHROMIUM,
-  CI,
-  type ConsoleGateway,
-  launchChromium,
-  screenshotPath,
-  startConsoleGateway,
-} from './console-gateway.ts';
-
-const available = existsSync(CHROMIUM);
-const missing = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
+import { type ConsoleGateway, screenshotPath, startConsoleGateway } from './console-gateway.ts';
 
 /** Targets no sign-in may follow, whichever area: off this origin, disguised, or no page to land on. */
 const UNSAFE_ANYWHERE = [
@@ -104,7 +94,7 @@ describe('sign-in targets: only a page of the area signed in to', () => {
   });
 });
 
-describe('signing in and out in Chromium', { skip: !available && !CI ? missing : false }, () => {
+describe('signing in and out in Chromium', browserSuite, () => {
   let gw: ConsoleGateway;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   /** A second browser, with its own cookies. */
@@ -115,7 +105,6 @@ describe('signing in and out in Chromium', { skip: !available && !CI ? missing :
   let key: string;
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     gw = await startConsoleGateway();
     [browser, other] = await Promise.all([launchChromium(), launchChromium()]);
     page = browser.context.pages()[0] ?? (await browser.context.newPage());
@@ -283,13 +272,12 @@ describe('signing in and out in Chromium', { skip: !available && !CI ? missing :
   });
 });
 
-describe('the log-in limit in Chromium', { skip: !available && !CI ? missing : false }, () => {
+describe('the log-in limit in Chromium', browserSuite, () => {
   let gw: ConsoleGateway;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
 
   before(async () => {
-    if (!available) assert.fail(`${missing}; CI must run the console tests, never skip them`);
     gw = await startConsoleGateway({ env: { SNAPGATE_AUTH_FAILURE_LIMIT: '3' } });
     browser = await launchChromium();
     page = browser.context.pages()[0] ?? (await browser.context.newPage());

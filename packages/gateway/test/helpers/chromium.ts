@@ -1,0 +1,54 @@
+// Debian's Chromium through playwright-core, for every browser test: one way to launch it, and one
+// rule for a machine without it (the suite is skipped, naming the command that installs it; under
+// CI, where `.ci/run` installs it, it fails instead: CI never skips a browser test).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import type { BrowserContext, BrowserContextOptions } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CI = Boolean(process.env.CI) && !/^(false|0)$/i.test(process.env.CI ?? '');
+
+const MISSING = `Chromium is missing (${CHROMIUM}): apt-get install -y chromium`;
+
+/** A browser suite's describe() options: skipped without Chromium, except under CI (launchChromium fails there). */
+export const browserSuite = { skip: !existsSync(CHROMIUM) && !CI ? MISSING : false };
+
+/** The console's desktop window. */
+export const DESKTOP = { width: 1366, height: 900 };
+
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Headless Chromium with one context open (`context`, with `defaults`: a desktop window unless
+ * told); `newContext` opens another, with cookies of its own. `close` closes them all.
+ */
+export async function launchChromium(defaults: BrowserContextOptions = { viewport: DESKTOP }) {
+  if (!existsSync(CHROMIUM)) assert.fail(`${MISSING}; CI must run the browser tests, never skip them`);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  const contexts: BrowserContext[] = [];
+  const newContext = async (options: BrowserContextOptions = {}) => {
+    const context = await browser.newContext({ ...defaults, ...options });
+    contexts.push(context);
+    return context;
+  };
+  return {
+    browser,
+    context: await newContext(),
+    newContext,
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close();
+    },
+  };
+}
+
+export type TestChromium = Awaited<ReturnType<typeof launchChromium>>;

@@ -21,8 +21,8 @@ import { TRANSACTION_STATUS } from '@snapgate/snap';
 import Database from 'better-sqlite3';
 import { newBillNumber } from '../src/payments/ids.ts';
 import { notificationBody } from '../src/payments/notification-body.ts';
+import type { CallbackJson, TransactionRecord } from '../src/records/records.ts';
 import { transactionToRow } from '../src/store/rows.ts';
-import type { CallbackJson, TransactionRecord } from '../src/store/store.ts';
 import { type GatewayProcess, spawnGateway } from '../test/helpers/process.ts';
 import {
   type AckReceiverChild,

@@ -18,8 +18,8 @@ import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { newBillNumber, newNotificationId } from '../src/payments/ids.ts';
+import type { MerchantRecord, QrisTransaction, StatusChange, TransactionRecord } from '../src/records/records.ts';
 import { openStore } from '../src/store/open-store.ts';
-import type { MerchantRecord, QrisTransaction, StatusChange, TransactionRecord } from '../src/store/store.ts';
 import { adminApiOf, type GatewayProcess } from '../test/helpers/process.ts';
 
 /** Every server a benchmark starts listens on loopback only: the figures are the code's, not a network's. */

@@ -13,8 +13,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import { newBillNumber, newReferenceNo } from '../src/payments/ids.ts';
+import type { QrisTransaction } from '../src/records/records.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
-import type { QrisTransaction } from '../src/store/store.ts';
 import { benchMerchant, paymentChange } from './bench-kit.ts';
 
 const { values } = parseArgs({

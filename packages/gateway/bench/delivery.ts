@@ -38,17 +38,12 @@ import { isAcknowledgement } from '../src/delivery/send.ts';
 import { createLogger } from '../src/logger.ts';
 import { newBillNumber } from '../src/payments/ids.ts';
 import { notificationBody } from '../src/payments/notification-body.ts';
+import type { MerchantRecord, NotificationRecord, QrisTransaction, TransactionRecord } from '../src/records/records.ts';
 import { openStore } from '../src/store/open-store.ts';
 import type { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import { ThreadWriter } from '../src/store/sqlite/sqlite-writer.ts';
-import type {
-  MerchantRecord,
-  NotificationRecord,
-  QrisTransaction,
-  Store,
-  TransactionRecord,
-} from '../src/store/store.ts';
+import type { Store } from '../src/store/store.ts';
 import { spawnGateway } from '../test/helpers/process.ts';
 import {
   type AckReceiverChild,

@@ -59,6 +59,7 @@ import { createAuditLog } from './operators/audit-log.ts';
 import { createMasterKeyService } from './operators/master-keys.ts';
 import { createOverviewService } from './operators/overview.ts';
 import { createSessionService } from './operators/sessions.ts';
+import { createCheckoutReads } from './payments/checkout-reads.ts';
 import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
 import { createQrImages } from './payments/qr-image.ts';
 import { createQrisService, type QrisService } from './payments/qris-service.ts';
@@ -213,8 +214,9 @@ export function buildApp(deps: AppDeps): Gateway {
     await sender.close();
     await snapClient.close();
   });
+  const checkoutReads = createCheckoutReads(store);
   const live = createCheckoutLive({
-    read: liveStatusReader(store),
+    read: liveStatusReader(checkoutReads),
     onError: (err, referenceNo) => logger.warn({ err, referenceNo }, 'checkout live status: a page was not told'),
   });
   // On PostgreSQL, every instance's changes (NOTIFY); this instance's own come through onChanged too.
@@ -309,7 +311,7 @@ export function buildApp(deps: AppDeps): Gateway {
   qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin), images: qrImages });
   const checkoutStreams = checkoutRoutes(app, {
     qrImages,
-    store,
+    reads: checkoutReads,
     live,
     clock,
     logger,

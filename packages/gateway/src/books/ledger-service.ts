@@ -4,17 +4,15 @@ import type { Clock } from '../clock.ts';
 import { notFound } from '../domain-error.ts';
 import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
 import type {
-  BooksStore,
-  ClientStore,
   LedgerCheckpoint,
   LedgerEntry,
   LedgerFilter,
   LedgerLine,
   LedgerTotals,
-  Page,
-  PageRequest,
   PaidTransaction,
-} from '../store/store.ts';
+} from '../records/book-records.ts';
+import type { Page, PageRequest } from '../records/records.ts';
+import type { BooksStore, ClientStore } from '../store/store.ts';
 import { account, linesOf, payoutIdOfCause } from './postings.ts';
 import { signedMoney } from './settlement-report.ts';
 

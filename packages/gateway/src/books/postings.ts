@@ -1,13 +1,8 @@
 import { toMinorUnits } from '@snapgate/snap';
-import type {
-  LedgerLine,
-  NewLedgerEntry,
-  PayoutRecord,
-  RefundRecord,
-  SettlementRecord,
-  Store,
-  TransactionRecord,
-} from '../store/store.ts';
+import type { LedgerLine, NewLedgerEntry, SettlementRecord } from '../records/book-records.ts';
+import type { PayoutRecord } from '../records/payout-records.ts';
+import type { RefundRecord, TransactionRecord } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 
 // docs/books.md#ledger: what each event posts. An entry is stored as its kind, its accounts' owners
 // and its amounts; its lines are its kind's posting of them (linesOf), so every entry balances (its

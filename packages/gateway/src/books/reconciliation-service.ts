@@ -3,19 +3,16 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { compareMoney, type TransactionStatus } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
-import { encodeCursor } from '../store/cursor.ts';
 import type {
-  BooksStore,
-  ClientStore,
-  Page,
   PaidTransaction,
-  ProviderRecord,
   ReconciliationRecord,
   ReconciliationResolution,
   StoredReconciliationProblem,
-  TransactionRecord,
-  TransactionStore,
-} from '../store/store.ts';
+} from '../records/book-records.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import type { Page, TransactionRecord } from '../records/records.ts';
+import { encodeCursor } from '../store/cursor.ts';
+import type { BooksStore, ClientStore, TransactionStore } from '../store/store.ts';
 import {
   classifyReportInSlices,
   type GatewayPayment,

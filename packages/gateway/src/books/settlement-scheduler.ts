@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
+import type { SettlementRecord } from '../records/book-records.ts';
 import { lastSlotAtOrBefore, nextSlotAfter, type SettlementSchedule, slotName } from '../settlement-schedule.ts';
-import type { SettlementRecord } from '../store/store.ts';
 import type { SettlementService } from './settlement-service.ts';
 
 // SNAPGATE_SETTLEMENT_SCHEDULE (docs/books.md#settlements): settlements made at each scheduled

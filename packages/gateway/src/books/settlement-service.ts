@@ -3,16 +3,9 @@ import type { Clock } from '../clock.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
 import type { Logger } from '../logger.ts';
 import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
-import type {
-  BooksStore,
-  ClientStore,
-  LedgerEntry,
-  PayoutRecord,
-  SettlementFilter,
-  SettlementRecord,
-  SettlementStatus,
-  Store,
-} from '../store/store.ts';
+import type { LedgerEntry, SettlementFilter, SettlementRecord, SettlementStatus } from '../records/book-records.ts';
+import type { PayoutRecord } from '../records/payout-records.ts';
+import type { BooksStore, ClientStore, Store } from '../store/store.ts';
 import { type LedgerEntryView, ledgerEntryView, money } from './ledger-service.ts';
 import { payoutEntry, settlementEntry } from './postings.ts';
 import { type ReportRow, SETTLEMENT_CSV_HEAD, settlementCsvLines } from './settlement-report.ts';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ConformanceReport, ScenarioResult } from '../conformance/report.ts';
 import { runConformance } from '../conformance/runner.ts';
-import type { MerchantRecord, Store } from '../store/store.ts';
+import type { MerchantRecord } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import {
   CERTIFICATION_SUITE,
   type CertificationDeps,

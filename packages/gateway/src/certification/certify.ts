@@ -19,10 +19,11 @@ import type { MerchantRequest } from '../payments/snap-request.ts';
 import type { StatusChanger } from '../payments/status-change.ts';
 import type { VaService } from '../payments/va-service.ts';
 import { sandboxProviderId } from '../providers/sandbox-providers.ts';
-import type { CertificationRecord, MerchantRecord, Store, TransactionRecord } from '../store/store.ts';
+import type { CertificationRecord, MerchantRecord, TransactionRecord } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import { tokenFailure, tokenRefusal } from './token-check.ts';
 
-export type { CertificationRecord } from '../store/store.ts';
+export type { CertificationRecord } from '../records/records.ts';
 
 export const CERTIFICATION_SUITE = 'webhook-certification';
 /** How old the stale-timestamp forgery is. */

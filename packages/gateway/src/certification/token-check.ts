@@ -1,6 +1,6 @@
 import type { ScenarioResult } from '../conformance/report.ts';
 import { CallbackTokenFailed, type CallbackTokens } from '../delivery/callback-token.ts';
-import type { MerchantRecord } from '../store/store.ts';
+import type { MerchantRecord } from '../records/records.ts';
 
 /**
  * A `snap-b2b` merchant's token endpoint, asked before anything is changed: a merchant whose

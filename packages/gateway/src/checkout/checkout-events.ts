@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '../clock.ts';
-import type { TransactionRecord } from '../store/store.ts';
+import type { TransactionRecord } from '../records/records.ts';
 import { currentStateOf, isFinal, stateOf, streamStateOf } from './checkout-state.ts';
 import type { CheckoutState } from './checkout-text.ts';
 import type { CheckoutLive, LiveChange } from './live.ts';

@@ -4,11 +4,11 @@ import type { Clock } from '../clock.ts';
 import type { Mode } from '../config.ts';
 import { rawBodyOf } from '../http/raw-body.ts';
 import type { Logger } from '../logger.ts';
-import { findCheckout } from '../payments/checkout-link.ts';
+import type { CheckoutReads } from '../payments/checkout-reads.ts';
 import type { QrImages } from '../payments/qr-image.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
 import { isRefusal } from '../providers/sandbox-rules.ts';
-import type { Store, TransactionRecord } from '../store/store.ts';
+import type { TransactionRecord } from '../records/records.ts';
 import { addressKey, createRateLimiter, type RateLimiter } from '../tokens/rate-limit.ts';
 import { CHECKOUT_CSS, CHECKOUT_JS, CSS_VERSION, JS_VERSION } from './checkout-assets.ts';
 import { createEventStreams, type EventStreams } from './checkout-events.ts';
@@ -38,7 +38,8 @@ export interface CheckoutLimits {
 export const DEFAULT_CHECKOUT_LIMITS: CheckoutLimits = { pagePerMin: 300, eventsPerMin: 300, sandboxPayPerMin: 30 };
 
 export interface CheckoutDeps {
-  store: Store;
+  /** What the pages read (payments/checkout-reads.ts). */
+  reads: CheckoutReads;
   live: CheckoutLive;
   clock: Clock;
   logger: Logger;
@@ -190,13 +191,13 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
 
       pay.get<{ Params: { id: string }; Querystring: { sandbox?: string } }>('/:id', async (request, reply) => {
         if (!admitted(request, reply, 'pagePerMin')) return reply;
-        const txn = await findCheckout(deps.store, request.params.id);
+        const txn = await deps.reads.byCheckoutId(request.params.id);
         const lang = langFor(request);
         rememberLang(request, reply);
         reply.header('vary', 'accept-language, cookie');
         if (!txn) return sendMessage(request, reply, 404, TEXT[lang].notFoundTitle, TEXT[lang].notFound);
         const now = deps.clock.now();
-        const view = await checkoutView({ store: deps.store, isSandbox: deps.payer !== undefined }, txn, now);
+        const view = await checkoutView({ reads: deps.reads, isSandbox: deps.payer !== undefined }, txn, now);
         const qrSvg = await qrSvgOf(txn);
         const page = checkoutPage({
           view,
@@ -210,7 +211,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
 
       pay.get<{ Params: { id: string } }>('/:id/events', async (request, reply) => {
         if (!admitted(request, reply, 'eventsPerMin')) return reply;
-        const txn = await findCheckout(deps.store, request.params.id);
+        const txn = await deps.reads.byCheckoutId(request.params.id);
         if (!txn) {
           const t = TEXT[langFor(request)];
           return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
@@ -220,7 +221,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
         }
         reply.hijack();
         await streams
-          .serve(reply.raw, txn.referenceNo, () => deps.store.findTransaction(txn.referenceNo))
+          .serve(reply.raw, txn.referenceNo, () => deps.reads.byReference(txn.referenceNo))
           .catch((err) => {
             deps.logger.error({ reqId: request.id, err }, 'checkout event stream failed');
             reply.raw.destroy();
@@ -249,10 +250,10 @@ function sandboxPayRoute(
     if (!admitted(request, reply, 'sandboxPayPerMin')) return reply;
     const t = TEXT[langFor(request)];
     if (!isSameOrigin(request, deps.publicUrl())) return sendMessage(request, reply, 403, t.refusedTitle, t.refused);
-    const txn = await findCheckout(deps.store, request.params.id);
+    const txn = await deps.reads.byCheckoutId(request.params.id);
     if (!txn) return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
     const back = `/pay/${request.params.id}`;
-    const view = await checkoutView({ store: deps.store, isSandbox: true }, txn, deps.clock.now());
+    const view = await checkoutView({ reads: deps.reads, isSandbox: true }, txn, deps.clock.now());
     const fields = new URLSearchParams(rawBodyOf(request).toString('utf8'));
     const amount = view.sandbox?.needsAmount ? sandboxAmount(fields.get('amount') ?? undefined) : undefined;
     if (!view.sandbox?.canPay || (view.sandbox.needsAmount && !amount)) {

@@ -1,10 +1,11 @@
 import { returnUrlOf } from '../payments/checkout-link.ts';
+import type { CheckoutReads } from '../payments/checkout-reads.ts';
 import { isDue } from '../payments/expiry.ts';
 import { sandboxOffers, sandboxServes } from '../providers/sandbox-rules.ts';
-import type { MerchantRecord, Store, TransactionRecord } from '../store/store.ts';
+import type { MerchantRecord, TransactionRecord } from '../records/records.ts';
 import { bankName, type CheckoutState } from './checkout-text.ts';
 
-// What a checkout page shows of its transaction, read from the store: only what the payer may see
+// What a checkout page shows of its transaction, read through payments/checkout-reads.ts: only what the payer may see
 // (the merchant's name, the amount, the QR or the VA, the state), never the merchant's or a
 // provider's ids, keys or other transactions.
 
@@ -72,34 +73,37 @@ export interface CheckoutView {
   sandbox?: { canPay: boolean; needsAmount: boolean };
 }
 
-export interface CheckoutReads {
-  store: Store;
+export interface CheckoutViewDeps {
+  reads: CheckoutReads;
   isSandbox: boolean;
 }
 
 /** A VA's number as a payer types it (the gateway's padding spaces dropped). */
 export const vaDigits = (virtualAccountNo: string | null): string => (virtualAccountNo ?? '').replace(/\s+/g, '');
 
-async function bankOf(store: Store, bankCode: string): Promise<string> {
-  const registered = (await store.findBanks(bankCode)).find((b) => b.status === 'active') ?? undefined;
-  return bankName(bankCode, registered?.name);
+async function bankOf(reads: CheckoutReads, bankCode: string): Promise<string> {
+  return bankName(bankCode, await reads.activeBankName(bankCode));
 }
 
 async function sandboxOf(
-  store: Store,
+  reads: CheckoutReads,
   txn: TransactionRecord,
   merchant: MerchantRecord | undefined,
   nowMs: number,
 ): Promise<CheckoutView['sandbox']> {
-  const providers = (await store.listProviders({ limit: 500 })).items;
+  const providers = await reads.providers();
   const offers = sandboxOffers(txn, nowMs, sandboxServes(txn, merchant, providers));
   return { canPay: offers.pay, needsAmount: txn.kind === 'va' && txn.amount === null };
 }
 
 /** The page's view of a transaction that has a checkout id. */
-export async function checkoutView(reads: CheckoutReads, txn: TransactionRecord, nowMs: number): Promise<CheckoutView> {
-  const { store } = reads;
-  const merchant = await store.findMerchantById(txn.merchantId);
+export async function checkoutView(
+  deps: CheckoutViewDeps,
+  txn: TransactionRecord,
+  nowMs: number,
+): Promise<CheckoutView> {
+  const { reads } = deps;
+  const merchant = await reads.merchant(txn.merchantId);
   const state = currentStateOf(txn, nowMs);
   const view: CheckoutView = {
     checkoutId: txn.checkoutId as string,
@@ -122,9 +126,9 @@ export async function checkoutView(reads: CheckoutReads, txn: TransactionRecord,
     view.va = {
       number: vaDigits(txn.virtualAccountNo),
       name: txn.details.virtualAccountName,
-      bank: await bankOf(store, txn.details.bankCode),
+      bank: await bankOf(reads, txn.details.bankCode),
     };
   }
-  if (reads.isSandbox && !isFinal(state)) view.sandbox = await sandboxOf(store, txn, merchant, nowMs);
+  if (deps.isSandbox && !isFinal(state)) view.sandbox = await sandboxOf(reads, txn, merchant, nowMs);
   return view;
 }

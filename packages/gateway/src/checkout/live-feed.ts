@@ -1,13 +1,14 @@
 // Where the live hub's changes come from besides this instance's own: a store that hears every
 // instance's committed changes (PostgreSQL: LISTEN snapgate_status, each change's statement sends
 // its NOTIFY). SQLite has none: one instance per database file, so onChanged already sees them all.
-import type { Store } from '../store/store.ts';
+import type { CheckoutReads } from '../payments/checkout-reads.ts';
+import type { StatusWatcher } from '../records/status-watch.ts';
 import type { CheckoutLive, LiveChange } from './live.ts';
 
 /** A transaction's current status as the hub delivers it (for a resync). */
-export function liveStatusReader(store: Pick<Store, 'findTransaction'>) {
+export function liveStatusReader(reads: Pick<CheckoutReads, 'byReference'>) {
   return async (referenceNo: string): Promise<LiveChange | undefined> => {
-    const txn = await store.findTransaction(referenceNo);
+    const txn = await reads.byReference(referenceNo);
     return txn && { referenceNo, status: txn.status, statusDesc: txn.statusDesc, seq: txn.seq };
   };
 }
@@ -16,7 +17,10 @@ export function liveStatusReader(store: Pick<Store, 'findTransaction'>) {
  * Feeds `live` with every instance's changes while the store announces them, and resyncs it after
  * each gap in what this instance heard. Returns the stop (nothing to stop on SQLite).
  */
-export function followStatusChanges(store: Store, live: CheckoutLive): () => void {
+export function followStatusChanges(
+  store: { watchStatusChanges?(watcher: StatusWatcher): () => void },
+  live: CheckoutLive,
+): () => void {
   if (!store.watchStatusChanges) return () => undefined;
   return store.watchStatusChanges({
     change: (change) => live.publish(change),

@@ -8,7 +8,7 @@ import {
   rsaSha256SignBase64,
   serviceStringToSign,
 } from '@snapgate/snap';
-import type { MerchantRecord, NotificationKind } from '../store/store.ts';
+import type { MerchantRecord, NotificationKind } from '../records/records.ts';
 
 /**
  * The headers of one callback attempt (docs/protocol.md#callbacks): a fresh X-TIMESTAMP and signature each time,

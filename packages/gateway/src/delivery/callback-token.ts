@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { formatJakartaTimestamp, rsaSha256SignBase64, tokenStringToSign } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
-import type { MerchantRecord } from '../store/store.ts';
+import type { MerchantRecord } from '../records/records.ts';
 import { createTokenCache, type TakenToken } from '../tokens/token-cache.ts';
 import { callbackTokenUrlOf } from './callback-signing.ts';
 import type { Sender } from './send.ts';

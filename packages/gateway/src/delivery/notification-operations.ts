@@ -2,16 +2,14 @@ import type { Clock } from '../clock.ts';
 import { DomainError, notFound } from '../domain-error.ts';
 import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
 import type {
-  ClientStore,
   NotificationFilter,
   NotificationRecord,
   NotificationState,
-  OutboxStore,
   Page,
   PageRequest,
-  StatisticsStore,
   StoredAttempt,
-} from '../store/store.ts';
+} from '../records/records.ts';
+import type { ClientStore, OutboxStore, StatisticsStore } from '../store/store.ts';
 
 export type { NotificationFilter, NotificationRecord, NotificationState, Page, StoredAttempt };
 

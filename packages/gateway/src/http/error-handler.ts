@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { DomainError } from '../domain-error.ts';
 import type { Logger } from '../logger.ts';
 import { isUnsettledLimitError, MAX_UNSETTLED } from '../payments/money-bounds.ts';
-import { DatabaseTimeout } from '../store/store.ts';
+import { DatabaseTimeout } from '../records/records.ts';
 import { ProblemError } from './problem.ts';
 
 // The only writer of error bodies. SNAP routes answer {responseCode, responseMessage};

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Mode } from '../config.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
 import { type Caller, reaches } from '../operators/caller.ts';
+import type { PayoutAccount, PayoutSchedule } from '../records/payout-records.ts';
 import {
   type CallbackJson,
   type CallbackSignature,
@@ -12,12 +13,10 @@ import {
   type MerchantStatus,
   type Page,
   type PageRequest,
-  type PayoutAccount,
-  type PayoutSchedule,
-  type Store,
   type TokenSignature,
   UniqueViolation,
-} from '../store/store.ts';
+} from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import { callbackUrlProblemResolved } from './callback-url.ts';
 import type { NewMerchantInput, PayoutAccountInput } from './merchant-fields.ts';
 import { isUsableRsaPublicKey } from './public-key.ts';

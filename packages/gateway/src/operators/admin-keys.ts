@@ -1,7 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound } from '../domain-error.ts';
-import { type AccessStore, type AdminKeyRecord, type AdminScope, UniqueViolation } from '../store/store.ts';
+import { type AdminKeyRecord, type AdminScope, UniqueViolation } from '../records/records.ts';
+import type { AccessStore } from '../store/store.ts';
 
 export type { AdminKeyRecord, AdminScope };
 

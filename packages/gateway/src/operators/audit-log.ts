@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
-import type { AccessStore, AuditEntry, AuditOutcome, Page, PageRequest, StoredAuditEntry } from '../store/store.ts';
+import type { AuditEntry, AuditOutcome, Page, PageRequest, StoredAuditEntry } from '../records/records.ts';
+import type { AccessStore } from '../store/store.ts';
 import { auditorOf, type Caller } from './caller.ts';
 
 export type { AuditEntry, StoredAuditEntry };

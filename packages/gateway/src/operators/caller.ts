@@ -1,4 +1,4 @@
-import type { AdminScope } from '../store/store.ts';
+import type { AdminScope } from '../records/records.ts';
 
 /**
  * Who asks for an operator action: an operator with an admin key (the admin API, the CLI through

@@ -1,11 +1,6 @@
-import type {
-  AttemptMinute,
-  ClientStore,
-  DeliveryBacklog,
-  OutboxStore,
-  ProviderRecord,
-  StatisticsStore,
-} from '../store/store.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import type { AttemptMinute, DeliveryBacklog } from '../records/records.ts';
+import type { ClientStore, OutboxStore, StatisticsStore } from '../store/store.ts';
 
 export type { AttemptMinute, DeliveryBacklog };
 

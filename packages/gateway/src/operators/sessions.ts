@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound } from '../domain-error.ts';
-import type { AccessStore, AdminKeyRecord, ClientStore, MerchantRecord, SettingsStore } from '../store/store.ts';
+import type { AdminKeyRecord, MerchantRecord } from '../records/records.ts';
+import type { AccessStore, ClientStore, SettingsStore } from '../store/store.ts';
 import type { AdminKeyService } from './admin-keys.ts';
 
 /**

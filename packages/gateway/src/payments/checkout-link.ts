@@ -1,6 +1,7 @@
 import { snapError } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
-import type { Store, TransactionRecord } from '../store/store.ts';
+import type { TransactionRecord } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import type { FieldReader } from './fields.ts';
 import { newRandomId } from './ids.ts';
 import { RETURN_URL, RETURN_URL_MAX } from './snap-fields.ts';

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import type { Store, TransactionRecord } from '../store/store.ts';
+import type { TransactionRecord } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import type { StatusChanger } from './status-change.ts';
 
 const OPEN = new Set(['01', '02', '03']);

@@ -1,5 +1,5 @@
 import { fromMinorUnits, toMinorUnits } from '@snapgate/snap';
-import type { FeeSnapshot, MerchantRecord, TransactionKind } from '../store/store.ts';
+import type { FeeSnapshot, MerchantRecord, TransactionKind } from '../records/records.ts';
 
 // docs/books.md#fees: what the gateway charges per paid transaction. Money is integer sen here,
 // never a float: fee = amount × percent / 100 + fixed, rounded half up to the whole rupiah, never

@@ -1,5 +1,6 @@
 import { snapError } from '@snapgate/snap';
-import { type IdempotencyRecord, type Store, UniqueViolation } from '../store/store.ts';
+import { type IdempotencyRecord, UniqueViolation } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import type { SnapRequestBase } from './snap-request.ts';
 
 /** What an operation answers: the status and the exact bytes of the body. */

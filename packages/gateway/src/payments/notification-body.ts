@@ -1,5 +1,5 @@
 import { formatJakartaTimestamp, phpJsonEncode } from '@snapgate/snap';
-import type { CallbackJson, MerchantRecord, Payer, TransactionRecord, VaTransaction } from '../store/store.ts';
+import type { CallbackJson, MerchantRecord, Payer, TransactionRecord, VaTransaction } from '../records/records.ts';
 import { vaIdentity } from './va-identity.ts';
 
 export type { Payer };

@@ -8,14 +8,14 @@ import {
 } from '@snapgate/snap';
 import { refundPosting } from '../books/postings.ts';
 import type { Mode } from '../config.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
 import {
   type IdempotencyRecord,
-  type ProviderRecord,
   type QrisDetails,
-  type Store,
   type TransactionRecord,
   UniqueViolation,
-} from '../store/store.ts';
+} from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import { checkoutUrlOf, isDrawnAgain, newCheckoutId, qrUrlOf, readAdditionalInfo } from './checkout-link.ts';
 import { expireIfDue } from './expiry.ts';
 import { feeSnapshotOf } from './fees.ts';

@@ -1,4 +1,5 @@
-import type { IdempotencyKey, MerchantRecord, ProviderRecord } from '../store/store.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import type { IdempotencyKey, MerchantRecord } from '../records/records.ts';
 
 /**
  * An authenticated SNAP request as the domain sees it: who is calling, the parsed body and the

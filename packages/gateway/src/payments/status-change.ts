@@ -7,11 +7,11 @@ import {
   type RefundRecord,
   type StatusChange,
   type StatusChanged,
-  type Store,
   type TransactionRecord,
   UniqueViolation,
   type VaPaymentRecord,
-} from '../store/store.ts';
+} from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import { feeOf } from './fees.ts';
 import { newNotificationId, reseedNotificationIds } from './ids.ts';
 import { notificationBody } from './notification-body.ts';

@@ -2,17 +2,15 @@ import { notFound } from '../domain-error.ts';
 import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
 import type {
   NotificationRecord,
-  OutboxStore,
   Page,
   PageRequest,
-  StatisticsStore,
   StatusHistoryEntry,
   TransactionFilter,
   TransactionKind,
   TransactionRecord,
   TransactionSearch,
-  TransactionStore,
-} from '../store/store.ts';
+} from '../records/records.ts';
+import type { OutboxStore, StatisticsStore, TransactionStore } from '../store/store.ts';
 
 export type { StatusHistoryEntry, TransactionFilter, TransactionKind, TransactionRecord, TransactionSearch };
 

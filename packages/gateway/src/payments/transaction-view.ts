@@ -1,4 +1,4 @@
-import type { NotificationRecord, StatusHistoryEntry, TransactionRecord } from '../store/store.ts';
+import type { NotificationRecord, StatusHistoryEntry, TransactionRecord } from '../records/records.ts';
 
 /** Epoch ms as ISO 8601 (UTC) for the admin API; null stays null. */
 export const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
-import type { ProviderRecord, TransactionRecord, UpstreamRef } from '../store/store.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import type { TransactionRecord, UpstreamRef } from '../records/records.ts';
 
 // A merchant's QRIS may be issued by an upstream acquirer. payments/ says what it needs of one
 // (this interface, as it says what it needs of the dispatcher); providers/ implements it, so the

@@ -1,4 +1,4 @@
-import type { VaTransaction } from '../store/store.ts';
+import type { VaTransaction } from '../records/records.ts';
 
 /**
  * A VA as SNAP names it, with its holder and the merchant's bill: the fields a VA answer

@@ -1,4 +1,5 @@
-import type { Store, VirtualAccountNumbers } from '../store/store.ts';
+import type { VirtualAccountNumbers } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 
 /**
  * How many VA numbers an instance reserves at once. Measured: taking one number per VA create was a

@@ -2,12 +2,12 @@ import { formatJakartaTimestamp, snapError, successCode, TRANSACTION_STATUS } fr
 import type { Mode } from '../config.ts';
 import {
   type IdempotencyRecord,
-  type Store,
   type TransactionRecord,
   UniqueViolation,
   type VaDetails,
   type VaTransaction,
-} from '../store/store.ts';
+} from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import { checkoutUrlOf, isDrawnAgain, newCheckoutId, readAdditionalInfo } from './checkout-link.ts';
 import { expireIfDue } from './expiry.ts';
 import { feeSnapshotOf } from './fees.ts';

@@ -8,13 +8,9 @@ import { ACCOUNT_INQUIRY, TRANSFER_INTERBANK, TRANSFER_STATUS } from '../payment
 import type { MerchantRequest } from '../payments/snap-request.ts';
 import type { PayoutBank, PayoutBankClient } from '../providers/payout-bank.ts';
 import { TRANSFER_STATUS_DESC, transferServiceFor } from '../providers/transfer-credit.ts';
-import {
-  type IdempotencyRecord,
-  type MerchantRecord,
-  type PayoutRecord,
-  type Store,
-  UniqueViolation,
-} from '../store/store.ts';
+import type { PayoutRecord } from '../records/payout-records.ts';
+import { type IdempotencyRecord, type MerchantRecord, UniqueViolation } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import { newPayoutId, type PayoutService, partnerReferenceOf } from './payout-service.ts';
 
 // docs/payouts.md#disbursements: a merchant sends money to any bank account, out of what the gateway

@@ -8,17 +8,10 @@ import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
 import { newNotificationId } from '../payments/ids.ts';
 import type { BankExchange, PayoutBank, PayoutBankClient, TransferOutcome } from '../providers/payout-bank.ts';
 import { transferServiceFor } from '../providers/transfer-credit.ts';
-import {
-  type MerchantRecord,
-  type PayoutChange,
-  type PayoutExchangeRecord,
-  type PayoutFilter,
-  type PayoutPostings,
-  type PayoutRecord,
-  type SettlementRecord,
-  type Store,
-  UniqueViolation,
-} from '../store/store.ts';
+import type { SettlementRecord } from '../records/book-records.ts';
+import type { PayoutChange, PayoutExchangeRecord, PayoutFilter, PayoutRecord } from '../records/payout-records.ts';
+import { type MerchantRecord, UniqueViolation } from '../records/records.ts';
+import type { PayoutPostings, Store } from '../store/store.ts';
 import { transferNoticeBody } from './transfer-notice.ts';
 
 // docs/payouts.md#paying-a-settlement: a settlement's net sent to the merchant's verified bank

@@ -1,7 +1,8 @@
 import { fromMinorUnits } from '@snapgate/snap';
 import { serializeCallback } from '../payments/notification-body.ts';
 import { TRANSFER_STATUS_DESC } from '../providers/transfer-credit.ts';
-import type { CallbackJson, PayoutRecord } from '../store/store.ts';
+import type { PayoutRecord } from '../records/payout-records.ts';
+import type { CallbackJson } from '../records/records.ts';
 
 // docs/payouts.md#transfer-callbacks: how a disbursement answered pending ended, told to its merchant
 // by a signed callback through the outbox (its signing mode, retries, attempt log and replay).

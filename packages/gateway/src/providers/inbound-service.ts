@@ -17,13 +17,9 @@ import type { ProviderRequest } from '../payments/snap-request.ts';
 import { IllegalStatusChange, LostRace, type StatusChanger } from '../payments/status-change.ts';
 import { upstreamOf } from '../payments/upstream.ts';
 import { closedReason, detailsOf } from '../payments/va-service.ts';
-import {
-  type IdempotencyRecord,
-  type ProviderRecord,
-  type Store,
-  type TransactionRecord,
-  UniqueViolation,
-} from '../store/store.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import { type IdempotencyRecord, type TransactionRecord, UniqueViolation } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 
 type RecordFor = (response: SnapResponse) => IdempotencyRecord;
 

@@ -7,18 +7,11 @@ import { conflict, invalid, notFound } from '../domain-error.ts';
 import { callbackUrlProblemResolved } from '../merchants/callback-url.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
 import { isUsableRsaPublicKey } from '../merchants/public-key.ts';
-import type {
-  Page,
-  PageRequest,
-  ProviderKind,
-  ProviderOutbound,
-  ProviderPatch,
-  ProviderPayouts,
-  ProviderRecord,
-  Store,
-  StoredInboundCall,
-} from '../store/store.ts';
-import { UniqueViolation } from '../store/store.ts';
+import type { ProviderPayouts } from '../records/payout-records.ts';
+import type { ProviderKind, ProviderOutbound, ProviderPatch, ProviderRecord } from '../records/provider-records.ts';
+import type { Page, PageRequest, StoredInboundCall } from '../records/records.ts';
+import { UniqueViolation } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import type { NewProviderInput, OutboundInput, PayoutsInput } from './provider-fields.ts';
 import { DEFAULT_PATH_PREFIX } from './snap-client.ts';
 

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { isSnapError, jakartaDay } from '@snapgate/snap';
 import type { SnapResponse } from '../payments/idempotency.ts';
 import type { ProviderRequest } from '../payments/snap-request.ts';
-import type { ProviderRecord, TransactionRecord } from '../store/store.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import type { TransactionRecord } from '../records/records.ts';
 import type { InboundService } from './inbound-service.ts';
 
 // docs/books.md#reconciliation: a payment a provider's report shows and snapgate missed (its notify

@@ -16,7 +16,9 @@ import {
 } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
 import { createFieldReader } from '../payments/fields.ts';
-import type { ProviderRecord, SandboxTransferRecord, Store } from '../store/store.ts';
+import type { SandboxTransferRecord } from '../records/payout-records.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import type { Store } from '../store/store.ts';
 import { signJwt, verifyJwt } from '../tokens/jwt.ts';
 import { activeSecrets } from '../tokens/token-service.ts';
 import { SANDBOX_BANK_CODE, sandboxProviderId } from './sandbox-providers.ts';

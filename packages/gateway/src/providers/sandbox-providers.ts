@@ -4,7 +4,9 @@ import { conflict, notFound } from '../domain-error.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
 import type { Payer } from '../payments/notification-body.ts';
 import { parseQrisContent } from '../payments/qris-content.ts';
-import type { ProviderRecord, Store, TransactionRecord } from '../store/store.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import type { TransactionRecord } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import { notifyQrisAsAcquirer, payVaAsBank } from './provider-calls.ts';
 import type { SnapAnswer, SnapClient, SnapTarget } from './snap-client.ts';
 

@@ -3,7 +3,9 @@ import { formatJakartaTimestamp, isTransactionStatus, snapError, type Transactio
 import type { Logger } from '../logger.ts';
 import type { StatusChanger } from '../payments/status-change.ts';
 import { newExternalId, type UpstreamAcquirer, type UpstreamRef, upstreamOf } from '../payments/upstream.ts';
-import type { ProviderRecord, Store, TransactionRecord } from '../store/store.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import type { TransactionRecord } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import { type SnapAnswer, SnapCallTimeout, type SnapClient, type SnapTarget } from './snap-client.ts';
 
 /** A reconciliation that settled nothing is tried again after 30 s, 1 min, 2 min, … at most 1 h. */

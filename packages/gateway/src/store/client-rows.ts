@@ -1,4 +1,5 @@
-import { num, numOrNull, type Row, strOrNull } from './rows.ts';
+import type { PayoutAccount, ProviderPayouts } from '../records/payout-records.ts';
+import type { ProviderKind, ProviderOutbound, ProviderRecord } from '../records/provider-records.ts';
 import type {
   CallbackAck,
   CallbackJson,
@@ -8,16 +9,12 @@ import type {
   MerchantLimits,
   MerchantRecord,
   MerchantStatus,
-  PayoutAccount,
-  ProviderKind,
-  ProviderOutbound,
-  ProviderPayouts,
-  ProviderRecord,
   QrisCriteria,
   SecretPlace,
   StoredInboundCall,
   TokenSignature,
-} from './store.ts';
+} from '../records/records.ts';
+import { num, numOrNull, type Row, strOrNull } from './rows.ts';
 
 // Merchants' and providers' rows (both stores use the same columns), and their secret columns.
 

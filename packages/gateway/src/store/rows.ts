@@ -1,5 +1,4 @@
 import type { TransactionStatus } from '@snapgate/snap';
-import { decodeCursor } from './cursor.ts';
 import type {
   IdempotencyRecord,
   MovedNotification,
@@ -18,7 +17,8 @@ import type {
   TransactionRecord,
   TransactionUpdate,
   VaPaymentRecord,
-} from './store.ts';
+} from '../records/records.ts';
+import { decodeCursor } from './cursor.ts';
 
 // Row mappers shared by the SQLite and PostgreSQL stores (both use the same column names;
 // PostgreSQL returns BIGINT as text, hence Number()).

@@ -1,13 +1,7 @@
+import type { ProviderOutbound, ProviderPatch, ProviderRecord } from '../records/provider-records.ts';
+import type { MerchantRecord, Page, SecretPlace } from '../records/records.ts';
 import { RECORD_HEAD_CHARS, SealError, type Sealer } from '../secrets/sealer.ts';
-import type {
-  MerchantRecord,
-  Page,
-  ProviderOutbound,
-  ProviderPatch,
-  ProviderRecord,
-  SecretPlace,
-  Store,
-} from './store.ts';
+import type { Store } from './store.ts';
 
 /** Settings that hold secrets (the rest, like the admin token's hash, are not secret). */
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set([

@@ -1,3 +1,35 @@
+import type {
+  LedgerCheckpoint,
+  LedgerFilter,
+  NewLedgerEntry,
+  ReconciliationRecord,
+  ReconciliationResolution,
+  SettlementFilter,
+  SettlementRecord,
+  SettlementRun,
+  StoredReconciliationProblem,
+} from '../records/book-records.ts';
+import type {
+  PayoutChange,
+  PayoutExchangeRecord,
+  PayoutFilter,
+  SandboxTransferRecord,
+} from '../records/payout-records.ts';
+import type { ProviderPatch, ProviderRecord } from '../records/provider-records.ts';
+import type {
+  AdminKeyRecord,
+  AuditEntry,
+  AuditOutcome,
+  CertificationRecord,
+  IdempotencyKey,
+  MerchantPatch,
+  MerchantRecord,
+  NotificationFilter,
+  PageRequest,
+  TransactionFilter,
+  TransactionKind,
+  TransactionSearch,
+} from '../records/records.ts';
 import * as access from './parts/access.ts';
 import * as certifications from './parts/certifications.ts';
 import * as clients from './parts/clients.ts';
@@ -14,36 +46,7 @@ import * as statistics from './parts/statistics.ts';
 import * as transactions from './parts/transactions.ts';
 import type { RecordCache } from './record-cache.ts';
 import type { Sql } from './sql.ts';
-import type {
-  AdminKeyRecord,
-  AuditEntry,
-  AuditOutcome,
-  CertificationRecord,
-  IdempotencyKey,
-  LedgerCheckpoint,
-  LedgerFilter,
-  MerchantPatch,
-  MerchantRecord,
-  NewLedgerEntry,
-  NotificationFilter,
-  PageRequest,
-  PayoutChange,
-  PayoutExchangeRecord,
-  PayoutFilter,
-  PortalLinkUse,
-  ProviderPatch,
-  ProviderRecord,
-  ReconciliationRecord,
-  ReconciliationResolution,
-  SandboxTransferRecord,
-  SettlementFilter,
-  SettlementRecord,
-  SettlementRun,
-  StoredReconciliationProblem,
-  TransactionFilter,
-  TransactionKind,
-  TransactionSearch,
-} from './store.ts';
+import type { PortalLinkUse } from './store.ts';
 
 /**
  * What both stores do alike, by concern (store/parts/: settings, clients, access and audit,

@@ -16,8 +16,7 @@ import type {
   SettlementRecord,
   SettlementRun,
   StoredReconciliationProblem,
-} from './book-records.ts';
-import type { DisbursementStart, NewDisbursement, NewPayout, PayoutPostings, PayoutStart } from './parts/payouts.ts';
+} from '../records/book-records.ts';
 import type {
   PayoutChange,
   PayoutExchangeRecord,
@@ -25,8 +24,8 @@ import type {
   PayoutRecord,
   PayoutState,
   SandboxTransferRecord,
-} from './payout-records.ts';
-import type { ProviderPatch, ProviderRecord } from './provider-records.ts';
+} from '../records/payout-records.ts';
+import type { ProviderPatch, ProviderRecord } from '../records/provider-records.ts';
 import type {
   AdminKeyRecord,
   AttemptMinute,
@@ -60,15 +59,12 @@ import type {
   TransactionUpdate,
   VaPaymentRecord,
   VirtualAccountNumbers,
-} from './records.ts';
-import type { StatusWatcher } from './status-watch.ts';
+} from '../records/records.ts';
+import type { StatusWatcher } from '../records/status-watch.ts';
+import type { DisbursementStart, NewDisbursement, NewPayout, PayoutPostings, PayoutStart } from './parts/payouts.ts';
 
-export * from './book-records.ts';
+export type { AnnouncedStatus, StatusWatcher } from '../records/status-watch.ts';
 export type { PayoutPostings, TransferNotice } from './parts/payouts.ts';
-export * from './payout-records.ts';
-export * from './provider-records.ts';
-export * from './records.ts';
-export * from './status-watch.ts';
 
 /** One group commit of the embedded store's writer, as its metrics count it. */
 export interface CommitStats {

@@ -19,7 +19,9 @@ import type { Mode } from '../config.ts';
 import { rsaPublicKey } from '../merchants/public-key.ts';
 import { createFieldReader } from '../payments/fields.ts';
 import { ACCESS_TOKEN } from '../payments/snap-fields.ts';
-import type { MerchantRecord, ProviderRecord, Store } from '../store/store.ts';
+import type { ProviderRecord } from '../records/provider-records.ts';
+import type { MerchantRecord } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
 import { type AccessTokenClaims, signJwt, verifyJwt } from './jwt.ts';
 import type { RateLimiter } from './rate-limit.ts';
 

@@ -6,7 +6,9 @@
 //   types);
 // - web/ (the page kit: HTML templates and their one escaper, amounts and times as people read them)
 //   imports no other folder, so every page (the console, the checkout, the API docs page) can use it;
-// - checkout/ (the payer's pages) never imports console/ (the operators');
+// - checkout/ (the payer's pages) never imports console/ (the operators'), nor store/: it reads through
+//   payments/checkout-reads.ts;
+// - records/ (the data every folder shares) imports no other folder;
 // - no source file over 600 lines.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -136,12 +138,30 @@ describe('the layering rule, read from the imports', () => {
     assert.ok(edges.some((e) => e.from === 'http/openapi/docs-page.ts' && e.to === 'web/html.ts'));
   });
 
+  it('keeps records/, the data every folder shares, free of every other folder', () => {
+    const wrong = edges.filter((e) => unitOf(e.from) === 'records' && unitOf(e.to) !== 'records');
+    assert.deepEqual(
+      wrong.map((e) => `${e.from} → ${e.to}`),
+      [],
+    );
+    assert.ok(edges.some((e) => e.from === 'payments/status-change.ts' && e.to === 'records/records.ts'));
+  });
+
   it("keeps checkout/, the payer's pages, off console/, the operators'", () => {
     const wrong = edges.filter((e) => unitOf(e.from) === 'checkout' && unitOf(e.to) === 'console');
     assert.deepEqual(
       wrong.map((e) => `${e.from} → ${e.to}`),
       [],
     );
+  });
+
+  it('lets checkout/ read only through its domain service, never the store', () => {
+    const wrong = edges.filter((e) => unitOf(e.from) === 'checkout' && unitOf(e.to) === 'store');
+    assert.deepEqual(
+      wrong.map((e) => `${e.from} → ${e.to}`),
+      [],
+    );
+    assert.ok(edges.some((e) => e.from === 'checkout/checkout-state.ts' && e.to === 'payments/checkout-reads.ts'));
   });
 
   it('keeps every source file under 600 lines (a longer one is usually two concepts)', () => {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
 import { paymentEntry } from '../../src/books/postings.ts';
-import type { TransactionRecord } from '../../src/store/store.ts';
+import type { TransactionRecord } from '../../src/records/records.ts';
 import { ADMIN_TOKEN, startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';

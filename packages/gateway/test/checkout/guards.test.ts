@@ -13,7 +13,7 @@ import type { CheckoutView } from '../../src/checkout/checkout-state.ts';
 import { langOf } from '../../src/checkout/checkout-text.ts';
 import { createCheckoutLive } from '../../src/checkout/live.ts';
 import { systemClock } from '../../src/clock.ts';
-import type { TransactionRecord } from '../../src/store/store.ts';
+import type { TransactionRecord } from '../../src/records/records.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/receiver.ts';
 import { type SnapCaller, snapCall } from '../helpers/snap.ts';

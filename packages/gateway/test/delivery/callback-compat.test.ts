@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { callbackHmacStringToSign, verifyHmacSha512 } from '@snapgate/snap';
 import { notificationBody } from '../../src/payments/notification-body.ts';
-import type { TransactionRecord } from '../../src/store/store.ts';
+import type { TransactionRecord } from '../../src/records/records.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { callbackUrlOf } from '../../src/delivery/callback-signing.ts';
-import type { MerchantRecord } from '../../src/store/store.ts';
+import type { MerchantRecord } from '../../src/records/records.ts';
 
 const m = (over: Partial<MerchantRecord>) =>
   ({ callbackBaseUrl: null, qrisCallbackUrl: null, vaCallbackUrl: null, ...over }) as MerchantRecord;

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createManualClock } from '../../src/clock.ts';
 import { type AdminKeyService, createAdminKeyService } from '../../src/operators/admin-keys.ts';
-import type { AdminKeyRecord, Store } from '../../src/store/store.ts';
+import type { AdminKeyRecord } from '../../src/records/records.ts';
+import type { Store } from '../../src/store/store.ts';
 
 export interface BareStore {
   name: 'SQLite' | 'PostgreSQL';

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { OperatorServices } from '../../src/app.ts';
 import { ReplayRefused } from '../../src/delivery/notification-operations.ts';
 import { type Caller, merchantCaller, operatorCaller } from '../../src/operators/caller.ts';
-import type { NotificationRecord, TransactionRecord } from '../../src/store/store.ts';
+import type { NotificationRecord, TransactionRecord } from '../../src/records/records.ts';
 import { ADMIN_TOKEN, startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { feeOf, feeSnapshotOf } from '../../src/payments/fees.ts';
-import type { FeeSnapshot } from '../../src/store/store.ts';
+import type { FeeSnapshot } from '../../src/records/records.ts';
 
 const pct = (percent: string, fixed = '0.00'): FeeSnapshot => ({ percent, fixed });
 const mdr = (criteria: 'UMI' | 'UKE' | 'UME' | 'UBE'): FeeSnapshot => ({ rule: 'bi-mdr', criteria });

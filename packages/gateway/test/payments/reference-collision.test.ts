@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Store, TransactionRecord } from '../../src/store/store.ts';
+import type { TransactionRecord } from '../../src/records/records.ts';
+import type { Store } from '../../src/store/store.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { authenticate, type SnapCaller, snapCall } from '../helpers/snap.ts';
 

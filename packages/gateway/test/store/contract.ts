@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TransactionStatus } from '@snapgate/snap';
+import type { SandboxTransferRecord } from '../../src/records/payout-records.ts';
+import type { ProviderOutbound, ProviderRecord } from '../../src/records/provider-records.ts';
 import {
   type AttemptRecord,
   type MerchantRecord,
-  type ProviderOutbound,
-  type ProviderRecord,
-  type SandboxTransferRecord,
-  type Store,
   type TransactionRecord,
   UniqueViolation,
-} from '../../src/store/store.ts';
+} from '../../src/records/records.ts';
+import type { Store } from '../../src/store/store.ts';
 
 export interface StoreFactory {
   open(): Promise<Store>;

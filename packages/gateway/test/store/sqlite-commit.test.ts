@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { UniqueViolation } from '../../src/records/records.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { UniqueViolation } from '../../src/store/store.ts';
 import { merchant, txn } from './contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'snapgate-commit-'));

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { UniqueViolation } from '../../src/records/records.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { type ThreadWriter, WriterLost } from '../../src/store/sqlite/sqlite-writer.ts';
-import { UniqueViolation } from '../../src/store/store.ts';
 import { merchant, txn } from './contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'snapgate-writer-'));

@@ -5,7 +5,7 @@ import { type LedgerService, ledgerEntryView } from '../../books/ledger-service.
 import { type SettlementService, settlementEntriesView, settlementView } from '../../books/settlement-service.ts';
 import { notFound as notFoundError } from '../../domain-error.ts';
 import type { PayoutService } from '../../payouts/payout-service.ts';
-import { LEDGER_KINDS } from '../../store/store.ts';
+import { LEDGER_KINDS } from '../../records/book-records.ts';
 import { callerOf, scopeCovers } from '../admin-auth.ts';
 import { idParams, parseAdminBody, parseWith } from '../admin-body.ts';
 import {

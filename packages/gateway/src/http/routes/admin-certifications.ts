@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { CertificationService } from '../../certification/certification-service.ts';
 import { CertificationRefused } from '../../certification/certify.ts';
 import type { MerchantService } from '../../merchants/merchant-service.ts';
-import type { CertificationRecord } from '../../store/store.ts';
+import type { CertificationRecord } from '../../records/records.ts';
 import { idParams, parseAdminBody, parseWith } from '../admin-body.ts';
 import {
   ADMIN,

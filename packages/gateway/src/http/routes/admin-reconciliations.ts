@@ -8,7 +8,7 @@ import {
   type ProblemView,
   type ReconciliationService,
 } from '../../books/reconciliation-service.ts';
-import type { ReconciliationRecord } from '../../store/store.ts';
+import type { ReconciliationRecord } from '../../records/book-records.ts';
 import { idParams, listQuery, parseWith } from '../admin-body.ts';
 import {
   ADMIN,

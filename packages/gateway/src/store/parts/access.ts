@@ -1,17 +1,16 @@
-import { decodeCursor, toPage } from '../cursor.ts';
-import { num, numOrNull, type Row, strOrNull } from '../rows.ts';
-import { firstRow, type Sql } from '../sql.ts';
 import type {
   AdminKeyRecord,
-  AdminKeyRevocation,
   AdminScope,
   AuditEntry,
   AuditOutcome,
   Page,
   PageRequest,
-  PortalLinkUse,
   StoredAuditEntry,
-} from '../store.ts';
+} from '../../records/records.ts';
+import { decodeCursor, toPage } from '../cursor.ts';
+import { num, numOrNull, type Row, strOrNull } from '../rows.ts';
+import { firstRow, type Sql } from '../sql.ts';
+import type { AdminKeyRevocation, PortalLinkUse } from '../store.ts';
 
 // Access and audit: named admin keys (stored hashed), console sessions, the append-only audit log.
 

@@ -1,6 +1,6 @@
+import type { CertificationRecord } from '../../records/records.ts';
 import type { Row } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
-import type { CertificationRecord } from '../store.ts';
 
 // A merchant's stored runs, with their whole report: webhook certifications and SNAP conformance
 // runs (`suite`).

@@ -1,3 +1,5 @@
+import type { ProviderPatch, ProviderRecord } from '../../records/provider-records.ts';
+import type { MerchantPatch, MerchantRecord, Page, PageRequest, StoredInboundCall } from '../../records/records.ts';
 import {
   inboundFromRow,
   merchantFromRow,
@@ -10,15 +12,6 @@ import {
 import { decodeCursor, toPage } from '../cursor.ts';
 import type { Row } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
-import type {
-  MerchantPatch,
-  MerchantRecord,
-  Page,
-  PageRequest,
-  ProviderPatch,
-  ProviderRecord,
-  StoredInboundCall,
-} from '../store.ts';
 import { insertRow } from './access.ts';
 
 // Clients: merchants and providers, the two kinds of party that hold SNAP credentials here. Their

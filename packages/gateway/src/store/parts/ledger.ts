@@ -9,11 +9,11 @@ import {
   type NewLedgerEntry,
   type PaidTransaction,
   type RunningTotals,
-} from '../book-records.ts';
+} from '../../records/book-records.ts';
+import type { Page, PageRequest } from '../../records/records.ts';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
-import type { Page, PageRequest } from '../store.ts';
 
 // The ledger as written and read (docs/books.md#ledger). An entry is posted inside the database
 // transaction of what causes it: a status change (each engine's own statement, with the columns

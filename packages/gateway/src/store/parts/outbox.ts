@@ -1,6 +1,3 @@
-import { toPage } from '../cursor.ts';
-import { attemptFromRow, listSql, notificationFromRow, notificationListSpec } from '../rows.ts';
-import { firstRow, type Sql } from '../sql.ts';
 import type {
   DeliveryBacklog,
   NotificationFilter,
@@ -8,7 +5,10 @@ import type {
   Page,
   PageRequest,
   StoredAttempt,
-} from '../store.ts';
+} from '../../records/records.ts';
+import { toPage } from '../cursor.ts';
+import { attemptFromRow, listSql, notificationFromRow, notificationListSpec } from '../rows.ts';
+import { firstRow, type Sql } from '../sql.ts';
 
 // The outbox as operators see and steer it: notifications and their attempts, replay, recover,
 // the backlog. Claiming and recording attempts is each engine's own (store/sqlite, store/postgres).

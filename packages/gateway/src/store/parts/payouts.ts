@@ -1,5 +1,11 @@
-import type { NewLedgerEntry, SettlementRecord } from '../book-records.ts';
-import type { PayoutChange, PayoutExchangeRecord, PayoutFilter, PayoutRecord, PayoutState } from '../payout-records.ts';
+import type { NewLedgerEntry, SettlementRecord } from '../../records/book-records.ts';
+import type {
+  PayoutChange,
+  PayoutExchangeRecord,
+  PayoutFilter,
+  PayoutRecord,
+  PayoutState,
+} from '../../records/payout-records.ts';
 import { num, numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
 import { insertRow } from './access.ts';

@@ -1,8 +1,12 @@
-import type { ReconciliationRecord, ReconciliationResolution, StoredReconciliationProblem } from '../book-records.ts';
+import type {
+  ReconciliationRecord,
+  ReconciliationResolution,
+  StoredReconciliationProblem,
+} from '../../records/book-records.ts';
+import { type Page, type PageRequest, UniqueViolation } from '../../records/records.ts';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { num, numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
-import { type Page, type PageRequest, UniqueViolation } from '../store.ts';
 
 // Reconciliation runs (docs/books.md#runs): a run's row, and its problems one row each (migration
 // 027), written in batches before the run's row and read a page at a time by their place in the run.

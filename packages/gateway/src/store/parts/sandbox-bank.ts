@@ -1,6 +1,6 @@
+import type { SandboxTransferRecord } from '../../records/payout-records.ts';
 import { num, type Row } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
-import type { SandboxTransferRecord } from '../store.ts';
 import { insertRow } from './access.ts';
 
 // The built-in sandbox bank's transfers (sandbox mode): what it answered, one per partnerReferenceNo.

@@ -5,7 +5,7 @@ import type {
   SettlementFilter,
   SettlementRecord,
   SettlementRun,
-} from '../book-records.ts';
+} from '../../records/book-records.ts';
 import { numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
 import { foldStripes, ledgerEntryFromRow, lockBalance, postLedgerEntry, sen } from './ledger.ts';

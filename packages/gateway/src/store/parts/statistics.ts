@@ -1,6 +1,6 @@
+import type { AttemptMinute, TransactionRecord, TransactionSearch } from '../../records/records.ts';
 import { transactionFromRow } from '../rows.ts';
 import type { Sql } from '../sql.ts';
-import type { AttemptMinute, TransactionRecord, TransactionSearch } from '../store.ts';
 
 // What the console's overview and search show: counts over a window, callbacks per minute.
 

@@ -1,14 +1,3 @@
-import { toPage } from '../cursor.ts';
-import {
-  historyFromRow,
-  idempotencyFromRow,
-  listSql,
-  refundFromRow,
-  transactionFromRow,
-  transactionListSpec,
-  vaPaymentFromRow,
-} from '../rows.ts';
-import { firstRow, type Sql } from '../sql.ts';
 import type {
   IdempotencyKey,
   IdempotencyRecord,
@@ -20,7 +9,18 @@ import type {
   TransactionKind,
   TransactionRecord,
   VaPaymentRecord,
-} from '../store.ts';
+} from '../../records/records.ts';
+import { toPage } from '../cursor.ts';
+import {
+  historyFromRow,
+  idempotencyFromRow,
+  listSql,
+  refundFromRow,
+  transactionFromRow,
+  transactionListSpec,
+  vaPaymentFromRow,
+} from '../rows.ts';
+import { firstRow, type Sql } from '../sql.ts';
 
 // Transactions as they are read: one by each of its numbers, its status history, the records a
 // status change wrote with it (refund, payment flag, idempotency answer). Writing them is each

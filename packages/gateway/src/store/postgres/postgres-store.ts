@@ -1,4 +1,19 @@
 import pg from 'pg';
+import type { ProviderRecord } from '../../records/provider-records.ts';
+import type {
+  AttemptRecord,
+  IdempotencyRecord,
+  InboundCall,
+  MerchantRecord,
+  MovedNotification,
+  NotificationRecord,
+  RefundRecord,
+  StatusChange,
+  StatusChanged,
+  TransactionRecord,
+  TransactionUpdate,
+  VirtualAccountNumbers,
+} from '../../records/records.ts';
 import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { revokeAdminKey } from '../parts/access.ts';
@@ -18,23 +33,7 @@ import {
 } from '../rows.ts';
 import type { Sql } from '../sql.ts';
 import { SqlStore } from '../sql-store.ts';
-import type {
-  AdminKeyRevocation,
-  AttemptRecord,
-  IdempotencyRecord,
-  InboundCall,
-  MerchantRecord,
-  MovedNotification,
-  NotificationRecord,
-  ProviderRecord,
-  RefundRecord,
-  StatusChange,
-  StatusChanged,
-  Store,
-  TransactionRecord,
-  TransactionUpdate,
-  VirtualAccountNumbers,
-} from '../store.ts';
+import type { AdminKeyRevocation, Store } from '../store.ts';
 import { type PgListener, startPgListener } from './listener.ts';
 import {
   type Client,

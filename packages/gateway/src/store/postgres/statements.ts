@@ -2,15 +2,15 @@
 // instance changed a table under them), unique violations as UniqueViolation, typed insert cells.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { MOVED_NOTIFICATION_COLUMNS, type Row } from '../rows.ts';
-import { numberedPlaceholders, type Sql } from '../sql.ts';
 import {
   DatabaseTimeout,
   type IdempotencyRecord,
   type RefundRecord,
   UniqueViolation,
   type VaPaymentRecord,
-} from '../store.ts';
+} from '../../records/records.ts';
+import { MOVED_NOTIFICATION_COLUMNS, type Row } from '../rows.ts';
+import { numberedPlaceholders, type Sql } from '../sql.ts';
 
 export type Client = pg.PoolClient | pg.Pool;
 

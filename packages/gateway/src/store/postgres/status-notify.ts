@@ -11,9 +11,9 @@ export const STATUS_CHANNEL = 'snapgate_status';
 /** The statement that announces (a list of changes, on STATUS_CHANNEL). */
 export const ANNOUNCE = 'SELECT pg_notify($1, $2)';
 
-import type { AnnouncedStatus } from '../status-watch.ts';
+import type { AnnouncedStatus } from '../../records/status-watch.ts';
 
-export type { AnnouncedStatus, StatusWatcher } from '../status-watch.ts';
+export type { AnnouncedStatus, StatusWatcher } from '../../records/status-watch.ts';
 
 /** Longer descriptions are left out: a page reads the rest. */
 const MAX_DESC_CHARS = 200;

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { UniqueViolation } from '../store.ts';
+import { UniqueViolation } from '../../records/records.ts';
 
 // What both of the embedded store's connections use: SQLite's constraint errors as the store reports
 // them, and statements prepared once per text.

@@ -1,28 +1,27 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { ProviderRecord } from '../../records/provider-records.ts';
+import type {
+  AttemptRecord,
+  IdempotencyRecord,
+  InboundCall,
+  MerchantRecord,
+  MovedNotification,
+  NotificationRecord,
+  StatusChange,
+  StatusChanged,
+  TransactionRecord,
+  TransactionUpdate,
+  VirtualAccountNumbers,
+} from '../../records/records.ts';
 import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { createRecordCache } from '../record-cache.ts';
 import type { Row } from '../rows.ts';
 import type { Sql } from '../sql.ts';
 import { SqlStore } from '../sql-store.ts';
-import type {
-  AttemptRecord,
-  CommitStats,
-  IdempotencyRecord,
-  InboundCall,
-  MerchantRecord,
-  MovedNotification,
-  NotificationRecord,
-  ProviderRecord,
-  StatusChange,
-  StatusChanged,
-  Store,
-  TransactionRecord,
-  TransactionUpdate,
-  VirtualAccountNumbers,
-} from '../store.ts';
+import type { CommitStats, Store } from '../store.ts';
 import { isUniqueError, preparedOnce, uniqueViolation } from './sqlite-kit.ts';
 import { exitForSupervisor, InlineWriter, ThreadWriter, type Writer, type WriterLost } from './sqlite-writer.ts';
 import {

@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { NewLedgerEntry } from '../book-records.ts';
-import { LEDGER_INSERT, LINK_PAYMENT_ENTRY, ledgerValues } from '../parts/ledger.ts';
+import type { NewLedgerEntry } from '../../records/book-records.ts';
 import type {
   AttemptRecord,
   IdempotencyRecord,
@@ -13,7 +12,8 @@ import type {
   TransactionRecord,
   TransactionUpdate,
   VirtualAccountNumbers,
-} from '../records.ts';
+} from '../../records/records.ts';
+import { LEDGER_INSERT, LINK_PAYMENT_ENTRY, ledgerValues } from '../parts/ledger.ts';
 import {
   customerNosFrom,
   MOVED_NOTIFICATION_COLUMNS,

@@ -1,4 +1,4 @@
-import { UniqueViolation } from '../records.ts';
+import { UniqueViolation } from '../../records/records.ts';
 import type { CommitStats } from '../store.ts';
 import type { WriteRequest } from './sqlite-writes.ts';
 

@@ -1,4 +1,5 @@
-// The records the store keeps, as the gateway sees them (store.ts says what it does with them).
+// The gateway's records: merchants, transactions, notifications and their attempts, keys, audit,
+// pages of results. Plain data every folder shares; the Store (store/store.ts) keeps them.
 import type { TransactionStatus } from '@snapgate/snap';
 import type { NewLedgerEntry } from './book-records.ts';
 import type { PayoutAccount, PayoutSchedule } from './payout-records.ts';

@@ -40,7 +40,7 @@ let referenceCounter = randomInt(10_000);
  * Jakarta day (8 digits), and 4 digits of a counter that starts at random in each process. In the
  * order they were made, so each new transaction's reference (and the indexes keyed by it: the status
  * history, the notifications by transaction) lands at the end of its b-tree instead of on a random
- * page (docs/benchmarks.md#time-ordered-references). Not a secret: nothing is served under it (the
+ * page (docs/benchmarks.md#measured-decisions). Not a secret: nothing is served under it (the
  * QR image and the checkout page are under the checkout's random id). Two instances can draw the
  * same one in the same millisecond (about once in 10,000 such pairs): the database refuses the
  * second and its service draws again.

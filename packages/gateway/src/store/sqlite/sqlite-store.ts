@@ -67,7 +67,7 @@ const SEARCH_BATCH = 5000;
 /** SQLite's page cache for the store's own connection (its reads): 64 MiB. */
 const PAGE_CACHE_KIB = 64 * 1024;
 /**
- * The writer thread's page cache: 16 MiB. Measured (docs/benchmarks.md, "The writer's page cache"):
+ * The writer thread's page cache: 16 MiB. Measured (docs/benchmarks.md, Measured decisions):
  * SQLite (3.53) swaps b-tree pages through the page number of the lock byte when a page splits, and
  * the next COMMIT then walks every slot of the connection's page-cache hash table, which grows
  * with the pages cached (32,768 slots at 64 MiB): 13 % of the writer thread's time under delivery

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { iso } from '../../payments/transaction-view.ts';
 import { providerCreateSchema, providerPatchSchema } from '../../providers/provider-fields.ts';
 import { type ProviderService, providerView } from '../../providers/provider-service.ts';
-import { clientListQuery, idParams, listQuery, parseAdminBody, parseWith, rotateSchema } from '../admin-body.ts';
+import { clientListQuery, idParams, listQuery, parseWith } from '../admin-body.ts';
 import {
   ADMIN,
   BAD_PATH,
@@ -23,40 +23,26 @@ import {
   TAG,
 } from '../openapi/admin-kit.ts';
 import { fromZod, type PathItem, queryParameters, ref } from '../openapi/kit.ts';
+import { clientAdminRoutes } from './client-admin.ts';
 
 /** Admin API for upstream providers: banks and acquirers. Secrets are shown once. */
 export function adminProviderRoutes(app: FastifyInstance, deps: { providers: ProviderService }) {
   const { providers } = deps;
   const config = { api: 'admin' as const };
 
-  app.post('/providers', { config }, async (request, reply) => {
-    const input = parseAdminBody(request, providerCreateSchema);
-    const { provider, clientSecret } = await providers.create(input);
-    return reply.code(201).send({ ...providerView(provider), clientSecret });
-  });
-
-  app.get('/providers', { config }, async (request) => {
-    const q = parseWith(clientListQuery, request.query, 'invalid query');
-    const page = await providers.list({ limit: q.limit, cursor: q.cursor, oldestFirst: q.order === 'oldest' });
-    return { items: page.items.map(providerView), nextCursor: page.nextCursor };
-  });
-
-  app.get('/providers/:id', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    return providerView(await providers.get(id));
-  });
-
-  app.patch('/providers/:id', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const patch = parseAdminBody(request, providerPatchSchema);
-    return providerView(await providers.update(id, patch));
-  });
-
-  app.post('/providers/:id/rotate-secret', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const { overlapSec } = parseAdminBody(request, rotateSchema, true);
-    const r = await providers.rotateSecret(id, overlapSec ?? 86_400);
-    return { clientSecret: r.clientSecret, previousValidUntil: iso(r.previousValidUntil) };
+  clientAdminRoutes(app, {
+    path: '/providers',
+    createSchema: providerCreateSchema,
+    patchSchema: providerPatchSchema,
+    view: providerView,
+    create: async (input) => {
+      const { provider, clientSecret } = await providers.create(input);
+      return { record: provider, clientSecret };
+    },
+    list: (page) => providers.list(page),
+    get: (id) => providers.get(id),
+    update: (id, patch) => providers.update(id, patch),
+    rotateSecret: (id, overlapSec) => providers.rotateSecret(id, overlapSec),
   });
 
   app.get('/providers/:id/inbound', { config }, async (request) => {

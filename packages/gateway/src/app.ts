@@ -30,6 +30,7 @@ import { refuseBadAdminText } from './http/admin-input.ts';
 import { createAuthFailureLimiter } from './http/auth-failures.ts';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.ts';
 import { countStoreCommits, createMetrics, type Metrics } from './http/metrics.ts';
+import { RouteDocs } from './http/openapi/route-docs.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
 import { adminAccessRoutes } from './http/routes/admin-access.ts';
@@ -320,7 +321,8 @@ export function buildApp(deps: AppDeps): Gateway {
     payer,
     limits: deps.checkoutLimits,
   });
-  openapiRoutes(app, { config });
+  const adminDocs = new RouteDocs();
+  openapiRoutes(app, { config, adminDocs });
   const masterKeys = createMasterKeyService({ store, sealer: deps.sealer });
   const certifications = createCertificationService({
     outbound,
@@ -350,11 +352,11 @@ export function buildApp(deps: AppDeps): Gateway {
       admin.addHook('onRequest', checkAdminKey);
       admin.addHook('preValidation', refuseBadAdminText);
       registerAudit(admin, { audit, merchants, providers, logger });
-      adminMerchantRoutes(admin, { merchants });
+      adminMerchantRoutes(admin, { merchants, docs: adminDocs });
       adminPortalLinkRoutes(admin, { sessions });
       adminTransactionRoutes(admin, { transactions });
       adminNotificationRoutes(admin, { notifications, merchants });
-      adminProviderRoutes(admin, { providers });
+      adminProviderRoutes(admin, { providers, docs: adminDocs });
       adminBookRoutes(admin, {
         ledger: operators.ledger,
         settlements: operators.settlements,

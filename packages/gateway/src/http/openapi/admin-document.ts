@@ -1,11 +1,9 @@
 import { accessPaths } from '../routes/admin-access.ts';
 import { bookPaths } from '../routes/admin-books.ts';
 import { certificationPaths } from '../routes/admin-certifications.ts';
-import { merchantPaths } from '../routes/admin-merchants.ts';
 import { notificationPaths } from '../routes/admin-notifications.ts';
 import { payoutPaths } from '../routes/admin-payouts.ts';
 import { portalLinkPaths } from '../routes/admin-portal-links.ts';
-import { providerPaths } from '../routes/admin-providers.ts';
 import { reconciliationPaths } from '../routes/admin-reconciliations.ts';
 import { transactionPaths } from '../routes/admin-transactions.ts';
 import { healthPaths, type MetricsAccess } from '../routes/health.ts';
@@ -13,10 +11,11 @@ import { sandboxPaths } from '../routes/sandbox.ts';
 import { masterKeyPaths } from './admin-keys-doc.ts';
 import { scoped, TAG } from './admin-kit.ts';
 import { ADMIN_SCHEMAS, created } from './admin-schemas.ts';
-import { OAS_DIALECT, type OpenApiDocument } from './kit.ts';
+import { OAS_DIALECT, type OpenApiDocument, type PathItem } from './kit.ts';
 
-// The admin API document, assembled from its areas: each route file describes its own routes
-// (`merchantPaths()` in routes/admin-merchants.ts, …) with the helpers of admin-kit.ts, their
+// The admin API document, assembled from its areas: each route is declared with its operation
+// (route-docs.ts; merchants and providers so far), or its route file describes its routes
+// (`bookPaths()` in routes/admin-books.ts, …) with the helpers of admin-kit.ts, their
 // request bodies and queries generated from the very zod schemas the routes parse with, so they
 // cannot drift; the shared answers are the components of admin-schemas.ts. Every answer is proven
 // by test/http/openapi.test.ts against the running gateway.
@@ -26,6 +25,8 @@ export function buildAdminDocument(options: {
   publicUrl: string;
   sandbox: boolean;
   metrics: MetricsAccess;
+  /** The operations declared with their routes (route-docs.ts), by path. */
+  documented: Record<string, PathItem>;
 }): OpenApiDocument {
   const tags = [
     { name: TAG.merchants, description: 'Merchants: SNAP clients, their secrets and their callback settings.' },
@@ -68,11 +69,9 @@ export function buildAdminDocument(options: {
     security: [{ adminKey: [] }],
     paths: {
       ...scoped({
-        ...merchantPaths(),
         ...portalLinkPaths(),
         ...transactionPaths(),
         ...notificationPaths(),
-        ...providerPaths(),
         ...bookPaths(),
         ...payoutPaths(),
         ...reconciliationPaths(),
@@ -80,6 +79,7 @@ export function buildAdminDocument(options: {
         ...masterKeyPaths(),
         ...certificationPaths(),
         ...(options.sandbox ? sandboxPaths() : {}),
+        ...options.documented,
       }),
       ...healthPaths(options.metrics),
     },

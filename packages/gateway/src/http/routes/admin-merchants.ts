@@ -4,7 +4,6 @@ import type { MerchantService } from '../../merchants/merchant-service.ts';
 import { merchantView } from '../../merchants/merchant-service.ts';
 import { clientListQuery } from '../admin-body.ts';
 import {
-  ADMIN,
   BAD_PATH,
   BAD_QUERY,
   badRequest,
@@ -23,12 +22,13 @@ import {
   TAG,
 } from '../openapi/admin-kit.ts';
 import { MERCHANT_EXAMPLE } from '../openapi/admin-schemas.ts';
-import { fromZod, type PathItem, queryParameters, ref } from '../openapi/kit.ts';
-import { clientAdminRoutes } from './client-admin.ts';
+import { fromZod, queryParameters, ref } from '../openapi/kit.ts';
+import type { RouteDocs } from '../openapi/route-docs.ts';
+import { type ClientOperations, clientAdminRoutes } from './client-admin.ts';
 
-export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: MerchantService }) {
+export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: MerchantService; docs: RouteDocs }) {
   const { merchants } = deps;
-  clientAdminRoutes(app, {
+  clientAdminRoutes(app, deps.docs, {
     path: '/merchants',
     createSchema: merchantCreateSchema,
     patchSchema: merchantPatchSchema,
@@ -41,11 +41,12 @@ export function adminMerchantRoutes(app: FastifyInstance, deps: { merchants: Mer
     get: (id) => merchants.get(id),
     update: (id, patch) => merchants.update(id, patch),
     rotateSecret: (id, overlapSec) => merchants.rotateSecret(id, overlapSec),
+    operations: merchantOperations(),
   });
 }
 
-/** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them). */
-export function merchantPaths(): Record<string, PathItem> {
+/** What the admin API's document says of each merchant route. */
+function merchantOperations(): ClientOperations {
   const taken = conflict(
     'The partnerId is taken, or there is no payout bank to verify `payoutAccount` at.',
     'partnerId WARUNGKOPI is already in use',
@@ -84,80 +85,70 @@ export function merchantPaths(): Record<string, PathItem> {
     },
   );
   return {
-    [`${ADMIN}/merchants`]: {
-      post: op({
-        operationId: 'createMerchant',
-        tags: [TAG.merchants],
-        summary: 'Create a merchant',
-        description: 'Answers the merchant with its client secret, shown this once.',
-        requestBody: body(fromZod(merchantCreateSchema), {
-          name: 'Warung Kopi',
-          callbackBaseUrl: 'https://merchant.example',
-          merchantName: 'WARUNG KOPI',
-          merchantCity: 'BANDUNG',
-          mcc: '5812',
-        }),
-        responses: {
-          ...ok('Created.', ref('CreatedMerchant'), { ...MERCHANT_EXAMPLE, clientSecret: 'q3J5…base64url' }, '201'),
-          '400': badRequest('Invalid settings: every problem is listed in `errors`.'),
-          '409': taken,
-          '422': accountRefused,
-          '502': bankSilent,
-        },
+    create: op({
+      operationId: 'createMerchant',
+      tags: [TAG.merchants],
+      summary: 'Create a merchant',
+      description: 'Answers the merchant with its client secret, shown this once.',
+      requestBody: body(fromZod(merchantCreateSchema), {
+        name: 'Warung Kopi',
+        callbackBaseUrl: 'https://merchant.example',
+        merchantName: 'WARUNG KOPI',
+        merchantCity: 'BANDUNG',
+        mcc: '5812',
       }),
-      get: op({
-        operationId: 'listMerchants',
-        tags: [TAG.merchants],
-        summary: 'List merchants',
-        parameters: queryParameters(clientListQuery, { ...LIST_DESCRIPTIONS, order: ORDER_DESCRIPTION }),
-        responses: {
-          ...ok('A page of merchants.', page('Merchant'), { items: [MERCHANT_EXAMPLE], nextCursor: null }),
-          '400': BAD_QUERY,
-        },
-      }),
-    },
-    [`${ADMIN}/merchants/{id}`]: {
-      get: op({
-        operationId: 'getMerchant',
-        tags: [TAG.merchants],
-        summary: 'Show a merchant',
-        parameters: [idParam('merchant')],
-        responses: {
-          ...ok('The merchant.', ref('Merchant'), MERCHANT_EXAMPLE),
-          '400': BAD_PATH,
-          '404': notFound('merchant'),
-        },
-      }),
-      patch: op({
-        operationId: 'updateMerchant',
-        tags: [TAG.merchants],
-        summary: 'Change a merchant’s settings, or disable it',
-        description: 'Disabling a merchant refuses its tokens at once.',
-        parameters: [idParam('merchant')],
-        requestBody: body(
-          fromZod(merchantPatchSchema),
-          { callbackSignature: 'rsa-sha256' },
-          { description: PATCH_NOTE },
-        ),
-        responses: {
-          ...ok('The merchant as changed.', ref('Merchant'), MERCHANT_EXAMPLE),
-          '400': badRequest('Invalid settings, or none given.', ['at least one field is required']),
-          '404': notFound('merchant'),
-          '409': taken,
-          '422': accountRefused,
-          '502': bankSilent,
-        },
-      }),
-    },
-    [`${ADMIN}/merchants/{id}/rotate-secret`]: {
-      post: op({
-        operationId: 'rotateMerchantSecret',
-        tags: [TAG.merchants],
-        summary: 'Rotate a merchant’s client secret',
-        description: 'The previous secret, and tokens issued under it, keep working for `overlapSec` (default 86400).',
-        parameters: [idParam('merchant')],
-        ...rotateSecret('merchant'),
-      }),
-    },
+      responses: {
+        ...ok('Created.', ref('CreatedMerchant'), { ...MERCHANT_EXAMPLE, clientSecret: 'q3J5…base64url' }, '201'),
+        '400': badRequest('Invalid settings: every problem is listed in `errors`.'),
+        '409': taken,
+        '422': accountRefused,
+        '502': bankSilent,
+      },
+    }),
+    list: op({
+      operationId: 'listMerchants',
+      tags: [TAG.merchants],
+      summary: 'List merchants',
+      parameters: queryParameters(clientListQuery, { ...LIST_DESCRIPTIONS, order: ORDER_DESCRIPTION }),
+      responses: {
+        ...ok('A page of merchants.', page('Merchant'), { items: [MERCHANT_EXAMPLE], nextCursor: null }),
+        '400': BAD_QUERY,
+      },
+    }),
+    get: op({
+      operationId: 'getMerchant',
+      tags: [TAG.merchants],
+      summary: 'Show a merchant',
+      parameters: [idParam('merchant')],
+      responses: {
+        ...ok('The merchant.', ref('Merchant'), MERCHANT_EXAMPLE),
+        '400': BAD_PATH,
+        '404': notFound('merchant'),
+      },
+    }),
+    update: op({
+      operationId: 'updateMerchant',
+      tags: [TAG.merchants],
+      summary: 'Change a merchant’s settings, or disable it',
+      description: 'Disabling a merchant refuses its tokens at once.',
+      parameters: [idParam('merchant')],
+      requestBody: body(fromZod(merchantPatchSchema), { callbackSignature: 'rsa-sha256' }, { description: PATCH_NOTE }),
+      responses: {
+        ...ok('The merchant as changed.', ref('Merchant'), MERCHANT_EXAMPLE),
+        '400': badRequest('Invalid settings, or none given.', ['at least one field is required']),
+        '404': notFound('merchant'),
+        '409': taken,
+        '422': accountRefused,
+        '502': bankSilent,
+      },
+    }),
+    rotateSecret: op({
+      operationId: 'rotateMerchantSecret',
+      tags: [TAG.merchants],
+      summary: 'Rotate a merchant’s client secret',
+      description: 'The previous secret, and tokens issued under it, keep working for `overlapSec` (default 86400).',
+      parameters: [idParam('merchant')],
+      ...rotateSecret('merchant'),
+    }),
   };
 }

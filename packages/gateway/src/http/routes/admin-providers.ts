@@ -4,7 +4,6 @@ import { providerCreateSchema, providerPatchSchema } from '../../providers/provi
 import { type ProviderService, providerView } from '../../providers/provider-service.ts';
 import { clientListQuery, idParams, listQuery, parseWith } from '../admin-body.ts';
 import {
-  ADMIN,
   BAD_PATH,
   BAD_QUERY,
   badRequest,
@@ -22,15 +21,14 @@ import {
   T,
   TAG,
 } from '../openapi/admin-kit.ts';
-import { fromZod, type PathItem, queryParameters, ref } from '../openapi/kit.ts';
-import { clientAdminRoutes } from './client-admin.ts';
+import { fromZod, type Operation, queryParameters, ref } from '../openapi/kit.ts';
+import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
+import { type ClientOperations, clientAdminRoutes } from './client-admin.ts';
 
 /** Admin API for upstream providers: banks and acquirers. Secrets are shown once. */
-export function adminProviderRoutes(app: FastifyInstance, deps: { providers: ProviderService }) {
+export function adminProviderRoutes(app: FastifyInstance, deps: { providers: ProviderService; docs: RouteDocs }) {
   const { providers } = deps;
-  const config = { api: 'admin' as const };
-
-  clientAdminRoutes(app, {
+  clientAdminRoutes(app, deps.docs, {
     path: '/providers',
     createSchema: providerCreateSchema,
     patchSchema: providerPatchSchema,
@@ -43,16 +41,23 @@ export function adminProviderRoutes(app: FastifyInstance, deps: { providers: Pro
     get: (id) => providers.get(id),
     update: (id, patch) => providers.update(id, patch),
     rotateSecret: (id, overlapSec) => providers.rotateSecret(id, overlapSec),
+    operations: providerOperations(),
   });
 
-  app.get('/providers/:id/inbound', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const q = parseWith(listQuery, request.query, 'invalid query');
-    const page = await providers.inbound(id, { limit: q.limit, cursor: q.cursor });
-    return {
-      items: page.items.map(({ providerId: _p, at, ...rest }) => ({ ...rest, at: iso(at) })),
-      nextCursor: page.nextCursor,
-    };
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/providers/:id/inbound',
+    config: { api: 'admin' },
+    operation: inboundOperation(),
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const q = parseWith(listQuery, request.query, 'invalid query');
+      const page = await providers.inbound(id, { limit: q.limit, cursor: q.cursor });
+      return {
+        items: page.items.map(({ providerId: _p, at, ...rest }) => ({ ...rest, at: iso(at) })),
+        nextCursor: page.nextCursor,
+      };
+    },
   });
 }
 
@@ -75,87 +80,83 @@ const PROVIDER_EXAMPLE = {
 };
 
 /** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them). */
-export function providerPaths(): Record<string, PathItem> {
+/** What the admin API's document says of each provider route. */
+function providerOperations(): ClientOperations {
   const codeTaken = conflict(
     'An active bank already owns the bankCode, or another provider is the payout bank (`payouts`).',
     'bankCode 014 already belongs to an active bank',
   );
   return {
-    [`${ADMIN}/providers`]: {
-      post: op({
-        operationId: 'createProvider',
-        tags: [TAG.providers],
-        summary: 'Connect a bank or an acquirer',
-        description:
-          'A bank owns the VAs of its `bankCode`, and with `outbound` and `payouts` settings is the payout bank snapgate pays out through; an acquirer notifies QRIS payments, and with `outbound` settings issues the QRIS of the merchants that name it. Answers its client secret, shown this once.',
-        requestBody: body(fromZod(providerCreateSchema), { name: 'Bank Central', kind: 'bank', bankCode: '014' }),
-        responses: {
-          ...ok('Created.', ref('CreatedProvider'), { ...PROVIDER_EXAMPLE, clientSecret: 'p7Q…base64url' }, '201'),
-          '400': badRequest('Invalid settings: every problem is listed in `errors`.', ['bankCode: must be 3 digits']),
-          '409': codeTaken,
-        },
-      }),
-      get: op({
-        operationId: 'listProviders',
-        tags: [TAG.providers],
-        summary: 'List providers',
-        description: 'The built-in sandbox bank and acquirer are listed too (sandbox mode).',
-        parameters: queryParameters(clientListQuery, { ...LIST_DESCRIPTIONS, order: ORDER_DESCRIPTION }),
-        responses: {
-          ...ok('A page of providers.', page('Provider'), { items: [PROVIDER_EXAMPLE], nextCursor: null }),
-          '400': BAD_QUERY,
-        },
-      }),
-    },
-    [`${ADMIN}/providers/{id}`]: {
-      get: op({
-        operationId: 'getProvider',
-        tags: [TAG.providers],
-        summary: 'Show a provider',
-        parameters: [idParam('provider')],
-        responses: {
-          ...ok('The provider.', ref('Provider'), PROVIDER_EXAMPLE),
-          '400': BAD_PATH,
-          '404': notFound('provider'),
-        },
-      }),
-      patch: op({
-        operationId: 'updateProvider',
-        tags: [TAG.providers],
-        summary: 'Change a provider’s settings, or disable it',
-        parameters: [idParam('provider')],
-        requestBody: body(fromZod(providerPatchSchema), { status: 'disabled' }, { description: PATCH_NOTE }),
-        responses: {
-          ...ok('The provider as changed.', ref('Provider'), PROVIDER_EXAMPLE),
-          '400': badRequest('Invalid settings, or none given.', ['at least one field is required']),
-          '404': notFound('provider'),
-          '409': codeTaken,
-        },
-      }),
-    },
-    [`${ADMIN}/providers/{id}/rotate-secret`]: {
-      post: op({
-        operationId: 'rotateProviderSecret',
-        tags: [TAG.providers],
-        summary: 'Rotate a provider’s client secret',
-        description: 'The previous secret keeps working for `overlapSec` (default 86400).',
-        parameters: [idParam('provider')],
-        ...rotateSecret('provider'),
-      }),
-    },
-    [`${ADMIN}/providers/{id}/inbound`]: {
-      get: op({
-        operationId: 'listInboundCalls',
-        tags: [TAG.providers],
-        summary: 'The provider’s calls, as answered',
-        description: 'Every SNAP call the provider made that got past its token, newest first.',
-        parameters: [idParam('provider'), ...queryParameters(listQuery, LIST_DESCRIPTIONS)],
-        responses: {
-          ...ok('A page of calls.', page('InboundCall')),
-          '400': BAD_QUERY,
-          '404': notFound('provider'),
-        },
-      }),
-    },
+    create: op({
+      operationId: 'createProvider',
+      tags: [TAG.providers],
+      summary: 'Connect a bank or an acquirer',
+      description:
+        'A bank owns the VAs of its `bankCode`, and with `outbound` and `payouts` settings is the payout bank snapgate pays out through; an acquirer notifies QRIS payments, and with `outbound` settings issues the QRIS of the merchants that name it. Answers its client secret, shown this once.',
+      requestBody: body(fromZod(providerCreateSchema), { name: 'Bank Central', kind: 'bank', bankCode: '014' }),
+      responses: {
+        ...ok('Created.', ref('CreatedProvider'), { ...PROVIDER_EXAMPLE, clientSecret: 'p7Q…base64url' }, '201'),
+        '400': badRequest('Invalid settings: every problem is listed in `errors`.', ['bankCode: must be 3 digits']),
+        '409': codeTaken,
+      },
+    }),
+    list: op({
+      operationId: 'listProviders',
+      tags: [TAG.providers],
+      summary: 'List providers',
+      description: 'The built-in sandbox bank and acquirer are listed too (sandbox mode).',
+      parameters: queryParameters(clientListQuery, { ...LIST_DESCRIPTIONS, order: ORDER_DESCRIPTION }),
+      responses: {
+        ...ok('A page of providers.', page('Provider'), { items: [PROVIDER_EXAMPLE], nextCursor: null }),
+        '400': BAD_QUERY,
+      },
+    }),
+    get: op({
+      operationId: 'getProvider',
+      tags: [TAG.providers],
+      summary: 'Show a provider',
+      parameters: [idParam('provider')],
+      responses: {
+        ...ok('The provider.', ref('Provider'), PROVIDER_EXAMPLE),
+        '400': BAD_PATH,
+        '404': notFound('provider'),
+      },
+    }),
+    update: op({
+      operationId: 'updateProvider',
+      tags: [TAG.providers],
+      summary: 'Change a provider’s settings, or disable it',
+      parameters: [idParam('provider')],
+      requestBody: body(fromZod(providerPatchSchema), { status: 'disabled' }, { description: PATCH_NOTE }),
+      responses: {
+        ...ok('The provider as changed.', ref('Provider'), PROVIDER_EXAMPLE),
+        '400': badRequest('Invalid settings, or none given.', ['at least one field is required']),
+        '404': notFound('provider'),
+        '409': codeTaken,
+      },
+    }),
+    rotateSecret: op({
+      operationId: 'rotateProviderSecret',
+      tags: [TAG.providers],
+      summary: 'Rotate a provider’s client secret',
+      description: 'The previous secret keeps working for `overlapSec` (default 86400).',
+      parameters: [idParam('provider')],
+      ...rotateSecret('provider'),
+    }),
   };
 }
+
+/** `GET /admin/v1/providers/:id/inbound`. */
+const inboundOperation = (): Operation =>
+  op({
+    operationId: 'listInboundCalls',
+    tags: [TAG.providers],
+    summary: 'The provider’s calls, as answered',
+    description: 'Every SNAP call the provider made that got past its token, newest first.',
+    parameters: [idParam('provider'), ...queryParameters(listQuery, LIST_DESCRIPTIONS)],
+    responses: {
+      ...ok('A page of calls.', page('InboundCall')),
+      '400': BAD_QUERY,
+      '404': notFound('provider'),
+    },
+  });

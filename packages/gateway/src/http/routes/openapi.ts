@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import { buildAdminDocument } from '../openapi/admin-document.ts';
 import { renderDocsPage } from '../openapi/docs-page.ts';
+import type { RouteDocs } from '../openapi/route-docs.ts';
 import { buildSnapDocument } from '../openapi/snap-document.ts';
 import { metricsAccessOf } from './health.ts';
 
@@ -12,23 +13,31 @@ const DOCS_PATH = '/docs';
 /**
  * The OpenAPI 3.1 documents of the SNAP and admin APIs, and a page that shows both. Public, like
  * the health routes: they describe this gateway (its mode and public URL), and hold no secret.
- * Built once, served as the same bytes every time.
+ * Built once when the gateway is ready, served as the same bytes every time.
  */
-export function openapiRoutes(app: FastifyInstance, deps: { config: Config }) {
+export function openapiRoutes(app: FastifyInstance, deps: { config: Config; adminDocs: RouteDocs }) {
   const { mode, publicUrl } = deps.config;
   const config = { api: 'admin' as const };
-  const snap = buildSnapDocument({ publicUrl, mounts: deps.config.snapMounts });
-  const admin = buildAdminDocument({
-    publicUrl,
-    sandbox: mode === 'sandbox',
-    metrics: metricsAccessOf(deps.config),
+  let snapJson = '';
+  let adminJson = '';
+  let page = '';
+  // Once every route is registered (the admin routes' plugin loads after this), with the
+  // operations declared beside them.
+  app.addHook('onReady', async () => {
+    const snap = buildSnapDocument({ publicUrl, mounts: deps.config.snapMounts });
+    const admin = buildAdminDocument({
+      publicUrl,
+      sandbox: mode === 'sandbox',
+      metrics: metricsAccessOf(deps.config),
+      documented: deps.adminDocs.paths(),
+    });
+    snapJson = JSON.stringify(snap);
+    adminJson = JSON.stringify(admin);
+    page = renderDocsPage([
+      { href: SNAP_DOCUMENT_PATH, slug: 'snap', document: snap },
+      { href: ADMIN_DOCUMENT_PATH, slug: 'admin', document: admin },
+    ]);
   });
-  const snapJson = JSON.stringify(snap);
-  const adminJson = JSON.stringify(admin);
-  const page = renderDocsPage([
-    { href: SNAP_DOCUMENT_PATH, slug: 'snap', document: snap },
-    { href: ADMIN_DOCUMENT_PATH, slug: 'admin', document: admin },
-  ]);
 
   app.get(SNAP_DOCUMENT_PATH, { config }, async (_request, reply) => reply.type('application/json').send(snapJson));
   app.get(ADMIN_DOCUMENT_PATH, { config }, async (_request, reply) => reply.type('application/json').send(adminJson));

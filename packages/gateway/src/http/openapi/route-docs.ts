@@ -1,0 +1,40 @@
+import type { FastifyContextConfig, FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type { HttpMethod, Operation, PathItem } from './kit.ts';
+
+// A route and its OpenAPI operation, declared once: `documentedRoute` registers the route with
+// Fastify and keeps its operation for its API's document (admin-document.ts), under the path the
+// route is served at (its plugin's prefix and its url, `:id` written `{id}`). The document is
+// assembled once every route is registered (routes/openapi.ts, at onReady).
+
+/** The operations of one API's document, gathered as its routes are registered. */
+export class RouteDocs {
+  readonly #paths = new Map<string, PathItem>();
+
+  add(path: string, method: HttpMethod, operation: Operation): void {
+    const item = this.#paths.get(path) ?? {};
+    if (item[method]) throw new TypeError(`${method.toUpperCase()} ${path} is documented twice`);
+    item[method] = operation;
+    this.#paths.set(path, item);
+  }
+
+  /** Every path item gathered so far, by path. */
+  paths(): Record<string, PathItem> {
+    return Object.fromEntries(this.#paths);
+  }
+}
+
+/** One route: what Fastify runs, and what its API's document says of it. */
+export interface DocumentedRoute {
+  method: HttpMethod;
+  /** Under the plugin's prefix, Fastify's form: `/merchants/:id`. */
+  url: string;
+  config: FastifyContextConfig;
+  operation: Operation;
+  handler: RouteHandlerMethod;
+}
+
+/** Registers the route on `app` and documents it in `docs`. */
+export function documentedRoute(app: FastifyInstance, docs: RouteDocs, route: DocumentedRoute): void {
+  app.route({ method: route.method.toUpperCase(), url: route.url, config: route.config, handler: route.handler });
+  docs.add(`${app.prefix}${route.url}`.replace(/:(\w+)/g, '{$1}'), route.method, route.operation);
+}

@@ -353,19 +353,20 @@ export function buildApp(deps: AppDeps): Gateway {
       admin.addHook('preValidation', refuseBadAdminText);
       registerAudit(admin, { audit, merchants, providers, logger });
       adminMerchantRoutes(admin, { merchants, docs: adminDocs });
-      adminPortalLinkRoutes(admin, { sessions });
-      adminTransactionRoutes(admin, { transactions });
-      adminNotificationRoutes(admin, { notifications, merchants });
+      adminPortalLinkRoutes(admin, { sessions, docs: adminDocs });
+      adminTransactionRoutes(admin, { transactions, docs: adminDocs });
+      adminNotificationRoutes(admin, { notifications, merchants, docs: adminDocs });
       adminProviderRoutes(admin, { providers, docs: adminDocs });
       adminBookRoutes(admin, {
         ledger: operators.ledger,
         settlements: operators.settlements,
         payouts: operators.payouts,
+        docs: adminDocs,
       });
       adminPayoutRoutes(admin, { payouts: operators.payouts });
       adminReconciliationRoutes(admin, { reconciliations: operators.reconciliations });
       adminKeyRoutes(admin, { masterKeys });
-      adminAccessRoutes(admin, { adminKeys, audit });
+      adminAccessRoutes(admin, { adminKeys, audit, docs: adminDocs });
       adminCertificationRoutes(admin, { certifications, merchants });
       if (payer) sandboxRoutes(admin, { qris, payer, clock });
     },

@@ -1,11 +1,6 @@
-import { accessPaths } from '../routes/admin-access.ts';
-import { bookPaths } from '../routes/admin-books.ts';
 import { certificationPaths } from '../routes/admin-certifications.ts';
-import { notificationPaths } from '../routes/admin-notifications.ts';
 import { payoutPaths } from '../routes/admin-payouts.ts';
-import { portalLinkPaths } from '../routes/admin-portal-links.ts';
 import { reconciliationPaths } from '../routes/admin-reconciliations.ts';
-import { transactionPaths } from '../routes/admin-transactions.ts';
 import { healthPaths, type MetricsAccess } from '../routes/health.ts';
 import { sandboxPaths } from '../routes/sandbox.ts';
 import { masterKeyPaths } from './admin-keys-doc.ts';
@@ -69,13 +64,8 @@ export function buildAdminDocument(options: {
     security: [{ adminKey: [] }],
     paths: {
       ...scoped({
-        ...portalLinkPaths(),
-        ...transactionPaths(),
-        ...notificationPaths(),
-        ...bookPaths(),
         ...payoutPaths(),
         ...reconciliationPaths(),
-        ...accessPaths(),
         ...masterKeyPaths(),
         ...certificationPaths(),
         ...(options.sandbox ? sandboxPaths() : {}),

@@ -1,4 +1,12 @@
-import type { FastifyContextConfig, FastifyInstance, RouteHandlerMethod } from 'fastify';
+import type {
+  FastifyContextConfig,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+  RouteGenericInterface,
+  RouteHandlerMethod,
+} from 'fastify';
 import type { HttpMethod, Operation, PathItem } from './kit.ts';
 
 // A route and its OpenAPI operation, declared once: `documentedRoute` registers the route with
@@ -24,17 +32,26 @@ export class RouteDocs {
 }
 
 /** One route: what Fastify runs, and what its API's document says of it. */
-export interface DocumentedRoute {
+export interface DocumentedRoute<Route extends RouteGenericInterface = RouteGenericInterface> {
   method: HttpMethod;
   /** Under the plugin's prefix, Fastify's form: `/merchants/:id`. */
   url: string;
   config: FastifyContextConfig;
   operation: Operation;
-  handler: RouteHandlerMethod;
+  handler: RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Route>;
 }
 
 /** Registers the route on `app` and documents it in `docs`. */
-export function documentedRoute(app: FastifyInstance, docs: RouteDocs, route: DocumentedRoute): void {
-  app.route({ method: route.method.toUpperCase(), url: route.url, config: route.config, handler: route.handler });
+export function documentedRoute<Route extends RouteGenericInterface = RouteGenericInterface>(
+  app: FastifyInstance,
+  docs: RouteDocs,
+  route: DocumentedRoute<Route>,
+): void {
+  app.route<Route>({
+    method: route.method.toUpperCase(),
+    url: route.url,
+    config: route.config,
+    handler: route.handler,
+  });
   docs.add(`${app.prefix}${route.url}`.replace(/:(\w+)/g, '{$1}'), route.method, route.operation);
 }

@@ -9,7 +9,6 @@ import { LEDGER_KINDS } from '../../records/book-records.ts';
 import { callerOf, scopeCovers } from '../admin-auth.ts';
 import { idParams, parseAdminBody, parseWith } from '../admin-body.ts';
 import {
-  ADMIN,
   BAD_PATH,
   BAD_QUERY,
   badRequest,
@@ -25,7 +24,8 @@ import {
   TAG,
 } from '../openapi/admin-kit.ts';
 import { MERCHANT_EXAMPLE } from '../openapi/admin-schemas.ts';
-import { closed, fromZod, type JsonSchema, nullable, type PathItem, queryParameters } from '../openapi/kit.ts';
+import { closed, fromZod, type JsonSchema, nullable, type Operation, queryParameters } from '../openapi/kit.ts';
+import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
 import { ProblemError } from '../problem.ts';
 
 export const ledgerQuery = z.strictObject({
@@ -69,91 +69,152 @@ const timeOf = (iso: string | undefined) => (iso === undefined ? undefined : Dat
 /** The books: balances, the ledger and its verification, settlements and payouts (docs/books.md). */
 export function adminBookRoutes(
   app: FastifyInstance,
-  deps: { ledger: LedgerService; settlements: SettlementService; payouts: PayoutService },
+  deps: { ledger: LedgerService; settlements: SettlementService; payouts: PayoutService; docs: RouteDocs },
 ) {
   const { ledger, settlements, payouts } = deps;
   const config = { api: 'admin' as const };
+  const ops = bookOperations();
 
-  app.get('/merchants/:id/balance', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    return ledger.balance(callerOf(request), id);
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/merchants/:id/balance',
+    config,
+    operation: ops.getMerchantBalance,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      return ledger.balance(callerOf(request), id);
+    },
   });
 
-  app.get('/ledger/entries', { config }, async (request) => {
-    const q = parseWith(ledgerQuery, request.query, 'invalid query');
-    const p = await ledger.entries(
-      callerOf(request),
-      {
-        merchantId: q.merchantId,
-        referenceNo: q.referenceNo,
-        kind: q.kind,
-        since: timeOf(q.since),
-        until: timeOf(q.until),
-      },
-      { limit: q.limit, cursor: q.cursor },
-    );
-    return { items: p.items.map(ledgerEntryView), nextCursor: p.nextCursor };
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/ledger/entries',
+    config,
+    operation: ops.listLedgerEntries,
+    handler: async (request) => {
+      const q = parseWith(ledgerQuery, request.query, 'invalid query');
+      const p = await ledger.entries(
+        callerOf(request),
+        {
+          merchantId: q.merchantId,
+          referenceNo: q.referenceNo,
+          kind: q.kind,
+          since: timeOf(q.since),
+          until: timeOf(q.until),
+        },
+        { limit: q.limit, cursor: q.cursor },
+      );
+      return { items: p.items.map(ledgerEntryView), nextCursor: p.nextCursor };
+    },
   });
 
-  app.get('/ledger/verify', { config }, async (request) => {
-    const q = parseWith(verifyQuery, request.query, 'invalid query');
-    return q.full === 'true' ? ledger.verifyFull() : ledger.verify();
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/ledger/verify',
+    config,
+    operation: ops.verifyLedger,
+    handler: async (request) => {
+      const q = parseWith(verifyQuery, request.query, 'invalid query');
+      return q.full === 'true' ? ledger.verifyFull() : ledger.verify();
+    },
   });
 
-  app.post('/ledger/verifications', { config }, async (_request, reply) => reply.code(202).send(ledger.startFull()));
-
-  app.get('/ledger/verifications/:id', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    // A job is kept by the instance that runs it, until it stops.
-    const job = ledger.job(id);
-    if (!job) throw notFoundError('verification');
-    return job;
+  documentedRoute(app, deps.docs, {
+    method: 'post',
+    url: '/ledger/verifications',
+    config,
+    operation: ops.startFullVerification,
+    handler: async (_request, reply) => reply.code(202).send(ledger.startFull()),
   });
 
-  app.post('/settlements', { config }, async (request, reply) => {
-    const b = parseAdminBody(request, settlementRunBody, true);
-    const items = await settlements.run({ merchantId: b.merchantId, cutoff: timeOf(b.cutoff) });
-    return reply.code(201).send({ items: items.map(settlementView) });
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/ledger/verifications/:id',
+    config,
+    operation: ops.getFullVerification,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      // A job is kept by the instance that runs it, until it stops.
+      const job = ledger.job(id);
+      if (!job) throw notFoundError('verification');
+      return job;
+    },
   });
 
-  app.get('/settlements', { config }, async (request) => {
-    const q = parseWith(settlementListQuery, request.query, 'invalid query');
-    const items = await settlements.list(callerOf(request), { merchantId: q.merchantId, status: q.status }, q.limit);
-    return { items: items.map(settlementView) };
+  documentedRoute(app, deps.docs, {
+    method: 'post',
+    url: '/settlements',
+    config,
+    operation: ops.runSettlements,
+    handler: async (request, reply) => {
+      const b = parseAdminBody(request, settlementRunBody, true);
+      const items = await settlements.run({ merchantId: b.merchantId, cutoff: timeOf(b.cutoff) });
+      return reply.code(201).send({ items: items.map(settlementView) });
+    },
   });
 
-  app.get('/settlements/:id', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const { settlement, entries } = await settlements.show(callerOf(request), id);
-    return { ...settlementView(settlement), entries: settlementEntriesView(entries) };
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/settlements',
+    config,
+    operation: ops.listSettlements,
+    handler: async (request) => {
+      const q = parseWith(settlementListQuery, request.query, 'invalid query');
+      const items = await settlements.list(callerOf(request), { merchantId: q.merchantId, status: q.status }, q.limit);
+      return { items: items.map(settlementView) };
+    },
   });
 
-  app.get('/settlements/:id/report.csv', { config }, async (request, reply) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const { settlement, csv } = await settlements.report(callerOf(request), id);
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="settlement-${settlement.id}.csv"`)
-      .send(Readable.from(csv));
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/settlements/:id',
+    config,
+    operation: ops.getSettlement,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const { settlement, entries } = await settlements.show(callerOf(request), id);
+      return { ...settlementView(settlement), entries: settlementEntriesView(entries) };
+    },
   });
 
-  app.post('/settlements/:id/payout', { config }, async (request, reply) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const b = parseAdminBody(request, payoutRequestBody);
-    const caller = callerOf(request);
-    if (b.bankReference !== undefined) {
-      // Marking by hand stays an admin's act (docs/books.md#settlements); `operate` may only pay through the bank.
-      if (caller.kind === 'operator' && !scopeCovers(caller.scope, 'admin')) {
-        throw new ProblemError(
-          403,
-          'Forbidden',
-          `the key ${caller.keyName} has the ${caller.scope} scope; this needs admin`,
-        );
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/settlements/:id/report.csv',
+    config,
+    operation: ops.getSettlementReport,
+    handler: async (request, reply) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const { settlement, csv } = await settlements.report(callerOf(request), id);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="settlement-${settlement.id}.csv"`)
+        .send(Readable.from(csv));
+    },
+  });
+
+  documentedRoute(app, deps.docs, {
+    method: 'post',
+    url: '/settlements/:id/payout',
+    config,
+    operation: ops.payOutSettlement,
+    handler: async (request, reply) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const b = parseAdminBody(request, payoutRequestBody);
+      const caller = callerOf(request);
+      if (b.bankReference !== undefined) {
+        // Marking by hand stays an admin's act (docs/books.md#settlements); `operate` may only pay through the bank.
+        if (caller.kind === 'operator' && !scopeCovers(caller.scope, 'admin')) {
+          throw new ProblemError(
+            403,
+            'Forbidden',
+            `the key ${caller.keyName} has the ${caller.scope} scope; this needs admin`,
+          );
+        }
+        return settlementView(await settlements.payout(id, b.bankReference));
       }
-      return settlementView(await settlements.payout(id, b.bankReference));
-    }
-    const paid = await payouts.paySettlement(caller.kind === 'operator' ? caller.keyId : 'portal', id);
-    return reply.code(202).send(settlementView(paid.settlement));
+      const paid = await payouts.paySettlement(caller.kind === 'operator' ? caller.keyId : 'portal', id);
+      return reply.code(202).send(settlementView(paid.settlement));
+    },
   });
 }
 
@@ -317,226 +378,207 @@ export const SETTLEMENT_EXAMPLE = {
   lastPayoutError: null,
 };
 
-/** The OpenAPI path items of these routes. */
-export function bookPaths(): Record<string, PathItem> {
+/** What the admin API's document says of each route of this area, by operationId. */
+function bookOperations() {
   const settlementId = idParam('settlement');
   return {
-    [`${ADMIN}/merchants/{id}/balance`]: {
-      get: op({
-        operationId: 'getMerchantBalance',
-        tags: [TAG.books],
-        summary: 'A merchant’s balance',
-        description:
-          'From the ledger: pending + settling + paidOut = its payments less fees, refunds and disbursements.',
-        parameters: [idParam('merchant')],
-        responses: { ...ok('The balance.', BALANCE, BALANCE_EXAMPLE), '400': BAD_PATH, '404': notFound('merchant') },
+    getMerchantBalance: op({
+      operationId: 'getMerchantBalance',
+      tags: [TAG.books],
+      summary: 'A merchant’s balance',
+      description: 'From the ledger: pending + settling + paidOut = its payments less fees, refunds and disbursements.',
+      parameters: [idParam('merchant')],
+      responses: { ...ok('The balance.', BALANCE, BALANCE_EXAMPLE), '400': BAD_PATH, '404': notFound('merchant') },
+    }),
+    listLedgerEntries: op({
+      operationId: 'listLedgerEntries',
+      tags: [TAG.books],
+      summary: 'List ledger entries',
+      description: 'Newest first. Every entry balances: its debits equal its credits.',
+      parameters: queryParameters(ledgerQuery, {
+        ...LIST_DESCRIPTIONS,
+        kind: 'Only entries of this kind.',
+        since: 'Entries at or after this time.',
+        until: 'Entries before this time.',
       }),
-    },
-    [`${ADMIN}/ledger/entries`]: {
-      get: op({
-        operationId: 'listLedgerEntries',
-        tags: [TAG.books],
-        summary: 'List ledger entries',
-        description: 'Newest first. Every entry balances: its debits equal its credits.',
-        parameters: queryParameters(ledgerQuery, {
-          ...LIST_DESCRIPTIONS,
-          kind: 'Only entries of this kind.',
-          since: 'Entries at or after this time.',
-          until: 'Entries before this time.',
-        }),
-        responses: {
-          ...ok(
-            'A page of entries.',
-            closed({
-              items: { type: 'array', items: LEDGER_ENTRY },
-              nextCursor: {
-                ...nullable({ type: 'string' }),
-                description: 'Pass as `cursor` for the next page; null at the end.',
-              },
-            }),
-            { items: [LEDGER_ENTRY_EXAMPLE], nextCursor: null },
-          ),
-          '400': BAD_QUERY,
-        },
-      }),
-    },
-    [`${ADMIN}/ledger/verify`]: {
-      get: op({
-        operationId: 'verifyLedger',
-        tags: [TAG.books],
-        summary: 'Check the invariants of the books',
-        description:
-          'By default, what was written since the last clean verification: each new entry balances (no negative line), names its provider and has its cause; each new payment entry is its transaction’s, with its amount and fee; every transaction paid since has its entry; each merchant touched has running totals equal to its entries. A clean run keeps where it got to, so the next reads only what is new. `full=true` checks the whole journal as well: each merchant’s balance equals the sum of its accounts’ lines, and its pending + settling + paidOut equals its payments less fees, refunds and disbursements (amounts and fees); `transfers` holds the disbursements on their way. Always 200: `ok` says whether a problem was found.',
-        parameters: queryParameters(verifyQuery, {
-          full: '`true`: the whole journal, every invariant (takes longer as the books grow; `POST /ledger/verifications` runs it in the background).',
-        }),
-        responses: {
-          ...ok('The verification.', VERIFICATION, {
-            ok: true,
-            entries: 42,
-            problems: [],
-            mode: 'incremental',
-            read: 3,
-            since: '39',
+      responses: {
+        ...ok(
+          'A page of entries.',
+          closed({
+            items: { type: 'array', items: LEDGER_ENTRY },
+            nextCursor: {
+              ...nullable({ type: 'string' }),
+              description: 'Pass as `cursor` for the next page; null at the end.',
+            },
           }),
-          '400': BAD_QUERY,
-        },
-      }),
-    },
-    [`${ADMIN}/ledger/verifications`]: {
-      post: op({
-        operationId: 'startFullVerification',
-        tags: [TAG.books],
-        summary: 'Verify the whole journal in the background',
-        description:
-          'Starts the full verification (every invariant, as `GET /ledger/verify?full=true`) as a job of the instance that answers, and answers it at once; a job already running there is answered instead of a second. Ask about it with `GET /ledger/verifications/{id}` on the same instance: `entriesRead` grows as it reads, and `result` holds the verification when `state` is `done`. Jobs live in the instance’s memory (the newest 10), not in the database.',
-        responses: {
-          ...ok('The job.', VERIFICATION_JOB, { ...VERIFICATION_JOB_EXAMPLE }, '202'),
-        },
-      }),
-    },
-    [`${ADMIN}/ledger/verifications/{id}`]: {
-      get: op({
-        operationId: 'getFullVerification',
-        tags: [TAG.books],
-        summary: 'A background verification',
-        parameters: [idParam('verification')],
-        responses: {
-          ...ok('The job.', VERIFICATION_JOB, {
-            ...VERIFICATION_JOB_EXAMPLE,
-            state: 'done',
-            finishedAt: T,
-            entriesRead: 42,
-            result: { ok: true, entries: 42, problems: [], mode: 'full' },
-          }),
-          '400': BAD_PATH,
-          '404': notFound('verification'),
-        },
-      }),
-    },
-    [`${ADMIN}/settlements`]: {
-      post: op({
-        operationId: 'runSettlements',
-        tags: [TAG.books],
-        summary: 'Settle merchants now',
-        description:
-          'For each merchant (or the one named) whose unsettled payments and refunds before `cutoff` add up to more than zero, one settlement takes exactly those entries. An entry is in at most one settlement.',
-        requestBody: body(
-          fromZod(settlementRunBody, {
-            merchantId: 'Only this merchant.',
-            cutoff: 'Entries before this time (default: now; never later than now).',
-          }),
-          { merchantId: M },
-          { optional: true },
+          { items: [LEDGER_ENTRY_EXAMPLE], nextCursor: null },
         ),
-        responses: {
-          ...ok(
-            'The settlements made (maybe none).',
-            closed({ items: { type: 'array', items: SETTLEMENT } }),
-            { items: [SETTLEMENT_EXAMPLE] },
-            '201',
-          ),
-          '400': badRequest('A field is invalid, or the cutoff is in the future.', [
-            'cutoff: must not be later than now',
-          ]),
-          '404': notFound('merchant'),
-        },
+        '400': BAD_QUERY,
+      },
+    }),
+    verifyLedger: op({
+      operationId: 'verifyLedger',
+      tags: [TAG.books],
+      summary: 'Check the invariants of the books',
+      description:
+        'By default, what was written since the last clean verification: each new entry balances (no negative line), names its provider and has its cause; each new payment entry is its transaction’s, with its amount and fee; every transaction paid since has its entry; each merchant touched has running totals equal to its entries. A clean run keeps where it got to, so the next reads only what is new. `full=true` checks the whole journal as well: each merchant’s balance equals the sum of its accounts’ lines, and its pending + settling + paidOut equals its payments less fees, refunds and disbursements (amounts and fees); `transfers` holds the disbursements on their way. Always 200: `ok` says whether a problem was found.',
+      parameters: queryParameters(verifyQuery, {
+        full: '`true`: the whole journal, every invariant (takes longer as the books grow; `POST /ledger/verifications` runs it in the background).',
       }),
-      get: op({
-        operationId: 'listSettlements',
-        tags: [TAG.books],
-        summary: 'List settlements',
-        description: 'Newest first.',
-        parameters: queryParameters(settlementListQuery, { ...LIST_DESCRIPTIONS, status: 'Only open or paid ones.' }),
-        responses: {
-          ...ok('Settlements.', closed({ items: { type: 'array', items: SETTLEMENT } }), {
-            items: [SETTLEMENT_EXAMPLE],
-          }),
-          '400': BAD_QUERY,
-        },
-      }),
-    },
-    [`${ADMIN}/settlements/{id}`]: {
-      get: op({
-        operationId: 'getSettlement',
-        tags: [TAG.books],
-        summary: 'Show a settlement with its entries',
-        parameters: [settlementId],
-        responses: {
-          ...ok(
-            'The settlement.',
-            closed({ ...SETTLEMENT_PROPERTIES, entries: { type: 'array', items: LEDGER_ENTRY } }),
-            { ...SETTLEMENT_EXAMPLE, entries: [LEDGER_ENTRY_EXAMPLE] },
-          ),
-          '400': BAD_PATH,
-          '404': notFound('settlement'),
-        },
-      }),
-    },
-    [`${ADMIN}/settlements/{id}/report.csv`]: {
-      get: op({
-        operationId: 'getSettlementReport',
-        tags: [TAG.books],
-        summary: 'The settlement report (CSV)',
-        description:
-          'Header `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference`; one row per payment and refund (a refund’s amount and net negative, its fee 0.00, `paidAt` the refund’s time); times in +07:00; the sums are the settlement’s.',
-        parameters: [settlementId],
-        responses: {
-          '200': {
-            description: 'The report.',
-            content: {
-              'text/csv': {
-                schema: { type: 'string' },
-                examples: {
-                  example: {
-                    value: `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference\r\n${REF},order-1,payment,2026-01-15T10:30:00+07:00,100000.00,700.00,99300.00,b1c2d3e4-0000-4000-8000-000000000001,ACQ-1\r\n`,
-                  },
+      responses: {
+        ...ok('The verification.', VERIFICATION, {
+          ok: true,
+          entries: 42,
+          problems: [],
+          mode: 'incremental',
+          read: 3,
+          since: '39',
+        }),
+        '400': BAD_QUERY,
+      },
+    }),
+    startFullVerification: op({
+      operationId: 'startFullVerification',
+      tags: [TAG.books],
+      summary: 'Verify the whole journal in the background',
+      description:
+        'Starts the full verification (every invariant, as `GET /ledger/verify?full=true`) as a job of the instance that answers, and answers it at once; a job already running there is answered instead of a second. Ask about it with `GET /ledger/verifications/{id}` on the same instance: `entriesRead` grows as it reads, and `result` holds the verification when `state` is `done`. Jobs live in the instance’s memory (the newest 10), not in the database.',
+      responses: {
+        ...ok('The job.', VERIFICATION_JOB, { ...VERIFICATION_JOB_EXAMPLE }, '202'),
+      },
+    }),
+    getFullVerification: op({
+      operationId: 'getFullVerification',
+      tags: [TAG.books],
+      summary: 'A background verification',
+      parameters: [idParam('verification')],
+      responses: {
+        ...ok('The job.', VERIFICATION_JOB, {
+          ...VERIFICATION_JOB_EXAMPLE,
+          state: 'done',
+          finishedAt: T,
+          entriesRead: 42,
+          result: { ok: true, entries: 42, problems: [], mode: 'full' },
+        }),
+        '400': BAD_PATH,
+        '404': notFound('verification'),
+      },
+    }),
+    runSettlements: op({
+      operationId: 'runSettlements',
+      tags: [TAG.books],
+      summary: 'Settle merchants now',
+      description:
+        'For each merchant (or the one named) whose unsettled payments and refunds before `cutoff` add up to more than zero, one settlement takes exactly those entries. An entry is in at most one settlement.',
+      requestBody: body(
+        fromZod(settlementRunBody, {
+          merchantId: 'Only this merchant.',
+          cutoff: 'Entries before this time (default: now; never later than now).',
+        }),
+        { merchantId: M },
+        { optional: true },
+      ),
+      responses: {
+        ...ok(
+          'The settlements made (maybe none).',
+          closed({ items: { type: 'array', items: SETTLEMENT } }),
+          { items: [SETTLEMENT_EXAMPLE] },
+          '201',
+        ),
+        '400': badRequest('A field is invalid, or the cutoff is in the future.', [
+          'cutoff: must not be later than now',
+        ]),
+        '404': notFound('merchant'),
+      },
+    }),
+    listSettlements: op({
+      operationId: 'listSettlements',
+      tags: [TAG.books],
+      summary: 'List settlements',
+      description: 'Newest first.',
+      parameters: queryParameters(settlementListQuery, { ...LIST_DESCRIPTIONS, status: 'Only open or paid ones.' }),
+      responses: {
+        ...ok('Settlements.', closed({ items: { type: 'array', items: SETTLEMENT } }), {
+          items: [SETTLEMENT_EXAMPLE],
+        }),
+        '400': BAD_QUERY,
+      },
+    }),
+    getSettlement: op({
+      operationId: 'getSettlement',
+      tags: [TAG.books],
+      summary: 'Show a settlement with its entries',
+      parameters: [settlementId],
+      responses: {
+        ...ok(
+          'The settlement.',
+          closed({ ...SETTLEMENT_PROPERTIES, entries: { type: 'array', items: LEDGER_ENTRY } }),
+          { ...SETTLEMENT_EXAMPLE, entries: [LEDGER_ENTRY_EXAMPLE] },
+        ),
+        '400': BAD_PATH,
+        '404': notFound('settlement'),
+      },
+    }),
+    getSettlementReport: op({
+      operationId: 'getSettlementReport',
+      tags: [TAG.books],
+      summary: 'The settlement report (CSV)',
+      description:
+        'Header `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference`; one row per payment and refund (a refund’s amount and net negative, its fee 0.00, `paidAt` the refund’s time); times in +07:00; the sums are the settlement’s.',
+      parameters: [settlementId],
+      responses: {
+        '200': {
+          description: 'The report.',
+          content: {
+            'text/csv': {
+              schema: { type: 'string' },
+              examples: {
+                example: {
+                  value: `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference\r\n${REF},order-1,payment,2026-01-15T10:30:00+07:00,100000.00,700.00,99300.00,b1c2d3e4-0000-4000-8000-000000000001,ACQ-1\r\n`,
                 },
               },
             },
           },
-          '400': BAD_PATH,
-          '404': notFound('settlement'),
         },
-      }),
-    },
-    [`${ADMIN}/settlements/{id}/payout`]: {
-      post: op({
-        operationId: 'payOutSettlement',
-        tags: [TAG.books],
-        summary: 'Pay a settlement out through the bank, or record it paid',
-        description:
-          '`{}`: transfers its `net` to the merchant’s verified `payoutAccount` through the payout bank (docs/payouts.md): 202 with the settlement `paying` (or `paid` when the bank confirmed at once) and its `payoutId`; a refused transfer leaves it `open` with `lastPayoutError`. `{bankReference}` (scope `admin`): records an `open` settlement paid by hand, 200.',
-        parameters: [settlementId],
-        requestBody: body(
-          fromZod(payoutRequestBody, {
-            bankReference: 'The bank’s reference of a transfer made by hand; absent: pay through the bank.',
-          }),
-          { bankReference: 'TRF-20260115-0001' },
+        '400': BAD_PATH,
+        '404': notFound('settlement'),
+      },
+    }),
+    payOutSettlement: op({
+      operationId: 'payOutSettlement',
+      tags: [TAG.books],
+      summary: 'Pay a settlement out through the bank, or record it paid',
+      description:
+        '`{}`: transfers its `net` to the merchant’s verified `payoutAccount` through the payout bank (docs/payouts.md): 202 with the settlement `paying` (or `paid` when the bank confirmed at once) and its `payoutId`; a refused transfer leaves it `open` with `lastPayoutError`. `{bankReference}` (scope `admin`): records an `open` settlement paid by hand, 200.',
+      parameters: [settlementId],
+      requestBody: body(
+        fromZod(payoutRequestBody, {
+          bankReference: 'The bank’s reference of a transfer made by hand; absent: pay through the bank.',
+        }),
+        { bankReference: 'TRF-20260115-0001' },
+      ),
+      responses: {
+        ...ok('Recorded paid by hand (`bankReference`).', SETTLEMENT, {
+          ...SETTLEMENT_EXAMPLE,
+          status: 'paid',
+          paidAt: T,
+          bankReference: 'TRF-20260115-0001',
+        }),
+        ...ok(
+          'The transfer was sent (`{}`): `paying`, or `paid` when the bank confirmed at once.',
+          SETTLEMENT,
+          { ...SETTLEMENT_EXAMPLE, status: 'paying', payoutId: 'po_5d1e0c7a9b2f4e3d8c6a1b0f9e8d7c6b' },
+          '202',
         ),
-        responses: {
-          ...ok('Recorded paid by hand (`bankReference`).', SETTLEMENT, {
-            ...SETTLEMENT_EXAMPLE,
-            status: 'paid',
-            paidAt: T,
-            bankReference: 'TRF-20260115-0001',
-          }),
-          ...ok(
-            'The transfer was sent (`{}`): `paying`, or `paid` when the bank confirmed at once.',
-            SETTLEMENT,
-            { ...SETTLEMENT_EXAMPLE, status: 'paying', payoutId: 'po_5d1e0c7a9b2f4e3d8c6a1b0f9e8d7c6b' },
-            '202',
-          ),
-          '400': badRequest('bankReference is invalid.', [
-            'bankReference: Too small: expected string to have >=1 characters',
-          ]),
-          '404': notFound('settlement'),
-          '409': conflict(
-            'Paid out already, being paid out, no verified payoutAccount (or its name is not the verified one), or no payout bank: nothing was sent.',
-            'settlement stl_… was paid out already (bank reference TRF-20260115-0001)',
-          ),
-        },
-      }),
-    },
-  };
+        '400': badRequest('bankReference is invalid.', [
+          'bankReference: Too small: expected string to have >=1 characters',
+        ]),
+        '404': notFound('settlement'),
+        '409': conflict(
+          'Paid out already, being paid out, no verified payoutAccount (or its name is not the verified one), or no payout bank: nothing was sent.',
+          'settlement stl_… was paid out already (bank reference TRF-20260115-0001)',
+        ),
+      },
+    }),
+  } satisfies Record<string, Operation>;
 }

@@ -363,12 +363,12 @@ export function buildApp(deps: AppDeps): Gateway {
         payouts: operators.payouts,
         docs: adminDocs,
       });
-      adminPayoutRoutes(admin, { payouts: operators.payouts });
-      adminReconciliationRoutes(admin, { reconciliations: operators.reconciliations });
+      adminPayoutRoutes(admin, { payouts: operators.payouts, docs: adminDocs });
+      adminReconciliationRoutes(admin, { reconciliations: operators.reconciliations, docs: adminDocs });
       adminKeyRoutes(admin, { masterKeys });
       adminAccessRoutes(admin, { adminKeys, audit, docs: adminDocs });
-      adminCertificationRoutes(admin, { certifications, merchants });
-      if (payer) sandboxRoutes(admin, { qris, payer, clock });
+      adminCertificationRoutes(admin, { certifications, merchants, docs: adminDocs });
+      if (payer) sandboxRoutes(admin, { qris, payer, clock, docs: adminDocs });
     },
     { prefix: '/admin/v1' },
   );

@@ -1,8 +1,4 @@
-import { certificationPaths } from '../routes/admin-certifications.ts';
-import { payoutPaths } from '../routes/admin-payouts.ts';
-import { reconciliationPaths } from '../routes/admin-reconciliations.ts';
 import { healthPaths, type MetricsAccess } from '../routes/health.ts';
-import { sandboxPaths } from '../routes/sandbox.ts';
 import { masterKeyPaths } from './admin-keys-doc.ts';
 import { scoped, TAG } from './admin-kit.ts';
 import { ADMIN_SCHEMAS, created } from './admin-schemas.ts';
@@ -64,11 +60,7 @@ export function buildAdminDocument(options: {
     security: [{ adminKey: [] }],
     paths: {
       ...scoped({
-        ...payoutPaths(),
-        ...reconciliationPaths(),
         ...masterKeyPaths(),
-        ...certificationPaths(),
-        ...(options.sandbox ? sandboxPaths() : {}),
         ...options.documented,
       }),
       ...healthPaths(options.metrics),

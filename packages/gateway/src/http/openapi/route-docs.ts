@@ -37,6 +37,8 @@ export interface DocumentedRoute<Route extends RouteGenericInterface = RouteGene
   /** Under the plugin's prefix, Fastify's form: `/merchants/:id`. */
   url: string;
   config: FastifyContextConfig;
+  /** The largest body the route reads, when not the server's default. */
+  bodyLimit?: number;
   operation: Operation;
   handler: RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Route>;
 }
@@ -51,6 +53,7 @@ export function documentedRoute<Route extends RouteGenericInterface = RouteGener
     method: route.method.toUpperCase(),
     url: route.url,
     config: route.config,
+    ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
     handler: route.handler,
   });
   docs.add(`${app.prefix}${route.url}`.replace(/:(\w+)/g, '{$1}'), route.method, route.operation);

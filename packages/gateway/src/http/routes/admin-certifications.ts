@@ -6,7 +6,6 @@ import type { MerchantService } from '../../merchants/merchant-service.ts';
 import type { CertificationRecord } from '../../records/records.ts';
 import { idParams, parseAdminBody, parseWith } from '../admin-body.ts';
 import {
-  ADMIN,
   BAD_PATH,
   badRequest,
   body,
@@ -21,7 +20,8 @@ import {
   TAG,
 } from '../openapi/admin-kit.ts';
 import { MERCHANT_EXAMPLE } from '../openapi/admin-schemas.ts';
-import { closed, fromZod, type JsonSchema, type PathItem } from '../openapi/kit.ts';
+import { closed, fromZod, type JsonSchema, type Operation } from '../openapi/kit.ts';
+import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
 import { conflict, notFound, ProblemError } from '../problem.ts';
 
 export const certifyBody = z.strictObject({
@@ -33,6 +33,7 @@ export const certifyBody = z.strictObject({
 export interface AdminCertificationDeps {
   certifications: CertificationService;
   merchants: MerchantService;
+  docs: RouteDocs;
 }
 
 /** A stored run without its report (the list). */
@@ -48,40 +49,59 @@ const summaryOf = (r: CertificationRecord) => ({
 export function adminCertificationRoutes(app: FastifyInstance, deps: AdminCertificationDeps) {
   const { certifications } = deps;
   const config = { api: 'admin' as const };
+  const ops = certificationOperations();
 
-  app.post('/merchants/:id/certifications', { config }, async (request, reply) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const b = parseAdminBody(request, certifyBody, true);
-    if (certifications.mode !== 'sandbox')
-      throw conflict('webhook certification runs only in sandbox mode: it pays and fails transactions');
-    try {
-      const report = await certifications.run({
-        merchantId: id,
-        qris: b.qris,
-        va: b.va,
-        create: b.create,
-        requestId: request.id,
-      });
-      return reply.code(201).send(report);
-    } catch (e) {
-      if (!(e instanceof CertificationRefused)) throw e;
-      if (e.problem === 'not-found') throw notFound('merchant');
-      if (e.problem === 'production') throw conflict(e.message);
-      throw new ProblemError(422, 'Unprocessable Content', e.message);
-    }
+  documentedRoute(app, deps.docs, {
+    method: 'post',
+    url: '/merchants/:id/certifications',
+    config,
+    operation: ops.certifyMerchant,
+    handler: async (request, reply) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const b = parseAdminBody(request, certifyBody, true);
+      if (certifications.mode !== 'sandbox')
+        throw conflict('webhook certification runs only in sandbox mode: it pays and fails transactions');
+      try {
+        const report = await certifications.run({
+          merchantId: id,
+          qris: b.qris,
+          va: b.va,
+          create: b.create,
+          requestId: request.id,
+        });
+        return reply.code(201).send(report);
+      } catch (e) {
+        if (!(e instanceof CertificationRefused)) throw e;
+        if (e.problem === 'not-found') throw notFound('merchant');
+        if (e.problem === 'production') throw conflict(e.message);
+        throw new ProblemError(422, 'Unprocessable Content', e.message);
+      }
+    },
   });
 
-  app.get('/merchants/:id/certifications', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    await deps.merchants.get(id);
-    return { items: (await certifications.list(id)).map(summaryOf) };
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/merchants/:id/certifications',
+    config,
+    operation: ops.listCertifications,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      await deps.merchants.get(id);
+      return { items: (await certifications.list(id)).map(summaryOf) };
+    },
   });
 
-  app.get('/certifications/:id', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const found = await certifications.get(id);
-    if (!found) throw notFound('certification');
-    return { ...summaryOf(found.record), report: found.report };
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/certifications/:id',
+    config,
+    operation: ops.getCertification,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const found = await certifications.get(id);
+      if (!found) throw notFound('certification');
+      return { ...summaryOf(found.record), report: found.report };
+    },
   });
 }
 
@@ -206,83 +226,77 @@ const UNPROCESSABLE = problem(
   },
 );
 
-/** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them). */
-export function certificationPaths(): Record<string, PathItem> {
+/** What the admin API's document says of each route of this area, by operationId. */
+function certificationOperations() {
   return {
-    [`${ADMIN}/merchants/{id}/certifications`]: {
-      post: op({
-        operationId: 'certifyMerchant',
-        tags: [TAG.merchants],
-        summary: 'Certify a merchant’s callback endpoint (sandbox)',
-        description:
-          'Sandbox mode only. Pays one unpaid QRIS (03, then 00), fails another (06) and pays an unpaid VA (00) through real status changes, sending each true notification to the merchant’s callback URLs, then variants it must acknowledge (a repeat, unknown fields, PHP escapes, a charset) and forgeries it must refuse (wrong signature, another body’s signature, another merchant’s secret, a 10-minute-old timestamp, another X-PARTNER-ID, no signature, another key for `rsa-sha256`). Default transactions: the merchant’s newest unpaid ones. The run is stored.',
-        parameters: [idParam('merchant')],
-        requestBody: body(
-          fromZod(certifyBody, {
-            qris: 'Two unpaid QRIS referenceNos: the first is paid, the second fails. Default: the newest two.',
-            va: 'An unpaid VA (referenceNo or virtual account number). Default: the newest.',
-            create: 'Create the transactions itself (the merchant does not know their orders).',
-          }),
-          {},
-          { optional: true },
+    certifyMerchant: op({
+      operationId: 'certifyMerchant',
+      tags: [TAG.merchants],
+      summary: 'Certify a merchant’s callback endpoint (sandbox)',
+      description:
+        'Sandbox mode only. Pays one unpaid QRIS (03, then 00), fails another (06) and pays an unpaid VA (00) through real status changes, sending each true notification to the merchant’s callback URLs, then variants it must acknowledge (a repeat, unknown fields, PHP escapes, a charset) and forgeries it must refuse (wrong signature, another body’s signature, another merchant’s secret, a 10-minute-old timestamp, another X-PARTNER-ID, no signature, another key for `rsa-sha256`). Default transactions: the merchant’s newest unpaid ones. The run is stored.',
+      parameters: [idParam('merchant')],
+      requestBody: body(
+        fromZod(certifyBody, {
+          qris: 'Two unpaid QRIS referenceNos: the first is paid, the second fails. Default: the newest two.',
+          va: 'An unpaid VA (referenceNo or virtual account number). Default: the newest.',
+          create: 'Create the transactions itself (the merchant does not know their orders).',
+        }),
+        {},
+        { optional: true },
+      ),
+      responses: {
+        ...ok(
+          'The run, stored: `ok` says whether every scenario passed.',
+          CERTIFICATION_REPORT,
+          CERTIFICATION_REPORT_EXAMPLE,
+          '201',
         ),
-        responses: {
-          ...ok(
-            'The run, stored: `ok` says whether every scenario passed.',
-            CERTIFICATION_REPORT,
-            CERTIFICATION_REPORT_EXAMPLE,
-            '201',
-          ),
-          '400': badRequest('Invalid body: every problem is listed in `errors`.', [
-            'qris: Too small: expected array to have >=2 items',
-          ]),
-          '404': notFoundDoc('merchant'),
-          '409': conflictDoc(
-            'Production mode: certification pays and fails transactions, so it runs only in sandbox mode.',
-            'webhook certification runs only in sandbox mode: it pays and fails transactions',
-          ),
-          '422': UNPROCESSABLE,
-        },
-      }),
-      get: op({
-        operationId: 'listCertifications',
-        tags: [TAG.merchants],
-        summary: 'A merchant’s certification runs, newest first',
-        parameters: [idParam('merchant')],
-        responses: {
-          ...ok(
-            'The runs, without their reports.',
-            closed({ items: { type: 'array', items: CERTIFICATION_SUMMARY } }),
-            { items: [CERTIFICATION_EXAMPLE] },
-          ),
-          '400': BAD_PATH,
-          '404': notFoundDoc('merchant'),
-        },
-      }),
-    },
-    [`${ADMIN}/certifications/{id}`]: {
-      get: op({
-        operationId: 'getCertification',
-        tags: [TAG.merchants],
-        summary: 'One certification run, with its report',
-        parameters: [idParam('certification')],
-        responses: {
-          ...ok(
-            'The run and its report.',
-            {
-              ...CERTIFICATION_SUMMARY,
-              required: [...(CERTIFICATION_SUMMARY.required as string[]), 'report'],
-              properties: {
-                ...(CERTIFICATION_SUMMARY.properties as Record<string, JsonSchema>),
-                report: CERTIFICATION_REPORT,
-              },
+        '400': badRequest('Invalid body: every problem is listed in `errors`.', [
+          'qris: Too small: expected array to have >=2 items',
+        ]),
+        '404': notFoundDoc('merchant'),
+        '409': conflictDoc(
+          'Production mode: certification pays and fails transactions, so it runs only in sandbox mode.',
+          'webhook certification runs only in sandbox mode: it pays and fails transactions',
+        ),
+        '422': UNPROCESSABLE,
+      },
+    }),
+    listCertifications: op({
+      operationId: 'listCertifications',
+      tags: [TAG.merchants],
+      summary: 'A merchant’s certification runs, newest first',
+      parameters: [idParam('merchant')],
+      responses: {
+        ...ok('The runs, without their reports.', closed({ items: { type: 'array', items: CERTIFICATION_SUMMARY } }), {
+          items: [CERTIFICATION_EXAMPLE],
+        }),
+        '400': BAD_PATH,
+        '404': notFoundDoc('merchant'),
+      },
+    }),
+    getCertification: op({
+      operationId: 'getCertification',
+      tags: [TAG.merchants],
+      summary: 'One certification run, with its report',
+      parameters: [idParam('certification')],
+      responses: {
+        ...ok(
+          'The run and its report.',
+          {
+            ...CERTIFICATION_SUMMARY,
+            required: [...(CERTIFICATION_SUMMARY.required as string[]), 'report'],
+            properties: {
+              ...(CERTIFICATION_SUMMARY.properties as Record<string, JsonSchema>),
+              report: CERTIFICATION_REPORT,
             },
-            { ...CERTIFICATION_EXAMPLE, report: CERTIFICATION_REPORT_EXAMPLE },
-          ),
-          '400': BAD_PATH,
-          '404': notFoundDoc('certification'),
-        },
-      }),
-    },
-  };
+          },
+          { ...CERTIFICATION_EXAMPLE, report: CERTIFICATION_REPORT_EXAMPLE },
+        ),
+        '400': BAD_PATH,
+        '404': notFoundDoc('certification'),
+      },
+    }),
+  } satisfies Record<string, Operation>;
 }

@@ -4,7 +4,6 @@ import { exchangeView, type PayoutService, payoutView } from '../../payouts/payo
 import { callerOf } from '../admin-auth.ts';
 import { idParams, parseWith } from '../admin-body.ts';
 import {
-  ADMIN,
   BAD_PATH,
   BAD_QUERY,
   conflict,
@@ -18,7 +17,8 @@ import {
   T,
   TAG,
 } from '../openapi/admin-kit.ts';
-import { closed, type JsonSchema, nullable, queryParameters } from '../openapi/kit.ts';
+import { closed, type JsonSchema, nullable, type Operation, queryParameters } from '../openapi/kit.ts';
+import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
 
 export const payoutListQuery = z.strictObject({
   kind: z.enum(['settlement', 'disbursement']).optional(),
@@ -28,34 +28,59 @@ export const payoutListQuery = z.strictObject({
 });
 
 /** Payouts through the bank (docs/payouts.md#paying-a-settlement): read, approved, rejected. */
-export function adminPayoutRoutes(app: FastifyInstance, deps: { payouts: PayoutService }) {
+export function adminPayoutRoutes(app: FastifyInstance, deps: { payouts: PayoutService; docs: RouteDocs }) {
   const { payouts } = deps;
   const config = { api: 'admin' as const };
+  const ops = payoutOperations();
 
-  app.get('/payouts', { config }, async (request) => {
-    const q = parseWith(payoutListQuery, request.query, 'invalid query');
-    const items = await payouts.list(
-      callerOf(request),
-      { kind: q.kind, state: q.state, merchantId: q.merchantId },
-      q.limit,
-    );
-    return { items: items.map(payoutView) };
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/payouts',
+    config,
+    operation: ops.listPayouts,
+    handler: async (request) => {
+      const q = parseWith(payoutListQuery, request.query, 'invalid query');
+      const items = await payouts.list(
+        callerOf(request),
+        { kind: q.kind, state: q.state, merchantId: q.merchantId },
+        q.limit,
+      );
+      return { items: items.map(payoutView) };
+    },
   });
 
-  app.get('/payouts/:id', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const { payout, exchanges } = await payouts.show(callerOf(request), id);
-    return { ...payoutView(payout), exchanges: exchanges.map(exchangeView) };
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/payouts/:id',
+    config,
+    operation: ops.getPayout,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const { payout, exchanges } = await payouts.show(callerOf(request), id);
+      return { ...payoutView(payout), exchanges: exchanges.map(exchangeView) };
+    },
   });
 
-  app.post('/payouts/:id/approve', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    return payoutView(await payouts.approve(callerOf(request), id));
+  documentedRoute(app, deps.docs, {
+    method: 'post',
+    url: '/payouts/:id/approve',
+    config,
+    operation: ops.approvePayout,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      return payoutView(await payouts.approve(callerOf(request), id));
+    },
   });
 
-  app.post('/payouts/:id/reject', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    return payoutView(await payouts.reject(callerOf(request), id));
+  documentedRoute(app, deps.docs, {
+    method: 'post',
+    url: '/payouts/:id/reject',
+    config,
+    operation: ops.rejectPayout,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      return payoutView(await payouts.reject(callerOf(request), id));
+    },
   });
 }
 
@@ -140,8 +165,8 @@ const FORBIDDEN_SELF = problem('403', 'The key that asked for the payout (or a k
   },
 });
 
-/** The OpenAPI path items of these routes. */
-export function payoutPaths() {
+/** What the admin API's document says of each route of this area, by operationId. */
+function payoutOperations() {
   const payoutId = idParam('payout');
   const decide = (verb: 'approve' | 'reject') =>
     op({
@@ -164,40 +189,36 @@ export function payoutPaths() {
       },
     });
   return {
-    [`${ADMIN}/payouts`]: {
-      get: op({
-        operationId: 'listPayouts',
-        tags: [TAG.books],
-        summary: 'List payouts through the bank',
-        description: 'Newest first.',
-        parameters: queryParameters(payoutListQuery, {
-          kind: 'Only this kind.',
-          state: 'Only payouts in this state.',
-          merchantId: LIST_DESCRIPTIONS.merchantId,
-          limit: LIST_DESCRIPTIONS.limit,
-        }),
-        responses: {
-          ...ok('Payouts.', closed({ items: { type: 'array', items: PAYOUT } }), { items: [PAYOUT_EXAMPLE] }),
-          '400': BAD_QUERY,
-        },
+    listPayouts: op({
+      operationId: 'listPayouts',
+      tags: [TAG.books],
+      summary: 'List payouts through the bank',
+      description: 'Newest first.',
+      parameters: queryParameters(payoutListQuery, {
+        kind: 'Only this kind.',
+        state: 'Only payouts in this state.',
+        merchantId: LIST_DESCRIPTIONS.merchantId,
+        limit: LIST_DESCRIPTIONS.limit,
       }),
-    },
-    [`${ADMIN}/payouts/{id}`]: {
-      get: op({
-        operationId: 'getPayout',
-        tags: [TAG.books],
-        summary: 'Get a payout with its exchanges with the bank',
-        description:
-          'A payout still `sending` or `pending` is asked about at the bank first (transfer status, 36), unless another instance is asking.',
-        parameters: [payoutId],
-        responses: {
-          ...ok('The payout.', PAYOUT_WITH_EXCHANGES, { ...PAYOUT_EXAMPLE, exchanges: [] }),
-          '400': BAD_PATH,
-          '404': notFound('payout'),
-        },
-      }),
-    },
-    [`${ADMIN}/payouts/{id}/approve`]: { post: decide('approve') },
-    [`${ADMIN}/payouts/{id}/reject`]: { post: decide('reject') },
-  };
+      responses: {
+        ...ok('Payouts.', closed({ items: { type: 'array', items: PAYOUT } }), { items: [PAYOUT_EXAMPLE] }),
+        '400': BAD_QUERY,
+      },
+    }),
+    getPayout: op({
+      operationId: 'getPayout',
+      tags: [TAG.books],
+      summary: 'Get a payout with its exchanges with the bank',
+      description:
+        'A payout still `sending` or `pending` is asked about at the bank first (transfer status, 36), unless another instance is asking.',
+      parameters: [payoutId],
+      responses: {
+        ...ok('The payout.', PAYOUT_WITH_EXCHANGES, { ...PAYOUT_EXAMPLE, exchanges: [] }),
+        '400': BAD_PATH,
+        '404': notFound('payout'),
+      },
+    }),
+    approvePayout: decide('approve'),
+    rejectPayout: decide('reject'),
+  } satisfies Record<string, Operation>;
 }

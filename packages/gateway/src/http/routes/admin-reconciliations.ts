@@ -11,7 +11,6 @@ import {
 import type { ReconciliationRecord } from '../../records/book-records.ts';
 import { idParams, listQuery, parseWith } from '../admin-body.ts';
 import {
-  ADMIN,
   BAD_PATH,
   BAD_QUERY,
   badRequest,
@@ -24,7 +23,8 @@ import {
   T,
   TAG,
 } from '../openapi/admin-kit.ts';
-import { closed, type JsonSchema, nullable, type PathItem, pathParameter, queryParameters } from '../openapi/kit.ts';
+import { closed, type JsonSchema, nullable, type Operation, pathParameter, queryParameters } from '../openapi/kit.ts';
+import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
 import { badRequest as badRequestError } from '../problem.ts';
 import { headerValue, rawBodyOf } from '../raw-body.ts';
 
@@ -66,47 +66,82 @@ export const runView = (run: ReconciliationRecord, problems: ProblemPage) => ({
 });
 
 /** Reconciliation against a provider's report (docs/books.md#reconciliation). */
-export function adminReconciliationRoutes(app: FastifyInstance, deps: { reconciliations: ReconciliationService }) {
+export function adminReconciliationRoutes(
+  app: FastifyInstance,
+  deps: { reconciliations: ReconciliationService; docs: RouteDocs },
+) {
   const { reconciliations } = deps;
   const config = { api: 'admin' as const };
+  const ops = reconciliationOperations();
 
-  app.post('/providers/:id/reconciliations', { config, bodyLimit: REPORT_LIMIT_BYTES }, async (request, reply) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const type = mediaType(headerValue(request, 'content-type') ?? '');
-    const format = type === 'text/csv' ? 'csv' : type === 'application/json' ? 'json' : undefined;
-    if (format === undefined) throw badRequestError('Content-Type must be text/csv or application/json');
-    const { run, problems } = await reconciliations.run(id, { bytes: rawBodyOf(request), format });
-    return reply.code(201).send(runView(run, problems));
+  documentedRoute(app, deps.docs, {
+    method: 'post',
+    url: '/providers/:id/reconciliations',
+    config,
+    bodyLimit: REPORT_LIMIT_BYTES,
+    operation: ops.reconcileProvider,
+    handler: async (request, reply) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const type = mediaType(headerValue(request, 'content-type') ?? '');
+      const format = type === 'text/csv' ? 'csv' : type === 'application/json' ? 'json' : undefined;
+      if (format === undefined) throw badRequestError('Content-Type must be text/csv or application/json');
+      const { run, problems } = await reconciliations.run(id, { bytes: rawBodyOf(request), format });
+      return reply.code(201).send(runView(run, problems));
+    },
   });
 
-  app.get('/providers/:id/reconciliations', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const q = parseWith(reconciliationListQuery, request.query, 'invalid query');
-    return { items: (await reconciliations.list(id, q.limit)).map(runSummaryView) };
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/providers/:id/reconciliations',
+    config,
+    operation: ops.listReconciliations,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const q = parseWith(reconciliationListQuery, request.query, 'invalid query');
+      return { items: (await reconciliations.list(id, q.limit)).map(runSummaryView) };
+    },
   });
 
-  app.get('/reconciliations/:id', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const { run, problems } = await reconciliations.show(id);
-    return runView(run, problems);
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/reconciliations/:id',
+    config,
+    operation: ops.getReconciliation,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const { run, problems } = await reconciliations.show(id);
+      return runView(run, problems);
+    },
   });
 
-  app.get('/reconciliations/:id/problems', { config }, async (request) => {
-    const { id } = parseWith(idParams, request.params, 'invalid path');
-    const q = parseWith(problemsQuery, request.query, 'invalid query');
-    const { items, nextCursor } = await reconciliations.problems(id, q);
-    return { items: items.map(problemView), nextCursor };
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/reconciliations/:id/problems',
+    config,
+    operation: ops.listReconciliationProblems,
+    handler: async (request) => {
+      const { id } = parseWith(idParams, request.params, 'invalid path');
+      const q = parseWith(problemsQuery, request.query, 'invalid query');
+      const { items, nextCursor } = await reconciliations.problems(id, q);
+      return { items: items.map(problemView), nextCursor };
+    },
   });
 
-  app.post('/reconciliations/:id/problems/:line/apply', { config }, async (request) => {
-    const { id, line } = parseWith(lineParams, request.params, 'invalid path');
-    const r = await reconciliations.apply(id, line, request.id);
-    return {
-      reconciliationId: r.reconciliationId,
-      line: r.line,
-      referenceNo: r.referenceNo,
-      resolvedAt: new Date(r.resolvedAt).toISOString(),
-    };
+  documentedRoute(app, deps.docs, {
+    method: 'post',
+    url: '/reconciliations/:id/problems/:line/apply',
+    config,
+    operation: ops.applyReconciliationProblem,
+    handler: async (request) => {
+      const { id, line } = parseWith(lineParams, request.params, 'invalid path');
+      const r = await reconciliations.apply(id, line, request.id);
+      return {
+        reconciliationId: r.reconciliationId,
+        line: r.line,
+        referenceNo: r.referenceNo,
+        resolvedAt: new Date(r.resolvedAt).toISOString(),
+      };
+    },
   });
 }
 
@@ -171,134 +206,126 @@ const RUN_EXAMPLE = { ...RUN_SUMMARY_EXAMPLE, problems: PROBLEMS_EXAMPLE, nextCu
 const REPORT_CSV =
   'referenceNo,providerReference,amount,paidAt,status\nQR2601151030000001,ACQ-1,100000.00,2026-01-15T10:30:00+07:00,00\n';
 
-/** The OpenAPI path items of these routes. */
-export function reconciliationPaths(): Record<string, PathItem> {
+/** What the admin API's document says of each route of this area, by operationId. */
+function reconciliationOperations() {
   const runId = idParam('reconciliation');
   return {
-    [`${ADMIN}/providers/{id}/reconciliations`]: {
-      post: op({
-        operationId: 'reconcileProvider',
-        tags: [TAG.books],
-        summary: 'Reconcile a provider’s report',
-        description: `The provider’s report of paid transactions, as \`text/csv\` (header \`referenceNo,providerReference,amount,paidAt,status\`; \`referenceNo\` may be empty when \`providerReference\` identifies the payment; \`status\` \`00\` unless stated) or JSON \`{"items": [...]}\` with the same fields (\`amount\` a decimal string). Up to 8 MiB and ${MAX_LINES.toLocaleString('en')} lines; UTF-8, and no field may hold a NUL, another control character but tab, CR and LF, or an unpaired surrogate. Matching uses \`referenceNo\`, else \`providerReference\` (the acquirer’s \`originalReferenceNo\`, the bank’s \`paymentRequestId\`). The run is kept; the answer carries its first ${FIRST_PROBLEMS} problems, \`problemCount\`, and \`nextCursor\` for the rest.`,
-        parameters: [idParam('provider')],
-        requestBody: {
-          required: true,
-          content: {
-            'text/csv': { schema: { type: 'string' }, examples: { example: { value: REPORT_CSV } } },
-            'application/json': {
-              schema: closed({
+    reconcileProvider: op({
+      operationId: 'reconcileProvider',
+      tags: [TAG.books],
+      summary: 'Reconcile a provider’s report',
+      description: `The provider’s report of paid transactions, as \`text/csv\` (header \`referenceNo,providerReference,amount,paidAt,status\`; \`referenceNo\` may be empty when \`providerReference\` identifies the payment; \`status\` \`00\` unless stated) or JSON \`{"items": [...]}\` with the same fields (\`amount\` a decimal string). Up to 8 MiB and ${MAX_LINES.toLocaleString('en')} lines; UTF-8, and no field may hold a NUL, another control character but tab, CR and LF, or an unpaired surrogate. Matching uses \`referenceNo\`, else \`providerReference\` (the acquirer’s \`originalReferenceNo\`, the bank’s \`paymentRequestId\`). The run is kept; the answer carries its first ${FIRST_PROBLEMS} problems, \`problemCount\`, and \`nextCursor\` for the rest.`,
+      parameters: [idParam('provider')],
+      requestBody: {
+        required: true,
+        content: {
+          'text/csv': { schema: { type: 'string' }, examples: { example: { value: REPORT_CSV } } },
+          'application/json': {
+            schema: closed({
+              items: {
+                type: 'array',
                 items: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['amount', 'paidAt'],
-                    properties: {
-                      referenceNo: { type: 'string' },
-                      providerReference: { type: 'string' },
-                      amount: { type: 'string', pattern: '^(0|[1-9]\\d*)\\.\\d{2}$' },
-                      paidAt: DATE_TIME,
-                      status: { type: 'string', pattern: '^\\d{2}$' },
-                    },
+                  type: 'object',
+                  required: ['amount', 'paidAt'],
+                  properties: {
+                    referenceNo: { type: 'string' },
+                    providerReference: { type: 'string' },
+                    amount: { type: 'string', pattern: '^(0|[1-9]\\d*)\\.\\d{2}$' },
+                    paidAt: DATE_TIME,
+                    status: { type: 'string', pattern: '^\\d{2}$' },
                   },
                 },
-              }),
-              examples: {
-                example: {
-                  value: {
-                    items: [
-                      {
-                        referenceNo: 'QR2601151030000001',
-                        providerReference: 'ACQ-1',
-                        amount: '100000.00',
-                        paidAt: '2026-01-15T10:30:00+07:00',
-                      },
-                    ],
-                  },
+              },
+            }),
+            examples: {
+              example: {
+                value: {
+                  items: [
+                    {
+                      referenceNo: 'QR2601151030000001',
+                      providerReference: 'ACQ-1',
+                      amount: '100000.00',
+                      paidAt: '2026-01-15T10:30:00+07:00',
+                    },
+                  ],
                 },
               },
             },
           },
         },
-        responses: {
-          ...ok('The run: every line matched or a problem.', RUN, RUN_EXAMPLE, '201'),
-          '400': badRequest('The report cannot be read: the first problem is named, with its line and field.', [
-            'line 3: amount "12.5" is not a decimal with two fraction digits',
-          ]),
-          '404': notFound('provider'),
-        },
-      }),
-      get: op({
-        operationId: 'listReconciliations',
-        tags: [TAG.books],
-        summary: 'A provider’s reconciliation runs',
-        description:
-          'Newest first; each run without its problems (`problemCount` says how many: read them with `GET /admin/v1/reconciliations/{id}/problems`).',
-        parameters: [idParam('provider'), ...queryParameters(reconciliationListQuery, { limit: 'At most this many.' })],
-        responses: {
-          ...ok('The runs.', closed({ items: { type: 'array', items: RUN_SUMMARY } }), {
-            items: [RUN_SUMMARY_EXAMPLE],
+      },
+      responses: {
+        ...ok('The run: every line matched or a problem.', RUN, RUN_EXAMPLE, '201'),
+        '400': badRequest('The report cannot be read: the first problem is named, with its line and field.', [
+          'line 3: amount "12.5" is not a decimal with two fraction digits',
+        ]),
+        '404': notFound('provider'),
+      },
+    }),
+    listReconciliations: op({
+      operationId: 'listReconciliations',
+      tags: [TAG.books],
+      summary: 'A provider’s reconciliation runs',
+      description:
+        'Newest first; each run without its problems (`problemCount` says how many: read them with `GET /admin/v1/reconciliations/{id}/problems`).',
+      parameters: [idParam('provider'), ...queryParameters(reconciliationListQuery, { limit: 'At most this many.' })],
+      responses: {
+        ...ok('The runs.', closed({ items: { type: 'array', items: RUN_SUMMARY } }), {
+          items: [RUN_SUMMARY_EXAMPLE],
+        }),
+        '400': BAD_QUERY,
+        '404': notFound('provider'),
+      },
+    }),
+    getReconciliation: op({
+      operationId: 'getReconciliation',
+      tags: [TAG.books],
+      summary: 'Show a reconciliation run',
+      description: `With its first ${FIRST_PROBLEMS} problems and \`nextCursor\` for the rest. A problem applied carries \`resolvedAt\`.`,
+      parameters: [runId],
+      responses: { ...ok('The run.', RUN, RUN_EXAMPLE), '400': BAD_PATH, '404': notFound('reconciliation') },
+    }),
+    listReconciliationProblems: op({
+      operationId: 'listReconciliationProblems',
+      tags: [TAG.books],
+      summary: 'A page of a reconciliation run’s problems',
+      description:
+        'In the run’s order (line order, `missing_at_provider` last), from the start or after `cursor`. A problem applied carries `resolvedAt`.',
+      parameters: [
+        runId,
+        ...queryParameters(problemsQuery, {
+          limit: 'Page size.',
+          cursor: 'The `nextCursor` of the run or of the previous page.',
+        }),
+      ],
+      responses: {
+        ...ok('The page.', PROBLEM_PAGE, { items: PROBLEMS_EXAMPLE, nextCursor: null }),
+        '400': BAD_QUERY,
+        '404': notFound('reconciliation'),
+      },
+    }),
+    applyReconciliationProblem: op({
+      operationId: 'applyReconciliationProblem',
+      tags: [TAG.books],
+      summary: 'Apply a payment missing at the gateway',
+      description:
+        'For a `missing_at_gateway` problem on a transaction snapgate knows, still `01`/`02`/`03` with the reported amount: the payment is applied as if the provider had notified it (the acquirer’s notify or the bank’s payment flag): status `00`, its ledger entry, the merchant’s callback. Anything else, or applying twice, is 409. No body.',
+      parameters: [runId, pathParameter(lineParams, 'line', 'The problem’s line.')],
+      responses: {
+        ...ok(
+          'Applied.',
+          closed({
+            reconciliationId: { type: 'string' },
+            line: { type: 'integer' },
+            referenceNo: { type: 'string' },
+            resolvedAt: DATE_TIME,
           }),
-          '400': BAD_QUERY,
-          '404': notFound('provider'),
-        },
-      }),
-    },
-    [`${ADMIN}/reconciliations/{id}`]: {
-      get: op({
-        operationId: 'getReconciliation',
-        tags: [TAG.books],
-        summary: 'Show a reconciliation run',
-        description: `With its first ${FIRST_PROBLEMS} problems and \`nextCursor\` for the rest. A problem applied carries \`resolvedAt\`.`,
-        parameters: [runId],
-        responses: { ...ok('The run.', RUN, RUN_EXAMPLE), '400': BAD_PATH, '404': notFound('reconciliation') },
-      }),
-    },
-    [`${ADMIN}/reconciliations/{id}/problems`]: {
-      get: op({
-        operationId: 'listReconciliationProblems',
-        tags: [TAG.books],
-        summary: 'A page of a reconciliation run’s problems',
-        description:
-          'In the run’s order (line order, `missing_at_provider` last), from the start or after `cursor`. A problem applied carries `resolvedAt`.',
-        parameters: [
-          runId,
-          ...queryParameters(problemsQuery, {
-            limit: 'Page size.',
-            cursor: 'The `nextCursor` of the run or of the previous page.',
-          }),
-        ],
-        responses: {
-          ...ok('The page.', PROBLEM_PAGE, { items: PROBLEMS_EXAMPLE, nextCursor: null }),
-          '400': BAD_QUERY,
-          '404': notFound('reconciliation'),
-        },
-      }),
-    },
-    [`${ADMIN}/reconciliations/{id}/problems/{line}/apply`]: {
-      post: op({
-        operationId: 'applyReconciliationProblem',
-        tags: [TAG.books],
-        summary: 'Apply a payment missing at the gateway',
-        description:
-          'For a `missing_at_gateway` problem on a transaction snapgate knows, still `01`/`02`/`03` with the reported amount: the payment is applied as if the provider had notified it (the acquirer’s notify or the bank’s payment flag): status `00`, its ledger entry, the merchant’s callback. Anything else, or applying twice, is 409. No body.',
-        parameters: [runId, pathParameter(lineParams, 'line', 'The problem’s line.')],
-        responses: {
-          ...ok(
-            'Applied.',
-            closed({
-              reconciliationId: { type: 'string' },
-              line: { type: 'integer' },
-              referenceNo: { type: 'string' },
-              resolvedAt: DATE_TIME,
-            }),
-            { reconciliationId: RUN_EXAMPLE.id, line: 2, referenceNo: 'QR2601151030000002', resolvedAt: T },
-          ),
-          '400': BAD_PATH,
-          '404': notFound('reconciliation'),
-          '409': conflict('Not a payment that can be applied, or applied already.', 'line 2 was applied already'),
-        },
-      }),
-    },
-  };
+          { reconciliationId: RUN_EXAMPLE.id, line: 2, referenceNo: 'QR2601151030000002', resolvedAt: T },
+        ),
+        '400': BAD_PATH,
+        '404': notFound('reconciliation'),
+        '409': conflict('Not a payment that can be applied, or applied already.', 'line 2 was applied already'),
+      },
+    }),
+  } satisfies Record<string, Operation>;
 }

@@ -7,19 +7,10 @@ import { IllegalStatusChange } from '../../payments/status-change.ts';
 import { transactionView } from '../../payments/transaction-view.ts';
 import { ProviderRefusal, type SandboxPayer } from '../../providers/sandbox-providers.ts';
 import { parseAdminBody } from '../admin-body.ts';
-import {
-  ADMIN,
-  body,
-  conflict,
-  notFound as notFoundDoc,
-  ok,
-  op,
-  problem,
-  TAG,
-  textParam,
-} from '../openapi/admin-kit.ts';
+import { body, conflict, notFound as notFoundDoc, ok, op, problem, TAG, textParam } from '../openapi/admin-kit.ts';
 import { TRANSACTION_EXAMPLE } from '../openapi/admin-schemas.ts';
-import { fromZod, type Operation, type PathItem, type Response, ref } from '../openapi/kit.ts';
+import { fromZod, type Operation, type Response, ref } from '../openapi/kit.ts';
+import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
 import { notFound, ProblemError } from '../problem.ts';
 
 const payer = {
@@ -64,9 +55,13 @@ function refused(e: unknown): never {
  * The payer's side, only in sandbox mode. Payments go through the provider API over HTTP (the
  * sandbox bank and acquirer); status 01 only re-sends the current notification.
  */
-export function sandboxRoutes(app: FastifyInstance, deps: { qris: QrisService; payer: SandboxPayer; clock: Clock }) {
+export function sandboxRoutes(
+  app: FastifyInstance,
+  deps: { qris: QrisService; payer: SandboxPayer; clock: Clock; docs: RouteDocs },
+) {
   const { qris, payer, clock } = deps;
   const config = { api: 'admin' as const };
+  const ops = sandboxOperations();
 
   const payQris = async (
     ref: { referenceNo?: string; qrContent?: string },
@@ -79,27 +74,41 @@ export function sandboxRoutes(app: FastifyInstance, deps: { qris: QrisService; p
     return txn;
   };
 
-  app.post<{ Params: { referenceNo: string } }>('/sandbox/qris/:referenceNo/pay', { config }, async (request) => {
-    const b = parseAdminBody(request, qrisPay, true);
-    return transactionView(await payQris({ referenceNo: request.params.referenceNo }, b, request.id).catch(refused));
+  documentedRoute<{ Params: { referenceNo: string } }>(app, deps.docs, {
+    method: 'post',
+    url: '/sandbox/qris/:referenceNo/pay',
+    config,
+    operation: ops.sandboxPayQris,
+    handler: async (request) => {
+      const b = parseAdminBody(request, qrisPay, true);
+      return transactionView(await payQris({ referenceNo: request.params.referenceNo }, b, request.id).catch(refused));
+    },
   });
 
-  app.post('/sandbox/qris/pay', { config }, async (request) => {
-    const b = parseAdminBody(request, qrisScan);
-    return transactionView(await payQris({ qrContent: b.qrContent }, b, request.id).catch(refused));
+  documentedRoute(app, deps.docs, {
+    method: 'post',
+    url: '/sandbox/qris/pay',
+    config,
+    operation: ops.sandboxScanQris,
+    handler: async (request) => {
+      const b = parseAdminBody(request, qrisScan);
+      return transactionView(await payQris({ qrContent: b.qrContent }, b, request.id).catch(refused));
+    },
   });
 
-  app.post<{ Params: { virtualAccountNo: string } }>(
-    '/sandbox/va/:virtualAccountNo/pay',
-    { config },
-    async (request) => {
+  documentedRoute<{ Params: { virtualAccountNo: string } }>(app, deps.docs, {
+    method: 'post',
+    url: '/sandbox/va/:virtualAccountNo/pay',
+    config,
+    operation: ops.sandboxPayVa,
+    handler: async (request) => {
       const b = parseAdminBody(request, vaPay, true);
       const txn = await payer
         .payVa(request.params.virtualAccountNo, { amount: b.amount, payer: withDefaults(b), requestId: request.id })
         .catch(refused);
       return transactionView(txn);
     },
-  );
+  });
 }
 
 const PAYER_FIELDS = {
@@ -139,8 +148,8 @@ const ILLEGAL_CHANGE = () =>
     'a transaction in status 05 (Canceled) cannot change to 00 (Success)',
   );
 
-/** The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them in sandbox mode). */
-export function sandboxPaths(): Record<string, PathItem> {
+/** What the admin API's document says of each route of this area, by operationId. */
+function sandboxOperations() {
   const sandbox = (o: Omit<Operation, 'tags'>) => op({ ...o, tags: [TAG.sandbox] });
   const view: Record<string, Response> = ok(
     'The transaction after the payment.',
@@ -148,80 +157,74 @@ export function sandboxPaths(): Record<string, PathItem> {
     TRANSACTION_EXAMPLE,
   );
   return {
-    [`${ADMIN}/sandbox/qris/{referenceNo}/pay`]: {
-      post: sandbox({
-        operationId: 'sandboxPayQris',
-        summary: 'Pay a QRIS (sandbox)',
-        description:
-          'The sandbox acquirer notifies the gateway over HTTP, exactly as a real acquirer would (`qr-mpm-notify`). `status` 01 only sends the current notification again.',
-        parameters: [textParam('referenceNo', 'The QRIS `referenceNo`.')],
-        requestBody: body(
-          fromZod(qrisPay, {
-            ...PAYER_FIELDS,
-            status:
-              'What the payer did: 00 paid (default), 02 paying, 03 pending, 06 failed; 01 re-sends the current notification.',
-          }),
-          { status: '00', payerName: 'ANI' },
-          { optional: true },
+    sandboxPayQris: sandbox({
+      operationId: 'sandboxPayQris',
+      summary: 'Pay a QRIS (sandbox)',
+      description:
+        'The sandbox acquirer notifies the gateway over HTTP, exactly as a real acquirer would (`qr-mpm-notify`). `status` 01 only sends the current notification again.',
+      parameters: [textParam('referenceNo', 'The QRIS `referenceNo`.')],
+      requestBody: body(
+        fromZod(qrisPay, {
+          ...PAYER_FIELDS,
+          status:
+            'What the payer did: 00 paid (default), 02 paying, 03 pending, 06 failed; 01 re-sends the current notification.',
+        }),
+        { status: '00', payerName: 'ANI' },
+        { optional: true },
+      ),
+      responses: {
+        ...view,
+        '400': REFUSED('Invalid body'),
+        '404': PROVIDER_REFUSAL(
+          '404',
+          'No such QRIS, or the provider path did not find it.',
+          '4045201',
+          'Transaction Not Found',
         ),
-        responses: {
-          ...view,
-          '400': REFUSED('Invalid body'),
-          '404': PROVIDER_REFUSAL(
-            '404',
-            'No such QRIS, or the provider path did not find it.',
-            '4045201',
-            'Transaction Not Found',
-          ),
-          '409': ILLEGAL_CHANGE(),
-        },
-      }),
-    },
-    [`${ADMIN}/sandbox/qris/pay`]: {
-      post: sandbox({
-        operationId: 'sandboxScanQris',
-        summary: 'Pay a QRIS by its content (sandbox)',
-        description: 'As a payer’s app would: the QRIS is found by its `qrContent` (its CRC must match).',
-        requestBody: body(
-          fromZod(qrisScan, {
-            ...PAYER_FIELDS,
-            status: 'As for payment by reference.',
-            qrContent: 'The QR payload, as scanned.',
-          }),
-          { qrContent: '00020101021226…6304ABCD' },
+        '409': ILLEGAL_CHANGE(),
+      },
+    }),
+    sandboxScanQris: sandbox({
+      operationId: 'sandboxScanQris',
+      summary: 'Pay a QRIS by its content (sandbox)',
+      description: 'As a payer’s app would: the QRIS is found by its `qrContent` (its CRC must match).',
+      requestBody: body(
+        fromZod(qrisScan, {
+          ...PAYER_FIELDS,
+          status: 'As for payment by reference.',
+          qrContent: 'The QR payload, as scanned.',
+        }),
+        { qrContent: '00020101021226…6304ABCD' },
+      ),
+      responses: {
+        ...view,
+        '400': REFUSED('Invalid body'),
+        '404': notFoundDoc('QRIS transaction for that qrContent (or its CRC does not match)'),
+        '409': ILLEGAL_CHANGE(),
+      },
+    }),
+    sandboxPayVa: sandbox({
+      operationId: 'sandboxPayVa',
+      summary: 'Pay a Virtual Account (sandbox)',
+      description:
+        'The sandbox bank asks for the bill (`transfer-va/inquiry`) and flags the payment (`transfer-va/payment`) over HTTP, exactly as a real bank would. Only VAs of a bank code no bank is registered with belong to the sandbox bank.',
+      parameters: [textParam('virtualAccountNo', 'The VA number, URL-encoded (it may start with spaces).')],
+      requestBody: body(
+        fromZod(vaPay, { ...PAYER_FIELDS, amount: 'Default: the bill’s amount.' }),
+        { amount: '150000.00' },
+        { optional: true, description: '`amount` defaults to the bill.' },
+      ),
+      responses: {
+        ...view,
+        '400': REFUSED('Invalid body'),
+        '404': PROVIDER_REFUSAL(
+          '404',
+          'The provider path refused it: unknown VA (`4042412`), paid (`4042414`), expired (`4042419`), wrong amount (`4042513`), …',
+          '4042412',
+          'Invalid Bill/Virtual Account [Not Found]',
         ),
-        responses: {
-          ...view,
-          '400': REFUSED('Invalid body'),
-          '404': notFoundDoc('QRIS transaction for that qrContent (or its CRC does not match)'),
-          '409': ILLEGAL_CHANGE(),
-        },
-      }),
-    },
-    [`${ADMIN}/sandbox/va/{virtualAccountNo}/pay`]: {
-      post: sandbox({
-        operationId: 'sandboxPayVa',
-        summary: 'Pay a Virtual Account (sandbox)',
-        description:
-          'The sandbox bank asks for the bill (`transfer-va/inquiry`) and flags the payment (`transfer-va/payment`) over HTTP, exactly as a real bank would. Only VAs of a bank code no bank is registered with belong to the sandbox bank.',
-        parameters: [textParam('virtualAccountNo', 'The VA number, URL-encoded (it may start with spaces).')],
-        requestBody: body(
-          fromZod(vaPay, { ...PAYER_FIELDS, amount: 'Default: the bill’s amount.' }),
-          { amount: '150000.00' },
-          { optional: true, description: '`amount` defaults to the bill.' },
-        ),
-        responses: {
-          ...view,
-          '400': REFUSED('Invalid body'),
-          '404': PROVIDER_REFUSAL(
-            '404',
-            'The provider path refused it: unknown VA (`4042412`), paid (`4042414`), expired (`4042419`), wrong amount (`4042513`), …',
-            '4042412',
-            'Invalid Bill/Virtual Account [Not Found]',
-          ),
-          '409': conflict('The VA changed meanwhile.', 'the VA changed during the payment'),
-        },
-      }),
-    },
-  };
+        '409': conflict('The VA changed meanwhile.', 'the VA changed during the payment'),
+      },
+    }),
+  } satisfies Record<string, Operation>;
 }

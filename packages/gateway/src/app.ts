@@ -289,7 +289,9 @@ export function buildApp(deps: AppDeps): Gateway {
     maxFailures: config.authFailureLimit,
   });
   const checkAdminKey = adminAuth({ adminKeys, clock, authFailures });
-  healthRoutes(app, { store, metrics, config, adminAuth: checkAdminKey });
+  // The admin API document's operations, declared with their routes (http/openapi/route-docs.ts).
+  const adminDocs = new RouteDocs();
+  healthRoutes(app, { store, metrics, config, adminAuth: checkAdminKey, docs: adminDocs });
   app.get('/.well-known/snapgate/callback-public-key.pem', { config: { api: 'admin' } }, async (_request, reply) =>
     reply.type('application/x-pem-file').send(deps.keys.callbackPublicKeyPem),
   );
@@ -321,7 +323,6 @@ export function buildApp(deps: AppDeps): Gateway {
     payer,
     limits: deps.checkoutLimits,
   });
-  const adminDocs = new RouteDocs();
   openapiRoutes(app, { config, adminDocs });
   const masterKeys = createMasterKeyService({ store, sealer: deps.sealer });
   const certifications = createCertificationService({
@@ -365,7 +366,7 @@ export function buildApp(deps: AppDeps): Gateway {
       });
       adminPayoutRoutes(admin, { payouts: operators.payouts, docs: adminDocs });
       adminReconciliationRoutes(admin, { reconciliations: operators.reconciliations, docs: adminDocs });
-      adminKeyRoutes(admin, { masterKeys });
+      adminKeyRoutes(admin, { masterKeys, docs: adminDocs });
       adminAccessRoutes(admin, { adminKeys, audit, docs: adminDocs });
       adminCertificationRoutes(admin, { certifications, merchants, docs: adminDocs });
       if (payer) sandboxRoutes(admin, { qris, payer, clock, docs: adminDocs });

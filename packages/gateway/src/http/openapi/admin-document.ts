@@ -1,21 +1,17 @@
-import { healthPaths, type MetricsAccess } from '../routes/health.ts';
-import { masterKeyPaths } from './admin-keys-doc.ts';
-import { scoped, TAG } from './admin-kit.ts';
+import { ADMIN, scoped, TAG } from './admin-kit.ts';
 import { ADMIN_SCHEMAS, created } from './admin-schemas.ts';
 import { OAS_DIALECT, type OpenApiDocument, type PathItem } from './kit.ts';
 
-// The admin API document, assembled from its areas: each route is declared with its operation
-// (route-docs.ts; merchants and providers so far), or its route file describes its routes
-// (`bookPaths()` in routes/admin-books.ts, …) with the helpers of admin-kit.ts, their
-// request bodies and queries generated from the very zod schemas the routes parse with, so they
-// cannot drift; the shared answers are the components of admin-schemas.ts. Every answer is proven
-// by test/http/openapi.test.ts against the running gateway.
+// The admin API document: every route declares its operation where it is registered
+// (route-docs.ts), written with the helpers of admin-kit.ts, its request body and query generated
+// from the very zod schemas the route parses with, so they cannot drift; the shared answers are the
+// components of admin-schemas.ts. Every answer is proven by test/http/openapi.test.ts against the
+// running gateway.
 
 /** The admin API document: everything under /admin/v1 (the sandbox routes only in sandbox mode), and health. */
 export function buildAdminDocument(options: {
   publicUrl: string;
   sandbox: boolean;
-  metrics: MetricsAccess;
   /** The operations declared with their routes (route-docs.ts), by path. */
   documented: Record<string, PathItem>;
 }): OpenApiDocument {
@@ -42,6 +38,10 @@ export function buildAdminDocument(options: {
     },
     { name: TAG.operations, description: 'Health and metrics.' },
   ];
+  // The routes under /admin/v1 take an admin key of a scope; the others (health) say their own.
+  const documented = Object.entries(options.documented);
+  const guarded = Object.fromEntries(documented.filter(([path]) => path.startsWith(`${ADMIN}/`)));
+  const open = Object.fromEntries(documented.filter(([path]) => !path.startsWith(`${ADMIN}/`)));
   return {
     openapi: '3.1.1',
     info: {
@@ -59,11 +59,8 @@ export function buildAdminDocument(options: {
     tags,
     security: [{ adminKey: [] }],
     paths: {
-      ...scoped({
-        ...masterKeyPaths(),
-        ...options.documented,
-      }),
-      ...healthPaths(options.metrics),
+      ...scoped(guarded),
+      ...open,
     },
     components: {
       schemas: {

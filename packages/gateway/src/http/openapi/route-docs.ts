@@ -1,6 +1,7 @@
 import type {
   FastifyContextConfig,
   FastifyInstance,
+  onRequestHookHandler,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
@@ -39,6 +40,8 @@ export interface DocumentedRoute<Route extends RouteGenericInterface = RouteGene
   config: FastifyContextConfig;
   /** The largest body the route reads, when not the server's default. */
   bodyLimit?: number;
+  /** A hook of its own before anything else (the metrics' admin key in production). */
+  onRequest?: onRequestHookHandler;
   operation: Operation;
   handler: RouteHandlerMethod<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, Route>;
 }
@@ -54,6 +57,7 @@ export function documentedRoute<Route extends RouteGenericInterface = RouteGener
     url: route.url,
     config: route.config,
     ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
+    ...(route.onRequest === undefined ? {} : { onRequest: route.onRequest }),
     handler: route.handler,
   });
   docs.add(`${app.prefix}${route.url}`.replace(/:(\w+)/g, '{$1}'), route.method, route.operation);

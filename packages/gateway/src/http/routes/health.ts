@@ -4,7 +4,8 @@ import type { Store } from '../../store/store.ts';
 import type { AdminAuth } from '../admin-auth.ts';
 import type { Metrics } from '../metrics.ts';
 import { ok, TAG, UNAUTHORIZED } from '../openapi/admin-kit.ts';
-import { closed, type PathItem } from '../openapi/kit.ts';
+import { closed, type Operation } from '../openapi/kit.ts';
+import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
 
 /** How `/metrics` is served: open (sandbox), behind an admin key (production), or on a port of its own. */
 export type MetricsAccess = 'open' | 'admin-key' | 'elsewhere';
@@ -27,72 +28,79 @@ export function healthRoutes(
     metrics: Metrics;
     config: Pick<Config, 'mode' | 'metricsPort' | 'stagingAllow'>;
     adminAuth: AdminAuth;
+    docs: RouteDocs;
   },
 ) {
   const config = { api: 'admin' as const };
-  app.get('/healthz', { config }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { config }, async (_request, reply) => {
-    try {
-      await deps.store.ping();
-      // A staging rehearsal's allowance is said wherever an operator looks (SNAPGATE_STAGING_ALLOW).
-      const staging = deps.config.stagingAllow.text;
-      return { status: 'ready', store: deps.store.kind, ...(staging.length ? { stagingAllow: staging } : {}) };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', store: deps.store.kind });
-    }
-  });
   const access = metricsAccessOf(deps.config);
+  const ops = healthOperations(access);
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/healthz',
+    config,
+    operation: ops.healthz,
+    handler: async () => ({ status: 'ok' }),
+  });
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/readyz',
+    config,
+    operation: ops.readyz,
+    handler: async (_request, reply) => {
+      try {
+        await deps.store.ping();
+        // A staging rehearsal's allowance is said wherever an operator looks (SNAPGATE_STAGING_ALLOW).
+        const staging = deps.config.stagingAllow.text;
+        return { status: 'ready', store: deps.store.kind, ...(staging.length ? { stagingAllow: staging } : {}) };
+      } catch {
+        return reply.code(503).send({ status: 'unavailable', store: deps.store.kind });
+      }
+    },
+  });
   if (access === 'elsewhere') return;
-  app.get(
-    '/metrics',
-    { config, ...(access === 'admin-key' ? { onRequest: deps.adminAuth } : {}) },
-    async (_request, reply) =>
+  documentedRoute(app, deps.docs, {
+    method: 'get',
+    url: '/metrics',
+    config,
+    ...(access === 'admin-key' ? { onRequest: deps.adminAuth } : {}),
+    operation: ops.metrics,
+    handler: async (_request, reply) =>
       reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
-  );
+  });
 }
 
-/**
- * The OpenAPI path items of these routes (http/openapi/admin-document.ts assembles them): none takes
- * an admin key but `/metrics` in production.
- */
-export function healthPaths(metrics: MetricsAccess): Record<string, PathItem> {
-  const paths: Record<string, PathItem> = {
-    '/healthz': {
-      get: {
-        operationId: 'healthz',
-        tags: [TAG.operations],
-        summary: 'Liveness',
-        description: 'The process answers. No authentication.',
-        security: [],
-        responses: ok('Alive.', closed({ status: { const: 'ok' } }), { status: 'ok' }),
-      },
-    },
-    '/readyz': {
-      get: {
-        operationId: 'readyz',
-        tags: [TAG.operations],
-        summary: 'Readiness',
-        description: 'The store answers. No authentication.',
-        security: [],
-        responses: {
-          ...ok('Ready.', closed({ status: { const: 'ready' }, store: { enum: ['sqlite', 'postgres'] } }), {
-            status: 'ready',
-            store: 'sqlite',
-          }),
-          ...ok(
-            'The store does not answer.',
-            closed({ status: { const: 'unavailable' }, store: { enum: ['sqlite', 'postgres'] } }),
-            { status: 'unavailable', store: 'postgres' },
-            '503',
-          ),
-        },
-      },
-    },
-  };
-  if (metrics === 'elsewhere') return paths;
+/** What the admin API's document says of each route: none takes an admin key but `/metrics` in production. */
+function healthOperations(metrics: MetricsAccess) {
   const guarded = metrics === 'admin-key';
-  paths['/metrics'] = {
-    get: {
+  return {
+    healthz: {
+      operationId: 'healthz',
+      tags: [TAG.operations],
+      summary: 'Liveness',
+      description: 'The process answers. No authentication.',
+      security: [],
+      responses: ok('Alive.', closed({ status: { const: 'ok' } }), { status: 'ok' }),
+    },
+    readyz: {
+      operationId: 'readyz',
+      tags: [TAG.operations],
+      summary: 'Readiness',
+      description: 'The store answers. No authentication.',
+      security: [],
+      responses: {
+        ...ok('Ready.', closed({ status: { const: 'ready' }, store: { enum: ['sqlite', 'postgres'] } }), {
+          status: 'ready',
+          store: 'sqlite',
+        }),
+        ...ok(
+          'The store does not answer.',
+          closed({ status: { const: 'unavailable' }, store: { enum: ['sqlite', 'postgres'] } }),
+          { status: 'unavailable', store: 'postgres' },
+          '503',
+        ),
+      },
+    },
+    metrics: {
       operationId: 'metrics',
       tags: [TAG.operations],
       summary: 'Prometheus metrics',
@@ -110,6 +118,5 @@ export function healthPaths(metrics: MetricsAccess): Record<string, PathItem> {
         ...(guarded ? { '401': UNAUTHORIZED } : {}),
       },
     },
-  };
-  return paths;
+  } satisfies Record<string, Operation>;
 }

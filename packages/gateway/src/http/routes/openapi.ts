@@ -4,7 +4,6 @@ import { buildAdminDocument } from '../openapi/admin-document.ts';
 import { renderDocsPage } from '../openapi/docs-page.ts';
 import type { RouteDocs } from '../openapi/route-docs.ts';
 import { buildSnapDocument } from '../openapi/snap-document.ts';
-import { metricsAccessOf } from './health.ts';
 
 const SNAP_DOCUMENT_PATH = '/openapi/snap.json';
 const ADMIN_DOCUMENT_PATH = '/openapi/admin.json';
@@ -28,7 +27,6 @@ export function openapiRoutes(app: FastifyInstance, deps: { config: Config; admi
     const admin = buildAdminDocument({
       publicUrl,
       sandbox: mode === 'sandbox',
-      metrics: metricsAccessOf(deps.config),
       documented: deps.adminDocs.paths(),
     });
     snapJson = JSON.stringify(snap);

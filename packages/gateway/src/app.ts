@@ -291,12 +291,13 @@ export function buildApp(deps: AppDeps): Gateway {
   const checkAdminKey = adminAuth({ adminKeys, clock, authFailures });
   // The admin API document's operations, declared with their routes (http/openapi/route-docs.ts).
   const adminDocs = new RouteDocs();
+  const snapDocs = new RouteDocs();
   healthRoutes(app, { store, metrics, config, adminAuth: checkAdminKey, docs: adminDocs });
   app.get('/.well-known/snapgate/callback-public-key.pem', { config: { api: 'admin' } }, async (_request, reply) =>
     reply.type('application/x-pem-file').send(deps.keys.callbackPublicKeyPem),
   );
   const mounts = config.snapMounts;
-  accessTokenB2bRoute(app, { tokens, mounts });
+  accessTokenB2bRoute(app, { tokens, mounts, docs: snapDocs });
   const transfers = createDisbursementService({
     store,
     clock,
@@ -304,14 +305,20 @@ export function buildApp(deps: AppDeps): Gateway {
     bank: payoutBank,
     payouts: operators.payouts,
   });
-  paymentRoutes(app, { store, tokens, clock, qris, va, transfers, mounts });
-  providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode, mounts });
+  paymentRoutes(app, { store, tokens, clock, qris, va, transfers, mounts, docs: snapDocs });
+  providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode, mounts, docs: snapDocs });
   if (config.mode === 'sandbox') {
     const bank = createSandboxBank({ store, clock, gatewayKey: deps.keys.jwtKey, clockSkewSec: config.clockSkewSec });
     sandboxBankRoutes(app, { bank });
   }
   const qrImages = createQrImages();
-  qrImageRoutes(app, { store, clock, limiter: createRateLimiter(config.qrRateLimitPerMin), images: qrImages });
+  qrImageRoutes(app, {
+    store,
+    clock,
+    limiter: createRateLimiter(config.qrRateLimitPerMin),
+    images: qrImages,
+    docs: snapDocs,
+  });
   const checkoutStreams = checkoutRoutes(app, {
     qrImages,
     reads: checkoutReads,
@@ -323,7 +330,7 @@ export function buildApp(deps: AppDeps): Gateway {
     payer,
     limits: deps.checkoutLimits,
   });
-  openapiRoutes(app, { config, adminDocs });
+  openapiRoutes(app, { config, adminDocs, snapDocs });
   const masterKeys = createMasterKeyService({ store, sealer: deps.sealer });
   const certifications = createCertificationService({
     outbound,

@@ -26,6 +26,15 @@ export class RouteDocs {
     this.#paths.set(path, item);
   }
 
+  /** Every operation of `items` (an area's path items, for routes served under several paths). */
+  addPaths(items: Record<string, PathItem>): void {
+    for (const [path, item] of Object.entries(items)) {
+      for (const [method, operation] of Object.entries(item) as Array<[HttpMethod, Operation]>) {
+        this.add(path, method, operation);
+      }
+    }
+  }
+
   /** Every path item gathered so far, by path. */
   paths(): Record<string, PathItem> {
     return Object.fromEntries(this.#paths);

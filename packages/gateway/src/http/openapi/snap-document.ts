@@ -1,18 +1,13 @@
 import { B2B_TOKEN_PATH } from '@snapgate/snap';
 import { QRIS_CALLBACK_PATH, VA_CALLBACK_PATH } from '../../delivery/callback-signing.ts';
 import { CANONICAL_MOUNTS, CANONICAL_SNAP_PREFIX, profileRoutes, type SnapMounts } from '../../snap-mounts.ts';
-import { accessTokenPaths } from '../routes/access-token-b2b.ts';
-import { paymentPaths } from '../routes/payments.ts';
-import { providerApiPaths } from '../routes/provider-api.ts';
-import { qrImagePaths } from '../routes/qr-image.ts';
 import { json, OAS_DIALECT, type OpenApiDocument, type Operation, type PathItem, paramRef, ref } from './kit.ts';
 import { merchantSecurity, NOW, SNAP_PARAMETERS, TAG } from './snap-kit.ts';
 import { SNAP_SCHEMAS } from './snap-schemas.ts';
 
-// The SNAP API document, assembled from its areas: each SNAP route file describes its own routes
-// (`paymentPaths()` in routes/payments.ts, `providerApiPaths()`, `accessTokenPaths()`,
-// `qrImagePaths()`) with the helpers of snap-kit.ts; the bodies are the components of
-// snap-schemas.ts. What stays here is what no route file of this API serves: the callbacks
+// The SNAP API document: every route declares its operation where it is registered (route-docs.ts;
+// a SNAP route served under several mounts is documented once, at its canonical path), written
+// with the helpers of snap-kit.ts; the bodies are the components of snap-schemas.ts. What stays here is what no route file of this API serves: the callbacks
 // merchants receive (webhooks, sent by delivery/) and the key that verifies them (served by
 // app.ts). Every answer is proven by test/http/openapi.test.ts against the running gateway.
 
@@ -107,7 +102,12 @@ function mountsText(mounts: SnapMounts): string {
   ].join(' ');
 }
 
-export function buildSnapDocument(options: { publicUrl: string; mounts?: SnapMounts }): OpenApiDocument {
+export function buildSnapDocument(options: {
+  publicUrl: string;
+  mounts?: SnapMounts;
+  /** The operations declared with their routes (route-docs.ts), by canonical path. */
+  documented: Record<string, PathItem>;
+}): OpenApiDocument {
   return {
     openapi: '3.1.1',
     info: {
@@ -142,10 +142,7 @@ export function buildSnapDocument(options: { publicUrl: string; mounts?: SnapMou
     ],
     security: merchantSecurity,
     paths: {
-      ...accessTokenPaths(),
-      ...paymentPaths(),
-      ...providerApiPaths(),
-      ...qrImagePaths(),
+      ...options.documented,
       '/.well-known/snapgate/callback-public-key.pem': { get: CALLBACK_PUBLIC_KEY },
     },
     webhooks: {

@@ -151,7 +151,11 @@ export interface SnapOperation {
   alsoAnswers?: Record<string, Response>;
 }
 
-function snapOperation(op: SnapOperation): Operation {
+/** What a signed SNAP operation's route says of it beyond its method, path and service code. */
+export type SnapDoc = Omit<SnapOperation, 'method' | 'path' | 'serviceCode'>;
+
+/** A signed SNAP operation as the document says it. */
+export function snapOperation(op: SnapDoc & { serviceCode: string }): Operation {
   return {
     operationId: op.operationId,
     tags: [op.tag],

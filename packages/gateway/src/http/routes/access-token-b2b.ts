@@ -3,10 +3,15 @@ import type { FastifyInstance } from 'fastify';
 import { mountsOf, type SnapMounts } from '../../snap-mounts.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
 import { json, type PathItem, paramRef, ref } from '../openapi/kit.ts';
+import type { RouteDocs } from '../openapi/route-docs.ts';
 import { errorResponses, TAG } from '../openapi/snap-kit.ts';
 import { headerValue, rawBodyOf } from '../raw-body.ts';
 
-export function accessTokenB2bRoute(app: FastifyInstance, deps: { tokens: TokenService; mounts: SnapMounts }) {
+export function accessTokenB2bRoute(
+  app: FastifyInstance,
+  deps: { tokens: TokenService; mounts: SnapMounts; docs: RouteDocs },
+) {
+  deps.docs.addPaths(accessTokenOperations());
   // B2B_TOKEN_PATH under each prefix, and a profile's own token path.
   for (const { url } of mountsOf(deps.mounts, { name: 'access-token-b2b', method: 'POST', path: 'access-token/b2b' })) {
     app.post(
@@ -20,8 +25,8 @@ export function accessTokenB2bRoute(app: FastifyInstance, deps: { tokens: TokenS
   }
 }
 
-/** The OpenAPI path item of this route (http/openapi/snap-document.ts assembles it). */
-export function accessTokenPaths(): Record<string, PathItem> {
+/** What the SNAP document says of the token's route, at its canonical path. */
+function accessTokenOperations(): Record<string, PathItem> {
   return {
     [B2B_TOKEN_PATH]: {
       post: {

@@ -14,7 +14,10 @@ const DOCS_PATH = '/docs';
  * the health routes: they describe this gateway (its mode and public URL), and hold no secret.
  * Built once when the gateway is ready, served as the same bytes every time.
  */
-export function openapiRoutes(app: FastifyInstance, deps: { config: Config; adminDocs: RouteDocs }) {
+export function openapiRoutes(
+  app: FastifyInstance,
+  deps: { config: Config; adminDocs: RouteDocs; snapDocs: RouteDocs },
+) {
   const { mode, publicUrl } = deps.config;
   const config = { api: 'admin' as const };
   let snapJson = '';
@@ -23,7 +26,7 @@ export function openapiRoutes(app: FastifyInstance, deps: { config: Config; admi
   // Once every route is registered (the admin routes' plugin loads after this), with the
   // operations declared beside them.
   app.addHook('onReady', async () => {
-    const snap = buildSnapDocument({ publicUrl, mounts: deps.config.snapMounts });
+    const snap = buildSnapDocument({ publicUrl, mounts: deps.config.snapMounts, documented: deps.snapDocs.paths() });
     const admin = buildAdminDocument({
       publicUrl,
       sandbox: mode === 'sandbox',

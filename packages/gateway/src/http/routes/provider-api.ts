@@ -11,6 +11,7 @@ import type { Store } from '../../store/store.ts';
 import { storableText } from '../../text.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
 import { type PathItem, paramRef } from '../openapi/kit.ts';
+import type { RouteDocs } from '../openapi/route-docs.ts';
 import {
   NOW,
   providerSecurity,
@@ -44,8 +45,10 @@ export function providerApiRoutes(
     inbound: InboundService;
     mode: Mode;
     mounts: SnapMounts;
+    docs: RouteDocs;
   },
 ) {
+  deps.docs.addPaths(providerApiOperations());
   const { store, inbound, logger } = deps;
   // The log is written in batches, one transaction per event-loop turn, never in the answer's path.
   let pending: InboundCall[] = [];
@@ -137,8 +140,8 @@ export function providerApiRoutes(
     }
 }
 
-/** The OpenAPI path items of these routes (http/openapi/snap-document.ts assembles them). */
-export function providerApiPaths(): Record<string, PathItem> {
+/** What the SNAP document says of each route of this area, by its canonical path. */
+function providerApiOperations(): Record<string, PathItem> {
   const payer = { payerIssuer: '93600009', payerName: 'ANI', payerRefId: '123456789012' };
   return snapPaths([
     {

@@ -5,6 +5,7 @@ import type { QrImages } from '../../payments/qr-image.ts';
 import type { Store } from '../../store/store.ts';
 import { addressKey, type RateLimiter } from '../../tokens/rate-limit.ts';
 import { closed, json, type PathItem } from '../openapi/kit.ts';
+import type { RouteDocs } from '../openapi/route-docs.ts';
 import { TAG } from '../openapi/snap-kit.ts';
 
 const notFound = JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404 });
@@ -19,8 +20,9 @@ const CACHING = 'public, max-age=86400, immutable';
  */
 export function qrImageRoutes(
   app: FastifyInstance,
-  deps: { store: Store; clock: Clock; limiter: RateLimiter; images: QrImages },
+  deps: { store: Store; clock: Clock; limiter: RateLimiter; images: QrImages; docs: RouteDocs },
 ) {
+  deps.docs.addPaths(qrImageOperations());
   app.get<{ Params: { id: string; format: string } }>(
     '/pay/:id/qr.:format',
     { config: { api: 'admin' } },
@@ -52,8 +54,8 @@ export function qrImageRoutes(
   );
 }
 
-/** The OpenAPI path item of this route (http/openapi/snap-document.ts assembles it). */
-export function qrImagePaths(): Record<string, PathItem> {
+/** What the SNAP document says of the QR image's route. */
+function qrImageOperations(): Record<string, PathItem> {
   const caching = {
     'Cache-Control': { schema: { type: 'string', const: CACHING } },
     ETag: { description: 'Send back as `If-None-Match`.', schema: { type: 'string' } },

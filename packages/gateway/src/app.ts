@@ -221,7 +221,7 @@ export function buildApp(deps: AppDeps): Gateway {
     onError: (err, referenceNo) => logger.warn({ err, referenceNo }, 'checkout live status: a page was not told'),
   });
   // On PostgreSQL, every instance's changes (NOTIFY); this instance's own come through onChanged too.
-  const stopFollowing = followStatusChanges(store, live);
+  const stopFollowing = followStatusChanges(store.watchStatusChanges?.bind(store), live);
   // preClose: open event streams end before the server waits for its connections to close.
   app.addHook('preClose', async () => {
     stopFollowing();
@@ -373,8 +373,8 @@ export function buildApp(deps: AppDeps): Gateway {
       });
       adminPayoutRoutes(admin, { payouts: operators.payouts, docs: adminDocs });
       adminReconciliationRoutes(admin, { reconciliations: operators.reconciliations, docs: adminDocs });
-      adminKeyRoutes(admin, { masterKeys, docs: adminDocs });
       adminAccessRoutes(admin, { adminKeys, audit, docs: adminDocs });
+      adminKeyRoutes(admin, { masterKeys, docs: adminDocs });
       adminCertificationRoutes(admin, { certifications, merchants, docs: adminDocs });
       if (payer) sandboxRoutes(admin, { qris, payer, clock, docs: adminDocs });
     },

@@ -18,11 +18,11 @@ export function liveStatusReader(reads: Pick<CheckoutReads, 'byReference'>) {
  * each gap in what this instance heard. Returns the stop (nothing to stop on SQLite).
  */
 export function followStatusChanges(
-  store: { watchStatusChanges?(watcher: StatusWatcher): () => void },
+  watch: ((watcher: StatusWatcher) => () => void) | undefined,
   live: CheckoutLive,
 ): () => void {
-  if (!store.watchStatusChanges) return () => undefined;
-  return store.watchStatusChanges({
+  if (!watch) return () => undefined;
+  return watch({
     change: (change) => live.publish(change),
     resync: () => void live.resync(),
   });

@@ -40,9 +40,14 @@ export async function launchChromium(defaults: BrowserContextOptions = { viewpor
     contexts.push(context);
     return context;
   };
+  // A first context that fails must not leave the browser (and so this test process) running.
+  const context = await newContext().catch(async (e: unknown) => {
+    await browser.close();
+    throw e;
+  });
   return {
     browser,
-    context: await newContext(),
+    context,
     newContext,
     async close() {
       for (const context of contexts) await context.close().catch(() => undefined);

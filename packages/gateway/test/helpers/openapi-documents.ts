@@ -1,6 +1,7 @@
 // The gateway's two OpenAPI documents as it serves them, in each mode, for a fixed public URL, and
 // their fingerprint: a SHA-256 of each part (each operation of each path, each component, each
-// webhook, each other top-level field) over its JSON with keys sorted. test/http/openapi-parts.json
+// webhook, each other top-level field) over its JSON with keys sorted, and of the order of the
+// paths and of each path's methods. test/http/openapi-parts.json
 // holds the fingerprint of the documents as they are meant to be; test/http/openapi-parts.test.ts
 // compares, naming every part that changed, and `npm run openapi:parts` writes it again after a
 // change to the documents that is meant.
@@ -52,5 +53,8 @@ export function fingerprint(document: Record<string, unknown>): Record<string, s
     } else parts[name.join(' ')] = sha256(value);
   };
   for (const [key, value] of Object.entries(document)) walk(value, [key], SPLIT[key] ?? 0);
+  // The order the paths are listed in, and each path's methods (the docs page shows them so).
+  const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;
+  parts['order of paths and methods'] = sha256(Object.entries(paths).map(([path, item]) => [path, Object.keys(item)]));
   return Object.fromEntries(Object.entries(parts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

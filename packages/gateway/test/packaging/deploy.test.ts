@@ -212,6 +212,7 @@ describe('npm run build: the compiled gateway', { timeout: 300_000 }, () => {
       encoding: 'utf8',
     });
     assert.notEqual(tsx.status, 0, 'tsx cannot be found from the production install');
+    assert.match(tsx.stderr, /Cannot find package 'tsx'/);
     const manifest = JSON.parse(readFileSync(join(GATEWAY_ROOT, 'package.json'), 'utf8'));
     assert.equal(manifest.dependencies.tsx, undefined, 'tsx is a development dependency only');
 

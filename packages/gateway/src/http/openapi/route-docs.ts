@@ -13,7 +13,7 @@ import type { HttpMethod, Operation, PathItem } from './kit.ts';
 // A route and its OpenAPI operation, declared once: `documentedRoute` registers the route with
 // Fastify and keeps its operation for its API's document (admin-document.ts), under the path the
 // route is served at (its plugin's prefix and its url, `:id` written `{id}`). The document is
-// assembled once every route is registered (routes/openapi.ts, at onReady).
+// assembled once every route is registered (routes/openapi.ts, at the first request for it).
 
 /** The operations of one API's document, gathered as its routes are registered. */
 export class RouteDocs {

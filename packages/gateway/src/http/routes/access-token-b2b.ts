@@ -11,8 +11,8 @@ export function accessTokenB2bRoute(
   app: FastifyInstance,
   deps: { tokens: TokenService; mounts: SnapMounts; docs: RouteDocs },
 ) {
+  // Documented once, at B2B_TOKEN_PATH; served there under each prefix, and at a profile's own token path.
   deps.docs.addPaths(accessTokenOperations());
-  // B2B_TOKEN_PATH under each prefix, and a profile's own token path.
   for (const { url } of mountsOf(deps.mounts, { name: 'access-token-b2b', method: 'POST', path: 'access-token/b2b' })) {
     app.post(
       url,

@@ -44,6 +44,19 @@ export function adminNotificationRoutes(
   const config = { api: 'admin' as const };
   const ops = notificationOperations();
 
+  documentedRoute<{ Params: { id: string } }>(app, deps.docs, {
+    method: 'post',
+    url: '/merchants/:id/recover',
+    config,
+    operation: ops.recoverNotifications,
+    handler: async (request) => {
+      // An unknown merchant is 404 whatever the body holds.
+      await merchants.get(request.params.id);
+      const { since } = parseAdminBody(request, recoverBody);
+      return { recovered: await notifications.recover(callerOf(request), request.params.id, Date.parse(since)) };
+    },
+  });
+
   documentedRoute(app, deps.docs, {
     method: 'get',
     url: '/notifications',
@@ -94,19 +107,6 @@ export function adminNotificationRoutes(
     handler: async (request, reply) => {
       const n = await notifications.replay(callerOf(request), request.params.id);
       return reply.code(202).send(notificationView(n));
-    },
-  });
-
-  documentedRoute<{ Params: { id: string } }>(app, deps.docs, {
-    method: 'post',
-    url: '/merchants/:id/recover',
-    config,
-    operation: ops.recoverNotifications,
-    handler: async (request) => {
-      // An unknown merchant is 404 whatever the body holds.
-      await merchants.get(request.params.id);
-      const { since } = parseAdminBody(request, recoverBody);
-      return { recovered: await notifications.recover(callerOf(request), request.params.id, Date.parse(since)) };
     },
   });
 

@@ -8,7 +8,7 @@ import { rawBodyOf } from '../raw-body.ts';
 
 /** `POST /admin/v1/merchants/:id/portal-link`: a merchant portal sign-in link (docs/console.md). */
 export function adminPortalLinkRoutes(app: FastifyInstance, deps: { sessions: SessionService; docs: RouteDocs }) {
-  documentedRoute(app, deps.docs, {
+  documentedRoute<{ Params: { id: string } }>(app, deps.docs, {
     method: 'post',
     url: '/merchants/:id/portal-link',
     // The link is a credential: the audit log keeps that one was made, never the link itself.
@@ -17,8 +17,7 @@ export function adminPortalLinkRoutes(app: FastifyInstance, deps: { sessions: Se
     handler: async (request, reply) => {
       const body = rawBodyOf(request);
       if (body.length > 0 && body.toString('utf8').trim() !== '{}') throw badRequest('this route takes no body');
-      const { id } = request.params as { id: string };
-      const { url, expiresAt } = await deps.sessions.portalLink(id.slice(0, 64));
+      const { url, expiresAt } = await deps.sessions.portalLink(request.params.id.slice(0, 64));
       return reply.code(201).send({ url, expiresAt });
     },
   });

@@ -53,7 +53,7 @@ export function adminTransactionRoutes(
     },
   });
 
-  documentedRoute(app, deps.docs, {
+  documentedRoute<{ Params: { referenceNo: string } }>(app, deps.docs, {
     method: 'get',
     url: '/transactions/:referenceNo',
     config,
@@ -83,8 +83,7 @@ export function adminTransactionRoutes(
       },
     }),
     handler: async (request) => {
-      const { referenceNo } = request.params as { referenceNo: string };
-      const d = await transactions.detail(callerOf(request), referenceNo);
+      const d = await transactions.detail(callerOf(request), request.params.referenceNo);
       return {
         ...transactionView(d.transaction),
         statusHistory: d.history.map(historyView),

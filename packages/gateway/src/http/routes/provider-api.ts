@@ -48,7 +48,6 @@ export function providerApiRoutes(
     docs: RouteDocs;
   },
 ) {
-  deps.docs.addPaths(providerApiOperations());
   const { store, inbound, logger } = deps;
   // The log is written in batches, one transaction per event-loop turn, never in the answer's path.
   let pending: InboundCall[] = [];
@@ -69,18 +68,21 @@ export function providerApiRoutes(
   const operations = [
     {
       urls: snap('transfer-va/inquiry', 'va-inquiry'),
+      documentedAt: `${BASE}/transfer-va/inquiry`,
       serviceCode: SERVICE.vaBankInquiry,
       name: 'va-inquiry',
       writes: false,
     },
     {
       urls: snap('transfer-va/payment', 'va-payment'),
+      documentedAt: `${BASE}/transfer-va/payment`,
       serviceCode: SERVICE.vaPayment,
       name: 'va-payment',
       writes: true,
     },
     {
       urls: snap('qr/qr-mpm-notify', 'qr-mpm-notify'),
+      documentedAt: `${BASE}/qr/qr-mpm-notify`,
       serviceCode: SERVICE.qrisNotify,
       name: 'qr-mpm-notify',
       writes: true,
@@ -88,12 +90,20 @@ export function providerApiRoutes(
     // Another snapgate upstream calls back in its own callback form; acknowledged with 2002600.
     {
       urls: ['/upstream/:providerId/webhook/payment-qr-notification'],
+      documentedAt: '/upstream/{providerId}/webhook/payment-qr-notification',
       serviceCode: SERVICE.callback,
       name: 'upstream-qr-notification',
       writes: true,
     },
   ] as const;
 
+  // Each operation is documented once, at the path the document names it by (its canonical mount).
+  const documented = providerApiOperations();
+  for (const op of operations) {
+    const operation = documented[op.documentedAt]?.post;
+    if (!operation) throw new TypeError(`POST ${op.documentedAt} has no operation`);
+    deps.docs.add(op.documentedAt, 'post', operation);
+  }
   for (const op of operations)
     for (const url of op.urls) {
       app.route({

@@ -4,8 +4,8 @@ import { findCheckout } from '../../payments/checkout-link.ts';
 import type { QrImages } from '../../payments/qr-image.ts';
 import type { Store } from '../../store/store.ts';
 import { addressKey, type RateLimiter } from '../../tokens/rate-limit.ts';
-import { closed, json, type PathItem } from '../openapi/kit.ts';
-import type { RouteDocs } from '../openapi/route-docs.ts';
+import { closed, json, type Operation } from '../openapi/kit.ts';
+import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
 import { TAG } from '../openapi/snap-kit.ts';
 
 const notFound = JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404 });
@@ -22,11 +22,12 @@ export function qrImageRoutes(
   app: FastifyInstance,
   deps: { store: Store; clock: Clock; limiter: RateLimiter; images: QrImages; docs: RouteDocs },
 ) {
-  deps.docs.addPaths(qrImageOperations());
-  app.get<{ Params: { id: string; format: string } }>(
-    '/pay/:id/qr.:format',
-    { config: { api: 'admin' } },
-    async (request, reply) => {
+  documentedRoute<{ Params: { id: string; format: string } }>(app, deps.docs, {
+    method: 'get',
+    url: '/pay/:id/qr.:format',
+    config: { api: 'admin' },
+    operation: qrImageOperation(),
+    handler: async (request, reply) => {
       if (!deps.limiter.take(addressKey(request.ip), deps.clock.now())) {
         const now = deps.clock.now();
         return reply
@@ -51,83 +52,79 @@ export function qrImageRoutes(
       reply.header('cache-control', CACHING).header('etag', etag);
       return reply.type(format === 'svg' ? 'image/svg+xml' : 'image/png').send(await image);
     },
-  );
+  });
 }
 
 /** What the SNAP document says of the QR image's route. */
-function qrImageOperations(): Record<string, PathItem> {
+function qrImageOperation(): Operation {
   const caching = {
     'Cache-Control': { schema: { type: 'string', const: CACHING } },
     ETag: { description: 'Send back as `If-None-Match`.', schema: { type: 'string' } },
   };
   return {
-    '/pay/{id}/qr.{format}': {
-      get: {
-        operationId: 'qrImage',
-        tags: [TAG.public],
-        summary: 'A QRIS as an image',
-        description:
-          'The `qrUrl` of a generated QRIS: its QR code as PNG or SVG, under the checkout id of its hosted page. Public: it shows only what a payer scans. Each client address is held to `SNAPGATE_QR_RATE_LIMIT` requests a minute.',
-        security: [],
-        parameters: [
-          {
-            name: 'id',
-            in: 'path',
+    operationId: 'qrImage',
+    tags: [TAG.public],
+    summary: 'A QRIS as an image',
+    description:
+      'The `qrUrl` of a generated QRIS: its QR code as PNG or SVG, under the checkout id of its hosted page. Public: it shows only what a payer scans. Each client address is held to `SNAPGATE_QR_RATE_LIMIT` requests a minute.',
+    security: [],
+    parameters: [
+      {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: 'The checkout id of the QRIS (the last part of its `checkoutUrl`).',
+        schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$' },
+        example: '3q2-7wEGZ0mJ1y5b_8kQxA',
+      },
+      {
+        name: 'format',
+        in: 'path',
+        required: true,
+        description: 'The image format.',
+        schema: { type: 'string', enum: ['png', 'svg'] },
+        example: 'png',
+      },
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: 'The `ETag` of an earlier answer: 304 when this gateway still holds the image.',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'The image; cacheable for a day (it never changes).',
+        headers: caching,
+        content: {
+          'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
+          'image/svg+xml': { schema: { type: 'string', contentMediaType: 'image/svg+xml' } },
+        },
+      },
+      '304': { description: 'Not modified: the `If-None-Match` image is still this one.', headers: caching },
+      '404': {
+        description: 'No QRIS with that checkout id.',
+        content: json(
+          closed({ type: { const: 'about:blank' }, title: { const: 'Not Found' }, status: { const: 404 } }),
+          { example: { value: { type: 'about:blank', title: 'Not Found', status: 404 } } },
+          'application/problem+json',
+        ),
+      },
+      '429': {
+        description: 'Too many images for this client address this minute.',
+        headers: {
+          'Retry-After': {
+            description: 'Seconds until the next minute.',
             required: true,
-            description: 'The checkout id of the QRIS (the last part of its `checkoutUrl`).',
-            schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$' },
-            example: '3q2-7wEGZ0mJ1y5b_8kQxA',
-          },
-          {
-            name: 'format',
-            in: 'path',
-            required: true,
-            description: 'The image format.',
-            schema: { type: 'string', enum: ['png', 'svg'] },
-            example: 'png',
-          },
-          {
-            name: 'If-None-Match',
-            in: 'header',
-            required: false,
-            description: 'The `ETag` of an earlier answer: 304 when this gateway still holds the image.',
-            schema: { type: 'string' },
-          },
-        ],
-        responses: {
-          '200': {
-            description: 'The image; cacheable for a day (it never changes).',
-            headers: caching,
-            content: {
-              'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } },
-              'image/svg+xml': { schema: { type: 'string', contentMediaType: 'image/svg+xml' } },
-            },
-          },
-          '304': { description: 'Not modified: the `If-None-Match` image is still this one.', headers: caching },
-          '404': {
-            description: 'No QRIS with that checkout id.',
-            content: json(
-              closed({ type: { const: 'about:blank' }, title: { const: 'Not Found' }, status: { const: 404 } }),
-              { example: { value: { type: 'about:blank', title: 'Not Found', status: 404 } } },
-              'application/problem+json',
-            ),
-          },
-          '429': {
-            description: 'Too many images for this client address this minute.',
-            headers: {
-              'Retry-After': {
-                description: 'Seconds until the next minute.',
-                required: true,
-                schema: { type: 'string', pattern: '^\\d+$' },
-              },
-            },
-            content: json(
-              closed({ type: { const: 'about:blank' }, title: { const: 'Too Many Requests' }, status: { const: 429 } }),
-              { example: { value: { type: 'about:blank', title: 'Too Many Requests', status: 429 } } },
-              'application/problem+json',
-            ),
+            schema: { type: 'string', pattern: '^\\d+$' },
           },
         },
+        content: json(
+          closed({ type: { const: 'about:blank' }, title: { const: 'Too Many Requests' }, status: { const: 429 } }),
+          { example: { value: { type: 'about:blank', title: 'Too Many Requests', status: 429 } } },
+          'application/problem+json',
+        ),
       },
     },
   };

@@ -59,27 +59,28 @@ const acquiresGatewayQris = z
     ),
   );
 
-/** `POST /admin/v1/providers`. */
-export const providerCreateSchema = z.strictObject({
-  name,
-  kind,
-  bankCode,
-  publicKeyPem: publicKeyPem.optional(),
-  outbound: outbound.optional(),
-  acquiresGatewayQris: acquiresGatewayQris.optional(),
-  payouts: payouts.optional(),
+/**
+ * Every setting an operator chooses for a provider besides what it is (its name, kind and bank
+ * code); `.nullable()`: null clears it. The create and update bodies derive from it, as
+ * merchants/merchant-fields.ts does for merchants.
+ */
+export const providerSettings = z.object({
+  publicKeyPem: publicKeyPem.nullable(),
+  outbound: outbound.nullable(),
+  acquiresGatewayQris,
+  payouts: payouts.nullable(),
 });
+
+/** `POST /admin/v1/providers`: what it is, and any settings. */
+export const providerCreateSchema = z.strictObject({ name, kind, bankCode, ...providerSettings.partial().shape });
 
 /** `PATCH /admin/v1/providers/:id`: at least one field; null clears a key, the outbound or payout settings. */
 export const providerPatchSchema = z
   .strictObject({
     name: name.optional(),
     bankCode: bankCode.optional(),
-    publicKeyPem: publicKeyPem.nullable().optional(),
-    outbound: outbound.nullable().optional(),
+    ...providerSettings.partial().shape,
     status: status.optional().meta(about('`disabled` refuses its tokens at once.')),
-    acquiresGatewayQris: acquiresGatewayQris.optional(),
-    payouts: payouts.nullable().optional(),
   })
   .refine((p) => Object.keys(p).length > 0, 'at least one field is required');
 

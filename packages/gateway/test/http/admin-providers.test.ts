@@ -101,6 +101,23 @@ describe('admin API: providers', () => {
     assert.equal(revive.status, 409);
   });
 
+  it('takes null at creation for a setting it can clear, as it does for a merchant: none', async () => {
+    const r = await gw.admin('POST', '/providers', {
+      name: 'Bank Kosong',
+      kind: 'bank',
+      bankCode: '461',
+      publicKeyPem: null,
+      outbound: null,
+      payouts: null,
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.deepEqual([r.body.publicKeyPem, r.body.outbound, r.body.payouts], [null, null, null]);
+    const refused = await gw.admin('POST', '/providers', { name: 'Bank X', kind: 'bank', bankCode: '462', name2: 1 });
+    assert.equal(refused.status, 400);
+    const noNullName = await gw.admin('POST', '/providers', { name: null, kind: 'bank', bankCode: '463' });
+    assert.equal(noNullName.status, 400);
+  });
+
   it('updates, rotates with overlap, and answers 404 for an unknown provider', async () => {
     const p = await gw.admin('POST', '/providers', { name: 'Bank R', kind: 'bank', bankCode: '452' });
     const u = await gw.admin('PATCH', `/providers/${p.body.id}`, { name: 'Bank Renamed', bankCode: '453' });

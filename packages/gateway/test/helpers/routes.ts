@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { openApiPath } from '../../src/http/openapi/route-docs.ts';
 
 /** Every `METHOD path` the Fastify app routes, from its route tree (HEAD, added for every GET, left out). */
 export function routesOf(app: FastifyInstance): Set<string> {
@@ -12,7 +13,7 @@ export function routesOf(app: FastifyInstance): Set<string> {
     stack[depth] = path;
     stack.length = depth + 1;
     for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD')) {
-      out.add(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`);
+      out.add(`${method} ${openApiPath(path)}`);
     }
   }
   return out;

@@ -26,20 +26,14 @@ export class RouteDocs {
     this.#paths.set(path, item);
   }
 
-  /** Every operation of `items` (an area's path items, for routes served under several paths). */
-  addPaths(items: Record<string, PathItem>): void {
-    for (const [path, item] of Object.entries(items)) {
-      for (const [method, operation] of Object.entries(item) as Array<[HttpMethod, Operation]>) {
-        this.add(path, method, operation);
-      }
-    }
-  }
-
   /** Every path item gathered so far, by path. */
   paths(): Record<string, PathItem> {
     return Object.fromEntries(this.#paths);
   }
 }
+
+/** A Fastify url as an OpenAPI path: `/merchants/:id` → `/merchants/{id}`. */
+export const openApiPath = (url: string): string => url.replace(/:(\w+)/g, '{$1}');
 
 /** One route: what Fastify runs, and what its API's document says of it. */
 export interface DocumentedRoute<Route extends RouteGenericInterface = RouteGenericInterface> {
@@ -69,5 +63,5 @@ export function documentedRoute<Route extends RouteGenericInterface = RouteGener
     ...(route.onRequest === undefined ? {} : { onRequest: route.onRequest }),
     handler: route.handler,
   });
-  docs.add(`${app.prefix}${route.url}`.replace(/:(\w+)/g, '{$1}'), route.method, route.operation);
+  docs.add(openApiPath(`${app.prefix}${route.url}`), route.method, route.operation);
 }

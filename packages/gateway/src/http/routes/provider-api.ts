@@ -11,7 +11,7 @@ import type { Store } from '../../store/store.ts';
 import { storableText } from '../../text.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
 import { type PathItem, paramRef } from '../openapi/kit.ts';
-import type { RouteDocs } from '../openapi/route-docs.ts';
+import { openApiPath, type RouteDocs } from '../openapi/route-docs.ts';
 import {
   NOW,
   providerSecurity,
@@ -68,21 +68,18 @@ export function providerApiRoutes(
   const operations = [
     {
       urls: snap('transfer-va/inquiry', 'va-inquiry'),
-      documentedAt: `${BASE}/transfer-va/inquiry`,
       serviceCode: SERVICE.vaBankInquiry,
       name: 'va-inquiry',
       writes: false,
     },
     {
       urls: snap('transfer-va/payment', 'va-payment'),
-      documentedAt: `${BASE}/transfer-va/payment`,
       serviceCode: SERVICE.vaPayment,
       name: 'va-payment',
       writes: true,
     },
     {
       urls: snap('qr/qr-mpm-notify', 'qr-mpm-notify'),
-      documentedAt: `${BASE}/qr/qr-mpm-notify`,
       serviceCode: SERVICE.qrisNotify,
       name: 'qr-mpm-notify',
       writes: true,
@@ -90,19 +87,19 @@ export function providerApiRoutes(
     // Another snapgate upstream calls back in its own callback form; acknowledged with 2002600.
     {
       urls: ['/upstream/:providerId/webhook/payment-qr-notification'],
-      documentedAt: '/upstream/{providerId}/webhook/payment-qr-notification',
       serviceCode: SERVICE.callback,
       name: 'upstream-qr-notification',
       writes: true,
     },
   ] as const;
 
-  // Each operation is documented once, at the path the document names it by (its canonical mount).
+  // Each operation is documented once, at its first url: the canonical mount (mountsOf lists it first).
   const documented = providerApiOperations();
   for (const op of operations) {
-    const operation = documented[op.documentedAt]?.post;
-    if (!operation) throw new TypeError(`POST ${op.documentedAt} has no operation`);
-    deps.docs.add(op.documentedAt, 'post', operation);
+    const path = openApiPath(op.urls[0] as string);
+    const operation = documented[path]?.post;
+    if (!operation) throw new TypeError(`POST ${path} has no operation`);
+    deps.docs.add(path, 'post', operation);
   }
   for (const op of operations)
     for (const url of op.urls) {

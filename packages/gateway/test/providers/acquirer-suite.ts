@@ -93,10 +93,14 @@ export function acquirerSuite(under: StoreUnderTest): void {
       assert.equal(back.status, 409);
       assert.deepEqual(back.body, { responseCode: '4095200', responseMessage: 'Conflict' });
       assert.deepEqual(await statuses(g.referenceNo), ['03', '00']);
-      // The inbound log is written after the answer, in a batch: wait for it.
+      // The inbound log is written after the answer, in a batch: wait for it. Batches written from
+      // different turns may commit in either order on PostgreSQL, so the call is looked for by what
+      // it was, not by being the newest.
       await waitFor('the refused notify in the inbound log', async () => {
-        const log = await gw.admin('GET', `/providers/${acquirer.id}/inbound?limit=1`);
-        return log.body.items[0]?.responseCode === '4095200';
+        const log = await gw.admin('GET', `/providers/${acquirer.id}/inbound?limit=50`);
+        return (log.body.items as Array<{ responseCode: string | null; requestBody: string }>).some(
+          (call) => call.responseCode === '4095200' && call.requestBody.includes(g.referenceNo),
+        );
       });
     });
 
@@ -111,8 +115,13 @@ export function acquirerSuite(under: StoreUnderTest): void {
       assert.deepEqual([txn?.status, txn?.refundedAmount], ['00', '0.00']);
       assert.deepEqual(await statuses(g.referenceNo), ['00'], 'the merchant hears of the payment only');
       await waitFor('the refused notify in the inbound log', async () => {
-        const log = await gw.admin('GET', `/providers/${acquirer.id}/inbound?limit=1`);
-        return log.body.items[0]?.responseCode === '4095200' && log.body.items[0]?.requestBody.includes('"04"');
+        const log = await gw.admin('GET', `/providers/${acquirer.id}/inbound?limit=50`);
+        return (log.body.items as Array<{ responseCode: string | null; requestBody: string }>).some(
+          (call) =>
+            call.responseCode === '4095200' &&
+            call.requestBody.includes(g.referenceNo) &&
+            call.requestBody.includes('"04"'),
+        );
       });
     });
 

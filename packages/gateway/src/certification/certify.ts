@@ -1,3 +1,4 @@
+import { methodOf } from '../methods/index.ts';
 // Webhook certification of a merchant (sandbox mode only): real, signed callbacks about the
 // merchant's own sandbox transactions, driven through real status changes, then forgeries its
 // endpoint must refuse. Only the answers are judged.
@@ -19,7 +20,7 @@ import type { MerchantRequest } from '../payments/snap-request.ts';
 import type { StatusChanger } from '../payments/status-change.ts';
 import type { VaService } from '../payments/va-service.ts';
 import { sandboxProviderId } from '../providers/sandbox-providers.ts';
-import type { CertificationRecord, MerchantRecord, TransactionRecord } from '../records/records.ts';
+import type { CertificationRecord, MerchantRecord, TransactionKind, TransactionRecord } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 import { tokenFailure, tokenRefusal } from './token-check.ts';
 
@@ -114,12 +115,12 @@ async function transactionsFor(
   if (input.create) return createTransactions(deps, merchant, input.requestId ?? randomUUID());
 
   const bad = (message: string) => new CertificationRefused('bad-transaction', message);
-  const mine = (t: TransactionRecord | undefined, kind: 'qris' | 'va', ref: string) => {
+  const mine = (t: TransactionRecord | undefined, kind: TransactionKind, ref: string) => {
     if (!t || t.merchantId !== merchant.id || t.kind !== kind)
-      throw bad(`${kind === 'qris' ? 'QRIS' : 'VA'} ${ref} is not a transaction of merchant ${merchant.id}`);
+      throw bad(`${methodOf(kind).label.short} ${ref} is not a transaction of merchant ${merchant.id}`);
     if (!isUnpaid(t, now))
       throw bad(
-        `${kind === 'qris' ? 'QRIS' : 'VA'} ${ref} is not unpaid (status ${t.status} ${TRANSACTION_STATUS[t.status]}${t.status === '01' ? ', expired' : ''}): certification needs unpaid transactions`,
+        `${methodOf(kind).label.short} ${ref} is not unpaid (status ${t.status} ${TRANSACTION_STATUS[t.status]}${t.status === '01' ? ', expired' : ''}): certification needs unpaid transactions`,
       );
     return t;
   };
@@ -163,6 +164,7 @@ async function createTransactions(
 ): Promise<{ qris: [TransactionRecord, TransactionRecord]; va: TransactionRecord }> {
   const { store, qris: qrisService, va: vaService } = deps;
   if (!qrisService || !vaService) throw new TypeError('certifyMerchant: create needs the QRIS and VA services');
+  // The certification's own scenario: two QRIS and one VA (docs/certification.md).
   const run = async (serviceCode: string, body: Record<string, unknown>, op: 'qris' | 'va') => {
     const now = deps.clock.now();
     const ctx: MerchantRequest = {
@@ -198,7 +200,7 @@ async function createTransactions(
     if (r.httpStatus !== 200 || !txn)
       throw new CertificationRefused(
         'bad-transaction',
-        `could not create a sandbox ${op === 'qris' ? 'QRIS' : 'VA'}: ${answer.responseCode ?? r.httpStatus} ${answer.responseMessage ?? ''}`.trim(),
+        `could not create a sandbox ${methodOf(op).label.short}: ${answer.responseCode ?? r.httpStatus} ${answer.responseMessage ?? ''}`.trim(),
       );
     return txn;
   };
@@ -342,11 +344,12 @@ export async function certifyMerchant(
         reason: `webhook certification ${id}`,
         requestId: input.requestId,
         // Paid by the sandbox bank or acquirer, as a sandbox payment is.
-        providerId: to === '00' ? await sandboxProviderId(store, txn.kind === 'va' ? 'bank' : 'acquirer') : undefined,
+        providerId: to === '00' ? await sandboxProviderId(store, methodOf(txn.kind).provider.kind) : undefined,
         patch: (current) => ({
           ...(to === '00'
             ? {
-                paidAmount: current.kind === 'va' ? (current.amount ?? '10000.00') : current.amount,
+                // An open amount (a VA's) is paid 10,000.00.
+                paidAmount: current.amount ?? '10000.00',
                 paidAt: now,
               }
             : {}),
@@ -360,7 +363,7 @@ export async function certifyMerchant(
     if (!notification) throw new Error(`the change of ${changed.referenceNo} wrote no notification`);
     const body = notification.body;
     const sent = await send(url, await headersFor(url, body, notification.id), body);
-    const what = `${txn.kind === 'qris' ? 'QRIS' : 'VA'} ${txn.partnerReferenceNo ?? txn.referenceNo}`;
+    const what = `${methodOf(txn.kind).label.short} ${txn.partnerReferenceNo ?? txn.referenceNo}`;
     record(
       group,
       scenario,

@@ -1,3 +1,4 @@
+import { assertNever } from '../methods/index.ts';
 import { rupiah } from '../web/format.ts';
 import { escapeHtml, Html, html } from '../web/html.ts';
 import { CSS_PATH, JS_PATH } from './checkout-assets.ts';
@@ -147,9 +148,21 @@ function endBlocks(v: CheckoutView, t: CheckoutText): Html {
 <a class="button" href="${v.returnUrl}">${t.backToShop}</a></section>`;
 }
 
+/** What the payer pays with: the QR to scan, or the VA number to transfer to. */
+function methodBlock(v: CheckoutView, t: CheckoutText, qrSvg: string | undefined): Html {
+  switch (v.kind) {
+    case 'qris':
+      return qrisBlock(v, t, qrSvg);
+    case 'va':
+      return vaBlock(v, t);
+    default:
+      return assertNever(v.kind, 'payment method');
+  }
+}
+
 /** The `<head>` extras: without script a waiting page reloads itself; a paid one goes back to the shop. */
 function headOf(v: CheckoutView): Html | string {
-  if (v.kind === 'qris' && !isFinal(v.state) && v.qrContent === '') {
+  if (!isFinal(v.state) && v.qrContent === '') {
     // No status change announces an upstream QR once issued: every page reloads until it is there.
     return html`\n<meta http-equiv="refresh" content="3">`;
   }
@@ -183,7 +196,7 @@ export function checkoutPage(input: CheckoutPageInput): string {
   const path = `/pay/${v.checkoutId}`;
   const body = html`<main id="checkout" data-events="${path}/events" data-state="${v.state}" data-seq="${v.seq}"${labels(t)}>
 ${statusBlock(v, t, nowMs)}
-${v.kind === 'qris' ? qrisBlock(v, t, input.qrSvg) : vaBlock(v, t)}
+${methodBlock(v, t, input.qrSvg)}
 ${sandboxBlock(v, t, input.sandboxRefused ?? false)}
 ${endBlocks(v, t)}
 </main>`;

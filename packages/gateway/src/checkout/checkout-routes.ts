@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Mode } from '../config.ts';
 import { rawBodyOf } from '../http/raw-body.ts';
 import type { Logger } from '../logger.ts';
+import { assertNever } from '../methods/index.ts';
 import type { CheckoutReads } from '../payments/checkout-reads.ts';
 import type { QrImages } from '../payments/qr-image.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
@@ -265,14 +266,19 @@ function sandboxPayRoute(
       payerRefId: String(100_000_000_000 + randomInt(900_000_000_000)),
     };
     try {
-      if (txn.kind === 'qris') {
-        await payer.payQris({ referenceNo: txn.referenceNo }, { status: '00', payer: who, requestId: request.id });
-      } else {
-        await payer.payVa(txn.virtualAccountNo as string, {
-          ...(amount ? { amount } : {}),
-          payer: who,
-          requestId: request.id,
-        });
+      switch (txn.kind) {
+        case 'qris':
+          await payer.payQris({ referenceNo: txn.referenceNo }, { status: '00', payer: who, requestId: request.id });
+          break;
+        case 'va':
+          await payer.payVa(txn.virtualAccountNo as string, {
+            ...(amount ? { amount } : {}),
+            payer: who,
+            requestId: request.id,
+          });
+          break;
+        default:
+          assertNever(txn, 'payment method');
       }
     } catch (e) {
       if (!isRefusal(e)) throw e;

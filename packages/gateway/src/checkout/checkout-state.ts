@@ -1,8 +1,9 @@
+import { assertNever, methodOfTxn } from '../methods/index.ts';
 import { returnUrlOf } from '../payments/checkout-link.ts';
 import type { CheckoutReads } from '../payments/checkout-reads.ts';
 import { isDue } from '../payments/expiry.ts';
 import { sandboxOffers, sandboxServes } from '../providers/sandbox-rules.ts';
-import type { MerchantRecord, TransactionRecord } from '../records/records.ts';
+import type { MerchantRecord, TransactionKind, TransactionRecord } from '../records/records.ts';
 import { bankName, type CheckoutState } from './checkout-text.ts';
 
 // What a checkout page shows of its transaction, read through payments/checkout-reads.ts: only what the payer may see
@@ -49,7 +50,7 @@ export function currentStateOf(txn: TransactionRecord, nowMs: number): CheckoutS
 /** What one checkout page shows. */
 export interface CheckoutView {
   checkoutId: string;
-  kind: 'qris' | 'va';
+  kind: TransactionKind;
   state: CheckoutState;
   status: string;
   seq: number;
@@ -93,7 +94,7 @@ async function sandboxOf(
 ): Promise<CheckoutView['sandbox']> {
   const providers = await reads.providers();
   const offers = sandboxOffers(txn, nowMs, sandboxServes(txn, merchant, providers));
-  return { canPay: offers.pay, needsAmount: txn.kind === 'va' && txn.amount === null };
+  return { canPay: offers.pay, needsAmount: txn.amount === null };
 }
 
 /** The page's view of a transaction that has a checkout id. */
@@ -116,18 +117,24 @@ export async function checkoutView(
     paidAmount: txn.paidAmount,
     referenceNo: txn.referenceNo,
     orderNo: txn.partnerReferenceNo,
-    payBy: txn.kind === 'qris' && txn.details.upstream ? txn.details.upstream.validUntil : txn.expiresAt,
+    payBy: methodOfTxn(txn).payBy(txn),
     paidAt: txn.paidAt,
     returnUrl: returnUrlOf(txn),
     frameAncestors: merchant?.checkoutFrameAncestors ?? [],
   };
-  if (txn.kind === 'qris') view.qrContent = txn.details.qrContent;
-  else {
-    view.va = {
-      number: vaDigits(txn.virtualAccountNo),
-      name: txn.details.virtualAccountName,
-      bank: await bankOf(reads, txn.details.bankCode),
-    };
+  switch (txn.kind) {
+    case 'qris':
+      view.qrContent = txn.details.qrContent;
+      break;
+    case 'va':
+      view.va = {
+        number: vaDigits(txn.virtualAccountNo),
+        name: txn.details.virtualAccountName,
+        bank: await bankOf(reads, txn.details.bankCode),
+      };
+      break;
+    default:
+      assertNever(txn, 'payment method');
   }
   if (deps.isSandbox && !isFinal(state)) view.sandbox = await sandboxOf(reads, txn, merchant, nowMs);
   return view;

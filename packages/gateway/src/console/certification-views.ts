@@ -1,5 +1,6 @@
 import type { CertifiedTransaction } from '../certification/certify.ts';
 import type { ConformanceReport, RecordedRequest, RecordedResponse, ScenarioResult } from '../conformance/report.ts';
+import { methodOf } from '../methods/index.ts';
 import { jakartaTime } from '../web/format.ts';
 import { type Html, html } from '../web/html.ts';
 import { merchantHref } from './merchant-views.ts';
@@ -174,7 +175,7 @@ function transactionsTable(rows: CertifiedTransaction[]): Html {
 <td data-label="Role">${role[t.role]}</td>
 <td data-label="Reference"><a href="/console/transactions/${encodeURIComponent(t.referenceNo)}">${t.referenceNo}</a></td>
 <td data-label="Partner reference">${t.partnerReferenceNo}</td>
-<td data-label="Kind">${t.kind === 'qris' ? 'QRIS' : 'VA'}</td>
+<td data-label="Kind">${methodOf(t.kind).label.short}</td>
 <td data-label="Status" class="status">${statusBadge(t.status)}</td></tr>`,
   )}</tbody></table></div>`;
 }

@@ -1,5 +1,6 @@
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import type { NotificationRecord, StoredAttempt } from '../delivery/notification-operations.ts';
+import { methodOf } from '../methods/index.ts';
 import type { StatusHistoryEntry, TransactionRecord } from '../payments/transaction-reads.ts';
 import { jakartaTime, prettyJson, rupiah, statusName } from '../web/format.ts';
 import { type Html, html } from '../web/html.ts';
@@ -115,7 +116,7 @@ ${replayOutcome(deliveries, o.watch)}
 <section class="card" aria-labelledby="h-summary"><h2 id="h-summary">Summary</h2>
 <dl class="kv">
 <dt>Status</dt><dd id="txn-status">${statusWithDesc(t.status, t.statusDesc)}</dd>
-<dt>Kind</dt><dd>${t.kind === 'qris' ? 'QRIS' : 'Virtual account'}</dd>
+<dt>Kind</dt><dd>${methodOf(t.kind).label.long}</dd>
 ${o.merchantName !== undefined ? html`<dt>Merchant</dt><dd><a href="/console/merchants/${encodeURIComponent(t.merchantId)}">${o.merchantName}</a></dd>` : ''}
 <dt>Partner reference</dt><dd>${t.partnerReferenceNo}</dd>
 <dt>Amount</dt><dd>${t.amount === null ? 'open amount' : rupiah(t.amount)}</dd>

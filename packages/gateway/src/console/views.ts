@@ -1,4 +1,5 @@
 import type { NotificationRecord } from '../delivery/notification-operations.ts';
+import { methodOf } from '../methods/index.ts';
 import type { TransactionRecord } from '../payments/transaction-reads.ts';
 import { jakartaTime, rupiah, statusName } from '../web/format.ts';
 import { type Html, html } from '../web/html.ts';
@@ -115,7 +116,7 @@ export function transactionTable(rows: TransactionRecord[], base: string, mercha
 <td data-label="Reference"><a href="${base}/transactions/${encodeURIComponent(t.referenceNo)}">${t.referenceNo}</a></td>
 <td data-label="Partner reference">${t.partnerReferenceNo}</td>
 ${merchantNames ? html`<td data-label="Merchant">${merchantNames.get(t.merchantId) ?? t.merchantId}</td>` : ''}
-<td data-label="Kind">${t.kind === 'qris' ? 'QRIS' : 'VA'}</td>
+<td data-label="Kind">${methodOf(t.kind).label.short}</td>
 <td data-label="Amount" class="num amount">${rupiah(t.amount)}</td>
 <td data-label="Status" class="status">${statusBadge(t.status)}</td></tr>`,
   )}</tbody></table></div>`;

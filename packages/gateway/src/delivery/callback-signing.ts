@@ -8,6 +8,7 @@ import {
   rsaSha256SignBase64,
   serviceStringToSign,
 } from '@snapgate/snap';
+import { methodOf } from '../methods/index.ts';
 import type { MerchantRecord, NotificationKind } from '../records/records.ts';
 
 /**
@@ -73,29 +74,20 @@ export function callbackTokenUrlOf(merchant: MerchantRecord): string | undefined
   return url.toString();
 }
 
-export const QRIS_CALLBACK_PATH = '/webhook/payment-qr-notification';
-export const VA_CALLBACK_PATH = '/webhook/payment-va-notification';
+export const QRIS_CALLBACK_PATH = methodOf('qris').callback.path;
+export const VA_CALLBACK_PATH = methodOf('va').callback.path;
 /** Where a disbursement's end is told under the base URL (docs/payouts.md#transfer-callbacks). */
 export const TRANSFER_CALLBACK_PATH = '/v1.0/transfer/notify';
 
-const CALLBACK_PATHS: Record<NotificationKind, string> = {
-  qris: QRIS_CALLBACK_PATH,
-  va: VA_CALLBACK_PATH,
-  transfer: TRANSFER_CALLBACK_PATH,
-};
-
 /** Where a merchant receives a kind of notification, or `undefined` when it has not said. */
 export function callbackUrlOf(merchant: MerchantRecord, kind: NotificationKind): string | undefined {
-  const explicit =
-    kind === 'qris'
-      ? merchant.qrisCallbackUrl
-      : kind === 'va'
-        ? merchant.vaCallbackUrl
-        : (merchant.transferCallbackUrl ?? null);
+  const method = kind === 'transfer' ? undefined : methodOf(kind);
+  const explicit = method ? merchant[method.callback.urlSetting] : (merchant.transferCallbackUrl ?? null);
+  const path = method ? method.callback.path : TRANSFER_CALLBACK_PATH;
   if (explicit) return explicit;
   if (!merchant.callbackBaseUrl) return undefined;
   // The path joins the base's path; a query on the base stays a query (`/shop?tenant=7`).
   const url = new URL(merchant.callbackBaseUrl);
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}${CALLBACK_PATHS[kind]}`;
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
   return url.toString();
 }

@@ -3,11 +3,12 @@ import type { Logger } from '../logger.ts';
 import type { TransactionRecord } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 import type { StatusChanger } from './status-change.ts';
+import { upstreamOf } from './upstream.ts';
 
 const OPEN = new Set(['01', '02', '03']);
 
 /** A QRIS an upstream acquirer issued is settled by reconciliation with it, not by our clock alone. */
-const isUpstream = (txn: TransactionRecord) => txn.kind === 'qris' && txn.details.upstream !== undefined;
+const isUpstream = (txn: TransactionRecord) => upstreamOf(txn) !== undefined;
 
 export const isDue = (txn: TransactionRecord, nowMs: number) =>
   OPEN.has(txn.status) && txn.expiresAt !== null && txn.expiresAt <= nowMs && !isUpstream(txn);

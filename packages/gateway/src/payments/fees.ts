@@ -1,4 +1,5 @@
 import { fromMinorUnits, toMinorUnits } from '@snapgate/snap';
+import { methodOf } from '../methods/index.ts';
 import type { FeeSnapshot, MerchantRecord, TransactionKind } from '../records/records.ts';
 
 // docs/books.md#fees: what the gateway charges per paid transaction. Money is integer sen here,
@@ -11,18 +12,10 @@ const UMI_FREE_UP_TO_SEN = 50_000_000n;
 const hundredthsOf = (percent: string) => toMinorUnits(percent);
 
 /** The fee settings a new transaction of this kind keeps (a later change applies to new ones only). */
-export function feeSnapshotOf(
+export const feeSnapshotOf = (
   merchant: Pick<MerchantRecord, 'fees' | 'qrisCriteria'>,
   kind: TransactionKind,
-): FeeSnapshot {
-  if (kind === 'qris') {
-    const rule = merchant.fees?.qris;
-    if (rule === undefined || 'rule' in rule) return { rule: 'bi-mdr', criteria: merchant.qrisCriteria };
-    return { percent: rule.percent, fixed: rule.fixed ?? '0.00' };
-  }
-  const va = merchant.fees?.va;
-  return { percent: va?.percent ?? '0.00', fixed: va?.fixed ?? '0.00' };
-}
+): FeeSnapshot => methodOf(kind).feeSnapshot(merchant);
 
 /** The percent and fixed part a snapshot charges on an amount (in sen). */
 function partsOf(snapshot: FeeSnapshot, amountSen: bigint): { hundredths: bigint; fixedSen: bigint } {

@@ -1,4 +1,5 @@
 import { formatJakartaTimestamp, phpJsonEncode } from '@snapgate/snap';
+import { methodOfTxn } from '../methods/index.ts';
 import type { CallbackJson, MerchantRecord, Payer, TransactionRecord, VaTransaction } from '../records/records.ts';
 import { vaIdentity } from './va-identity.ts';
 
@@ -37,7 +38,7 @@ export type CallbackStyle = Partial<Pick<MerchantRecord, 'callbackJson' | 'callb
  */
 export function notificationBody(txn: TransactionRecord, atMs: number, style: CallbackStyle = {}): string {
   const payer = payerOf(txn);
-  const value = txn.kind === 'va' ? (txn.paidAmount ?? txn.amount ?? '0.00') : (txn.amount ?? '0.00');
+  const value = methodOfTxn(txn).notifiedAmount(txn);
   const additionalInfo = {
     payerIssuer: payer.payerIssuer,
     payerName: payer.payerName,

@@ -1,5 +1,6 @@
 import { canChangeStatus, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
 import { paymentEntry, refundPosting } from '../books/postings.ts';
+import { methodOf } from '../methods/index.ts';
 import {
   type IdempotencyRecord,
   type NewNotification,
@@ -33,9 +34,8 @@ export class IllegalStatusChange extends Error {
 }
 
 /** docs/protocol.md#transaction-statuses: every QRIS status change is notified; for a VA, its payment. */
-export function isNotified(txn: Pick<TransactionRecord, 'kind'>, to: TransactionStatus): boolean {
-  return txn.kind === 'qris' || to === '00';
-}
+export const isNotified = (txn: Pick<TransactionRecord, 'kind'>, to: TransactionStatus): boolean =>
+  methodOf(txn.kind).isNotified(to);
 
 export interface ChangeRequest {
   to: TransactionStatus;

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { methodOfTxn } from '../methods/index.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import type { TransactionRecord, UpstreamRef } from '../records/records.ts';
 
@@ -8,8 +9,7 @@ import type { TransactionRecord, UpstreamRef } from '../records/records.ts';
 
 export type { UpstreamRef };
 
-export const upstreamOf = (txn: TransactionRecord): UpstreamRef | undefined =>
-  txn.kind === 'qris' ? txn.details.upstream : undefined;
+export const upstreamOf = (txn: TransactionRecord): UpstreamRef | undefined => methodOfTxn(txn).upstreamOf(txn);
 
 /** Reconciliation asks the acquirer this long after a QRIS's validityPeriod. */
 export const RECONCILE_AFTER_MS = 60_000;

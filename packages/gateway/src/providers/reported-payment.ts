@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isSnapError, jakartaDay } from '@snapgate/snap';
+import { assertNever } from '../methods/index.ts';
 import type { SnapResponse } from '../payments/idempotency.ts';
 import type { ProviderRequest } from '../payments/snap-request.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
@@ -22,6 +23,47 @@ export interface ReportedPayment {
 /** The outcome: applied, or refused with the provider door's own SNAP answer. */
 export type ApplyOutcome = { applied: true } | { applied: false; responseCode: string; responseMessage: string };
 
+/** A provider's door into the gateway (its notify, its payment flag): the same shape for each. */
+type Door = InboundService['qrisNotify'];
+
+/** The provider's own door for this method's payment, and the body it would have sent through it. */
+function doorOf(
+  txn: TransactionRecord,
+  reported: ReportedPayment,
+  inbound: InboundService,
+): { body: Record<string, unknown>; serviceCode: string; door: Door } {
+  const paid = { value: reported.amount, currency: 'IDR' };
+  switch (txn.kind) {
+    case 'qris':
+      return {
+        body: {
+          originalPartnerReferenceNo: txn.referenceNo,
+          ...(reported.providerReference ? { originalReferenceNo: reported.providerReference } : {}),
+          latestTransactionStatus: '00',
+          transactionStatusDesc: 'Success (from the provider’s report)',
+          amount: paid,
+        },
+        serviceCode: '52',
+        door: (ctx, recordFor) => inbound.qrisNotify(ctx, recordFor),
+      };
+    case 'va':
+      return {
+        body: {
+          partnerServiceId: txn.details.partnerServiceId,
+          customerNo: txn.details.customerNo,
+          virtualAccountNo: txn.virtualAccountNo,
+          paymentRequestId: reported.providerReference ?? reported.source,
+          paidAmount: paid,
+          referenceNo: reported.providerReference ?? undefined,
+        },
+        serviceCode: '25',
+        door: (ctx, recordFor) => inbound.vaPayment(ctx, recordFor),
+      };
+    default:
+      return assertNever(txn, 'payment method');
+  }
+}
+
 export function createReportedPaymentApplier({ inbound }: { inbound: InboundService }) {
   return async function applyReportedPayment(
     provider: ProviderRecord,
@@ -29,28 +71,11 @@ export function createReportedPaymentApplier({ inbound }: { inbound: InboundServ
     reported: ReportedPayment,
     at: { now: number; requestId: string },
   ): Promise<ApplyOutcome> {
-    const paid = { value: reported.amount, currency: 'IDR' };
-    const body: Record<string, unknown> =
-      txn.kind === 'qris'
-        ? {
-            originalPartnerReferenceNo: txn.referenceNo,
-            ...(reported.providerReference ? { originalReferenceNo: reported.providerReference } : {}),
-            latestTransactionStatus: '00',
-            transactionStatusDesc: 'Success (from the provider’s report)',
-            amount: paid,
-          }
-        : {
-            partnerServiceId: txn.details.partnerServiceId,
-            customerNo: txn.details.customerNo,
-            virtualAccountNo: txn.virtualAccountNo,
-            paymentRequestId: reported.providerReference ?? reported.source,
-            paidAmount: paid,
-            referenceNo: reported.providerReference ?? undefined,
-          };
+    const { body, serviceCode, door } = doorOf(txn, reported, inbound);
     const ctx: ProviderRequest = {
       provider,
       body,
-      serviceCode: txn.kind === 'qris' ? '52' : '25',
+      serviceCode,
       idempotencyKey: { merchantId: provider.id, day: jakartaDay(at.now), externalId: reported.source },
       requestHash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
       now: at.now,
@@ -63,8 +88,7 @@ export function createReportedPaymentApplier({ inbound }: { inbound: InboundServ
       responseBody: response.body,
     });
     try {
-      if (txn.kind === 'qris') await inbound.qrisNotify(ctx, recordFor);
-      else await inbound.vaPayment(ctx, recordFor);
+      await door(ctx, recordFor);
       return { applied: true };
     } catch (e) {
       if (!isSnapError(e)) throw e;

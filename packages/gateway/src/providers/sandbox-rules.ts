@@ -1,6 +1,7 @@
 import type { TransactionStatus } from '@snapgate/snap';
 import { DomainError } from '../domain-error.ts';
 import type { MerchantRecord } from '../merchants/merchant-service.ts';
+import { assertNever, methodOfTxn, type SandboxVerb } from '../methods/index.ts';
 import { isDue } from '../payments/expiry.ts';
 import { IllegalStatusChange } from '../payments/status-change.ts';
 import type { TransactionRecord } from '../payments/transaction-reads.ts';
@@ -13,7 +14,7 @@ import { ProviderRefusal } from './sandbox-providers.ts';
 // src/providers/inbound-service.ts): the console only offers what they let through.
 
 /** A sandbox action: pay (00), notify pending again (01), fail (06). */
-export type SandboxVerb = 'pay' | 'pend' | 'fail';
+export type { SandboxVerb };
 export const VERB_STATUS: Record<SandboxVerb, TransactionStatus> = { pay: '00', pend: '01', fail: '06' };
 
 /** Statuses a payment, a failure or (QRIS 01) a pending notification may still leave. */
@@ -37,13 +38,18 @@ export function sandboxServes(
   merchant: MerchantRecord | undefined,
   providers: ProviderRecord[],
 ): boolean {
-  if (t.kind === 'va') {
-    return !providers.some((p) => p.kind === 'bank' && !p.isSandbox && p.bankCode === t.details.bankCode);
+  switch (t.kind) {
+    case 'va':
+      return !providers.some((p) => p.kind === 'bank' && !p.isSandbox && p.bankCode === t.details.bankCode);
+    case 'qris': {
+      if (t.details.upstream !== undefined) return false;
+      const routed = merchant?.qrisProvider ?? null;
+      if (routed !== null) return providers.some((p) => p.id === routed && p.isSandbox);
+      return !providers.some((p) => p.acquiresGatewayQris && !p.isSandbox);
+    }
+    default:
+      return assertNever(t, 'payment method');
   }
-  if (t.details.upstream !== undefined) return false;
-  const routed = merchant?.qrisProvider ?? null;
-  if (routed !== null) return providers.some((p) => p.id === routed && p.isSandbox);
-  return !providers.some((p) => p.acquiresGatewayQris && !p.isSandbox);
 }
 
 /**
@@ -53,14 +59,25 @@ export function sandboxServes(
  */
 export function sandboxOffers(t: TransactionRecord, now: number, serves: boolean): Record<SandboxVerb, boolean> {
   const open = OPEN.includes(t.status) && !isExpired(t, now);
-  if (t.kind === 'va') return { pay: open && serves && t.virtualAccountNo !== null, pend: false, fail: false };
-  return { pay: open && serves, pend: open && t.status === '01', fail: open && serves };
+  const method = methodOfTxn(t);
+  const verbs = method.sandboxVerbs;
+  return {
+    pay: verbs.includes('pay') && open && serves && method.reachable(t),
+    pend: verbs.includes('pend') && open && t.status === '01',
+    fail: verbs.includes('fail') && open && serves,
+  };
 }
 
 /** How the page names the transaction in a sentence. */
-const named = (t: TransactionRecord) =>
-  t.kind === 'qris' ? `QRIS ${t.referenceNo}` : `The VA ${(t.virtualAccountNo ?? '').trim()} (${t.referenceNo})`;
-const who = (t: TransactionRecord) => (t.kind === 'qris' ? 'sandbox acquirer' : 'sandbox bank');
+const named = (t: TransactionRecord) => methodOfTxn(t).named(t);
+const PAST: Record<SandboxVerb, string> = { pay: 'paid', pend: 'pended', fail: 'failed' };
+/** `paid, pended or failed`: what the sandbox could have done to one of its method. */
+const who = (t: TransactionRecord) => methodOfTxn(t).provider.sandboxName;
+const verbsDone = (t: TransactionRecord) =>
+  methodOfTxn(t)
+    .sandboxVerbs.map((v) => PAST[v])
+    .join(', ')
+    .replace(/, ([^,]+)$/, ' or $1');
 
 /**
  * Why no sandbox action can happen to it now, as a sentence without its full stop: paid or refunded
@@ -69,7 +86,7 @@ const who = (t: TransactionRecord) => (t.kind === 'qris' ? 'sandbox acquirer' : 
  */
 export function blockedReason(t: TransactionRecord, now: number, serves = true): string | undefined {
   const name = named(t);
-  const over = t.kind === 'qris' ? 'it can no longer be paid, pended or failed' : 'it can no longer be paid';
+  const over = `it can no longer be ${verbsDone(t)}`;
   switch (t.status) {
     case '00':
       return `${name} is already paid`;
@@ -83,7 +100,7 @@ export function blockedReason(t: TransactionRecord, now: number, serves = true):
         : `${name} has failed: ${over}`;
   }
   if (isExpired(t, now)) return `${name} has expired (at ${jakartaTime(t.expiresAt)}): ${over}`;
-  if (!serves) return `The ${who(t)} does not handle ${name}: another ${t.kind === 'qris' ? 'acquirer' : 'bank'} does`;
+  if (!serves) return `The ${who(t)} does not handle ${name}: another ${methodOfTxn(t).provider.kind} does`;
   return undefined;
 }
 

@@ -9,14 +9,35 @@
 // - checkout/ (the payer's pages) never imports console/ (the operators'), nor store/: it reads through
 //   payments/checkout-reads.ts;
 // - records/ (the data every folder shares) imports no other folder;
+// - methods/ (a payment method as one module) imports only records/; the rest of the code asks a
+//   transaction's method instead of comparing its kind with a string, but for the guards listed
+//   (a method's own code narrowing a transaction to its type);
 // - no source file over 600 lines.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+/**
+ * Where a file still compares a transaction's kind with a string, and how often: each narrows a
+ * transaction to its own method's type (a QRIS service reading its QR, a bank's door its VA), or
+ * writes a method's own feature (a VA's payment-shaped callback). A new method never takes these
+ * branches by mistake: each asks for its own kind.
+ */
+const KIND_GUARDS: Record<string, number> = {
+  'checkout/checkout-routes.ts': 1,
+  'console/pages/sandbox.ts': 1,
+  'console/transaction-views.ts': 1,
+  'http/routes/qr-image.ts': 1,
+  'payments/notification-body.ts': 1,
+  'payments/qris-service.ts': 4,
+  'payments/va-service.ts': 1,
+  'providers/inbound-service.ts': 2,
+  'providers/sandbox-providers.ts': 1,
+};
 
 /** Folders that hold the gateway's domain: they are called by the doors and never call them. */
 const DOMAIN = [
@@ -145,6 +166,32 @@ describe('the layering rule, read from the imports', () => {
       [],
     );
     assert.ok(edges.some((e) => e.from === 'payments/status-change.ts' && e.to === 'records/records.ts'));
+  });
+
+  it('keeps methods/, the payment methods, on records/ alone', () => {
+    const wrong = edges.filter((e) => unitOf(e.from) === 'methods' && !['methods', 'records'].includes(unitOf(e.to)));
+    assert.deepEqual(
+      wrong.map((e) => `${e.from} → ${e.to}`),
+      [],
+    );
+    assert.ok(edges.some((e) => e.from === 'delivery/callback-signing.ts' && e.to === 'methods/index.ts'));
+  });
+
+  it('asks the payment method instead of comparing kinds, but for the guards listed', () => {
+    // `t.kind === 'qris'` and the like, outside a `switch` (which assertNever makes exhaustive).
+    const comparison = /\bkind\s*[!=]==\s*'(?:qris|va)'|'(?:qris|va)'\s*[!=]==\s*\w*\.?kind\b/g;
+    const found = new Map<string, number>();
+    for (const f of sourceFiles(SRC)) {
+      const file = relative(SRC, f).split(sep).join('/');
+      if (file.startsWith('methods/')) continue;
+      const n = readFileSync(f, 'utf8').match(comparison)?.length ?? 0;
+      if (n > 0) found.set(file, n);
+    }
+    assert.deepEqual(
+      Object.fromEntries([...found].sort()),
+      KIND_GUARDS,
+      'a new comparison of a kind: ask methodOf(kind) / methodOfTxn(t), or switch with assertNever',
+    );
   });
 
   it("keeps checkout/, the payer's pages, off console/, the operators'", () => {

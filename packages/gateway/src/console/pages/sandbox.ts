@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { TransactionStatus } from '@snapgate/snap';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { MerchantRecord } from '../../merchants/merchant-service.ts';
+import { assertNever, methodOfTxn } from '../../methods/index.ts';
 import type { TransactionRecord } from '../../payments/transaction-reads.ts';
 import type { SandboxPayer } from '../../providers/sandbox-providers.ts';
 import {
@@ -104,7 +105,7 @@ ${transactionTable(rows, '/console', new Map(all.map((m) => [m.id, m.name])))}`,
     if (!after) return refuse(notOfferedText(t, verb, clock.now(), serves));
     await pages.audit(request, {
       action,
-      target: t.kind === 'va' ? (t.virtualAccountNo ?? t.referenceNo) : t.referenceNo,
+      target: t.virtualAccountNo ?? t.referenceNo,
       httpStatus: 200,
       fields,
       after: { referenceNo: after.referenceNo, status: after.status },
@@ -164,18 +165,40 @@ export function sandboxActions(
 <p class="muted">${lead}</p>${body}</section>`;
   if (!offers.pay && !offers.pend && !offers.fail) {
     return section(
-      t.kind === 'qris' ? 'Nothing to do as the sandbox acquirer.' : 'Nothing to do as the sandbox bank.',
+      `Nothing to do as the ${methodOfTxn(t).provider.sandboxName}.`,
       html`<p id="sandbox-none">${blockedReason(t, now, state.serves) ?? 'The gateway would take no sandbox action on it now'}.</p>`,
     );
   }
-  if (t.kind === 'qris') {
-    const form = (status: string, label: string, cls = '') =>
-      html`<form method="post" action="/console/sandbox/qris/${encodeURIComponent(t.referenceNo)}" class="inline">${csrfField(csrf)}<input type="hidden" name="status" value="${status}"><button type="submit" class="${cls}">${label}</button></form>`;
-    return section(
-      'Act as the sandbox acquirer: the report goes through the provider API like a real one.',
-      html`<div class="actions">${offers.pay ? form('00', 'Pay (00)') : ''}${offers.pend ? form('01', 'Pend (01, notify again)', 'secondary') : ''}${offers.fail ? form('06', 'Fail (06)', 'danger') : ''}</div>`,
-    );
+  switch (t.kind) {
+    case 'qris':
+      return qrisSandboxForms(t, offers, csrf, section);
+    case 'va':
+      return vaSandboxForm(t, csrf, section);
+    default:
+      return assertNever(t, 'payment method');
   }
+}
+
+/** The sandbox card around what it offers. */
+type Section = (lead: string, body: Html | string) => Html;
+
+/** As the sandbox acquirer: pay, pend again or fail, each what a real acquirer's notify would say. */
+function qrisSandboxForms(
+  t: TransactionRecord,
+  offers: Record<SandboxVerb, boolean>,
+  csrf: string,
+  section: Section,
+): Html {
+  const form = (status: string, label: string, cls = '') =>
+    html`<form method="post" action="/console/sandbox/qris/${encodeURIComponent(t.referenceNo)}" class="inline">${csrfField(csrf)}<input type="hidden" name="status" value="${status}"><button type="submit" class="${cls}">${label}</button></form>`;
+  return section(
+    'Act as the sandbox acquirer: the report goes through the provider API like a real one.',
+    html`<div class="actions">${offers.pay ? form('00', 'Pay (00)') : ''}${offers.pend ? form('01', 'Pend (01, notify again)', 'secondary') : ''}${offers.fail ? form('06', 'Fail (06)', 'danger') : ''}</div>`,
+  );
+}
+
+/** As the sandbox bank: an inquiry then a payment flag, for the bill or an amount typed. */
+function vaSandboxForm(t: TransactionRecord, csrf: string, section: Section): Html {
   // An open-amount VA has no bill (the gateway's inquiry answers 0.00, which is no payment): the
   // amount is the payer's to choose, so it is asked for.
   const amount =

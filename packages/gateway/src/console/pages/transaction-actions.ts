@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { fromMinorUnits, isMoneyValue, isSnapError, jakartaDay, SERVICE, toMinorUnits } from '@snapgate/snap';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { assertNever, methodOfTxn } from '../../methods/index.ts';
 import { isDue } from '../../payments/expiry.ts';
 import type { SnapResponse } from '../../payments/idempotency.ts';
 import type { QrisService } from '../../payments/qris-service.ts';
@@ -40,8 +41,7 @@ export type ShowTransaction = (
 type RecordFor = Parameters<QrisService['cancel']>[1];
 
 const txnHref = (referenceNo: string) => `/console/transactions/${encodeURIComponent(referenceNo)}`;
-const named = (t: TransactionRecord) =>
-  t.kind === 'qris' ? `QRIS ${t.referenceNo}` : `The VA ${(t.virtualAccountNo ?? '').trim()} (${t.referenceNo})`;
+const named = (t: TransactionRecord) => methodOfTxn(t).named(t);
 const DEFAULT_REFUND_REASON = 'refunded by the gateway operator';
 const DEFAULT_CANCEL_REASON = 'cancelled by the gateway operator';
 /** A VA delete carries no reason (SNAP's delete-va has none): its history says who deleted it. */
@@ -55,8 +55,8 @@ const remainingOf = (t: TransactionRecord) =>
 export function actionsOffered(t: TransactionRecord, now: number): { refund: boolean; cancel: boolean } {
   const open = t.status === '01' && !isDue(t, now);
   return {
-    refund: t.kind === 'qris' && t.status === '00' && remainingOf(t) > 0n,
-    cancel: open && (t.kind === 'qris' || t.virtualAccountNo !== null),
+    refund: methodOfTxn(t).refundable && t.status === '00' && remainingOf(t) > 0n,
+    cancel: open && methodOfTxn(t).reachable(t),
   };
 }
 
@@ -126,7 +126,8 @@ function stateText(t: TransactionRecord, verb: 'refund' | 'cancel'): string {
   const name = named(t);
   const ended = t.statusDesc === 'Expired' ? 'expired' : 'failed';
   if (verb === 'refund') {
-    if (t.kind === 'va') return `${name} is a virtual account: only a QRIS is refunded through snapgate.`;
+    if (!methodOfTxn(t).refundable)
+      return `${name} is a ${methodOfTxn(t).label.long.toLowerCase()}: it is not refunded through snapgate.`;
     switch (t.status) {
       case '04':
         return `${name} is already refunded in full: nothing remains to refund.`;
@@ -140,10 +141,10 @@ function stateText(t: TransactionRecord, verb: 'refund' | 'cancel'): string {
         return `${name} is not paid (${statusName(t.status)}): there is nothing to refund.`;
     }
   }
-  const cancel = t.kind === 'qris' ? 'cancelled' : 'deleted';
+  const { cancelled: cancel, refundable } = methodOfTxn(t);
   switch (t.status) {
     case '00':
-      return `${name} is already paid: it cannot be ${cancel}${t.kind === 'qris' ? ' (refund it instead)' : ''}. Nothing was changed.`;
+      return `${name} is already paid: it cannot be ${cancel}${refundable ? ' (refund it instead)' : ''}. Nothing was changed.`;
     case '02':
     case '03':
       return `${name} is being paid (${statusName(t.status)}): it can no longer be ${cancel}. Nothing was changed.`;
@@ -237,7 +238,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
       const t = (await transactions.detail(pages.callerOf(request), request.params.referenceNo)).transaction;
       const action = 'console: refund';
       const back = txnHref(t.referenceNo);
-      if (t.kind !== 'qris') {
+      if (!methodOfTxn(t).refundable) {
         return pages.refused(request, reply, back, stateText(t, 'refund'), {
           status: 409,
           action,
@@ -308,25 +309,30 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
       const back = txnHref(t.referenceNo);
       const once = onceOf(fields);
       try {
-        if (t.kind === 'qris') {
-          await call(
-            request,
-            t,
-            SERVICE.qrisCancel,
-            { originalReferenceNo: t.referenceNo, reason: blank(fields.reason) ?? DEFAULT_CANCEL_REASON },
-            once,
-            (ctx, recordFor) => qris.cancel(ctx, recordFor),
-          );
-        } else {
-          if (t.virtualAccountNo === null) throw new TypeError(`VA ${t.referenceNo} has no number`);
-          await call(
-            request,
-            t,
-            SERVICE.vaDelete,
-            { virtualAccountNo: t.virtualAccountNo, trxId: t.partnerReferenceNo },
-            once,
-            (ctx, recordFor) => va.remove(ctx, recordFor, VA_DELETED_BY_OPERATOR),
-          );
+        switch (t.kind) {
+          case 'qris':
+            await call(
+              request,
+              t,
+              SERVICE.qrisCancel,
+              { originalReferenceNo: t.referenceNo, reason: blank(fields.reason) ?? DEFAULT_CANCEL_REASON },
+              once,
+              (ctx, recordFor) => qris.cancel(ctx, recordFor),
+            );
+            break;
+          case 'va':
+            if (t.virtualAccountNo === null) throw new TypeError(`VA ${t.referenceNo} has no number`);
+            await call(
+              request,
+              t,
+              SERVICE.vaDelete,
+              { virtualAccountNo: t.virtualAccountNo, trxId: t.partnerReferenceNo },
+              once,
+              (ctx, recordFor) => va.remove(ctx, recordFor, VA_DELETED_BY_OPERATOR),
+            );
+            break;
+          default:
+            assertNever(t, 'payment method');
         }
       } catch (e) {
         return refuse(request, reply, t, 'cancel', fields, once, refusalOf(e, await reread(request, t), 'cancel', {}));
@@ -344,9 +350,11 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
         request,
         reply,
         back,
-        t.kind === 'qris'
-          ? `QRIS ${t.referenceNo} is cancelled (${statusName(after.status)}): it can no longer be paid, and its merchant is notified.`
-          : `${named(t)} is deleted (${statusName(after.status)}): it takes no payment any more.`,
+        `${named(t)} is ${methodOfTxn(t).cancelled} (${statusName(after.status)}): ${
+          methodOfTxn(t).isNotified('05')
+            ? 'it can no longer be paid, and its merchant is notified.'
+            : 'it takes no payment any more.'
+        }`,
       );
     },
   );
@@ -381,12 +389,34 @@ export function transactionActions(t: TransactionRecord, csrf: string, now: numb
 <div class="actions"><button type="submit" class="danger" data-confirm="Refund this amount of QRIS ${t.referenceNo}? The money goes back to the payer.">Refund</button></div>
 </form>`);
   }
-  const isQris = t.kind === 'qris';
+  const c = cancelWords(t);
   return section(html`${problems('cancel', 'Nothing was cancelled:')}
 <form method="post" action="${txnHref(t.referenceNo)}/cancel" id="cancel-form" class="filters">${csrfField(csrf)}${onceField('cancel')}
-${isQris ? html`<label>Reason<input name="reason" value="${typedValue('cancel', 'reason')}" placeholder="${DEFAULT_CANCEL_REASON}"></label>` : ''}
-<button type="submit" class="danger" data-confirm="${isQris ? `Cancel QRIS ${t.referenceNo}? It can no longer be paid.` : `Delete the VA ${(t.virtualAccountNo ?? '').trim()}? It takes no payment any more.`}">${isQris ? 'Cancel QRIS (05)' : 'Delete VA (05)'}</button></form>
-<p class="muted">${isQris ? 'As the merchant’s qr-mpm-cancel would: the QRIS becomes 05 Canceled and its merchant is notified.' : 'As the merchant’s delete-va would: the VA becomes 05 Canceled (Deleted) and takes no payment any more; a VA is notified only when paid.'}</p>`);
+${c.takesReason ? html`<label>Reason<input name="reason" value="${typedValue('cancel', 'reason')}" placeholder="${DEFAULT_CANCEL_REASON}"></label>` : ''}
+<button type="submit" class="danger" data-confirm="${c.confirm}">${c.button}</button></form>
+<p class="muted">${c.note}</p>`);
+}
+
+/** The cancel form's words: as the merchant's own cancel call of its method would do it. */
+function cancelWords(t: TransactionRecord): { takesReason: boolean; confirm: string; button: string; note: string } {
+  switch (t.kind) {
+    case 'qris':
+      return {
+        takesReason: true,
+        confirm: `Cancel QRIS ${t.referenceNo}? It can no longer be paid.`,
+        button: 'Cancel QRIS (05)',
+        note: 'As the merchant’s qr-mpm-cancel would: the QRIS becomes 05 Canceled and its merchant is notified.',
+      };
+    case 'va':
+      return {
+        takesReason: false,
+        confirm: `Delete the VA ${(t.virtualAccountNo ?? '').trim()}? It takes no payment any more.`,
+        button: 'Delete VA (05)',
+        note: 'As the merchant’s delete-va would: the VA becomes 05 Canceled (Deleted) and takes no payment any more; a VA is notified only when paid.',
+      };
+    default:
+      return assertNever(t, 'payment method');
+  }
 }
 
 /** Why neither refund nor cancel is offered, as a sentence. */
@@ -395,8 +425,8 @@ function noActionText(t: TransactionRecord, now: number): string {
   const nothing = 'there is nothing to refund or cancel';
   switch (t.status) {
     case '00':
-      return t.kind === 'va'
-        ? `${name} is paid: a VA is not refunded through snapgate, nor cancelled once paid.`
+      return !methodOfTxn(t).refundable
+        ? `${name} is paid: a ${methodOfTxn(t).label.short} is not refunded through snapgate, nor cancelled once paid.`
         : `${name} is refunded in full already: ${nothing}.`;
     case '01':
       return isDue(t, now) ? `${name} has expired: ${nothing}.` : `${name} cannot be cancelled here.`;
@@ -406,7 +436,7 @@ function noActionText(t: TransactionRecord, now: number): string {
     case '04':
       return `${name} is refunded in full: there is nothing more to refund or cancel.`;
     case '05':
-      return `${name} is ${t.kind === 'qris' ? 'cancelled' : 'deleted'}: ${nothing}.`;
+      return `${name} is ${methodOfTxn(t).cancelled}: ${nothing}.`;
     default:
       return `${name} has ${t.statusDesc === 'Expired' ? 'expired' : 'failed'}: ${nothing}.`;
   }

@@ -1,6 +1,6 @@
 import { TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { TransactionKind } from '../../payments/transaction-reads.ts';
+import { isTransactionKind, methodOf, TRANSACTION_KINDS } from '../../methods/index.ts';
 import { parseJakartaDate, statusName } from '../../web/format.ts';
 import { html } from '../../web/html.ts';
 import { ledgerTable } from '../book-views.ts';
@@ -47,7 +47,10 @@ export function transactionPages(op: FastifyInstance, pages: OperatorPages): voi
 <label>Status<select name="status"><option value="">All</option>${Object.keys(TRANSACTION_STATUS).map(
         (s) => html`<option value="${s}"${filter.params.status === s ? html` selected` : ''}>${statusName(s)}</option>`,
       )}</select></label>
-<label>Kind<select name="kind"><option value="">All</option><option value="qris"${filter.params.kind === 'qris' ? html` selected` : ''}>QRIS</option><option value="va"${filter.params.kind === 'va' ? html` selected` : ''}>VA</option></select></label>
+<label>Kind<select name="kind"><option value="">All</option>${TRANSACTION_KINDS.map(
+        (k) =>
+          html`<option value="${k}"${filter.params.kind === k ? html` selected` : ''}>${methodOf(k).label.short}</option>`,
+      )}</select></label>
 <label>From<input type="date" name="from" value="${filter.params.from ?? ''}"></label>
 <label>To<input type="date" name="to" value="${filter.params.to ?? ''}"></label>
 <label>Reference<input name="ref" value="${filter.params.ref ?? ''}" placeholder="part of a reference, partner reference or VA number"></label>
@@ -148,7 +151,7 @@ function searchOf(query: unknown) {
   }
   const status =
     params.status && params.status in TRANSACTION_STATUS ? (params.status as TransactionStatus) : undefined;
-  const kind = params.kind === 'qris' || params.kind === 'va' ? (params.kind as TransactionKind) : undefined;
+  const kind = isTransactionKind(params.kind) ? params.kind : undefined;
   const to = parseJakartaDate(params.to);
   return {
     params,

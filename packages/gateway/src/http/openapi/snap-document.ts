@@ -1,5 +1,6 @@
 import { B2B_TOKEN_PATH } from '@snapgate/snap';
-import { QRIS_CALLBACK_PATH, VA_CALLBACK_PATH } from '../../delivery/callback-signing.ts';
+import { methodOf, TRANSACTION_KINDS } from '../../methods/index.ts';
+import type { TransactionKind } from '../../records/records.ts';
 import { CANONICAL_MOUNTS, CANONICAL_SNAP_PREFIX, profileRoutes, type SnapMounts } from '../../snap-mounts.ts';
 import { json, OAS_DIALECT, type OpenApiDocument, type Operation, type PathItem, paramRef, ref } from './kit.ts';
 import { merchantSecurity, NOW, SNAP_PARAMETERS, TAG } from './snap-kit.ts';
@@ -36,13 +37,40 @@ const CALLBACK_PUBLIC_KEY: Operation = {
   },
 };
 
-function webhook(kind: 'qris' | 'va'): PathItem {
-  const path = kind === 'qris' ? QRIS_CALLBACK_PATH : VA_CALLBACK_PATH;
-  const setting = kind === 'qris' ? 'qrisCallbackUrl' : 'vaCallbackUrl';
-  const what = kind === 'qris' ? 'QRIS' : 'Virtual Account';
+/** What a method's callback's documentation shows: its name, its operation, an example of its own. */
+const WEBHOOK_DOCS: Record<TransactionKind, { what: string; operationId: string; example: WebhookExample }> = {
+  qris: {
+    what: 'QRIS',
+    operationId: 'paymentQrNotification',
+    example: { order: 'ORDER-1001', amount: '25000.00', payerIssuer: '93600009', payerName: 'ANI' },
+  },
+  va: {
+    what: 'Virtual Account',
+    operationId: 'paymentVaNotification',
+    example: { order: 'INV-2026-0001', amount: '150000.00', payerIssuer: '999', payerName: 'Budi Santoso' },
+  },
+};
+
+interface WebhookExample {
+  order: string;
+  amount: string;
+  payerIssuer: string;
+  payerName: string;
+}
+
+/** The callbacks merchants receive, one per payment method, named by its path (`payment-qr-notification`). */
+function webhooks(): Record<string, PathItem> {
+  return Object.fromEntries(
+    TRANSACTION_KINDS.map((kind) => [methodOf(kind).callback.path.replace(/^\/webhook\//, ''), webhook(kind)]),
+  );
+}
+
+function webhook(kind: TransactionKind): PathItem {
+  const { path, urlSetting: setting } = methodOf(kind).callback;
+  const { what, operationId, example } = WEBHOOK_DOCS[kind];
   return {
     post: {
-      operationId: kind === 'qris' ? 'paymentQrNotification' : 'paymentVaNotification',
+      operationId,
       tags: [TAG.callbacks],
       summary: `A ${what} changed status`,
       description: `snapgate POSTs this to the merchant’s \`${setting}\`, by default \`<callbackBaseUrl>${path}\`, on every status change, until acknowledged (retried on \`SNAPGATE_RETRY_SCHEDULE\`). \`X-EXTERNAL-ID\` is the notification’s id, the same on every attempt and replay: drop duplicates by it, and never let an older status overwrite a newer one.\n\nThe signature depends on the merchant’s \`callbackSignature\`: \`hmac-sha512\` (default) over \`POST:<path>:<X-PARTNER-ID>:<lowerhex sha256(body)>:<X-TIMESTAMP>\` with the client secret; \`rsa-sha256\` over \`POST:<path>:<lowerhex sha256(body)>:<X-TIMESTAMP>\` by the gateway’s key (\`GET /.well-known/snapgate/callback-public-key.pem\`); \`snap-b2b\` adds \`Authorization: Bearer <token from the merchant’s token endpoint>\` and \`CHANNEL-ID\`, over \`POST:<path>:<token>:<lowerhex sha256(body)>:<X-TIMESTAMP>\` with the client secret.`,
@@ -60,12 +88,12 @@ function webhook(kind: 'qris' | 'va'): PathItem {
           example: {
             value: {
               originalReferenceNo: '260115123456789012',
-              originalPartnerReferenceNo: kind === 'qris' ? 'ORDER-1001' : 'INV-2026-0001',
+              originalPartnerReferenceNo: example.order,
               latestTransactionStatus: '00',
-              amount: { value: kind === 'qris' ? '25000.00' : '150000.00', currency: 'IDR' },
+              amount: { value: example.amount, currency: 'IDR' },
               additionalInfo: {
-                payerIssuer: kind === 'qris' ? '93600009' : '999',
-                payerName: kind === 'qris' ? 'ANI' : 'Budi Santoso',
+                payerIssuer: example.payerIssuer,
+                payerName: example.payerName,
                 payerRefId: '123456789012',
                 billNumber: 100000000001,
                 transactionDate: NOW,
@@ -145,10 +173,7 @@ export function buildSnapDocument(options: {
       ...options.documented,
       '/.well-known/snapgate/callback-public-key.pem': { get: CALLBACK_PUBLIC_KEY },
     },
-    webhooks: {
-      'payment-qr-notification': webhook('qris'),
-      'payment-va-notification': webhook('va'),
-    },
+    webhooks: webhooks(),
     components: {
       schemas: SNAP_SCHEMAS,
       parameters: SNAP_PARAMETERS,

@@ -1,6 +1,7 @@
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { TRANSACTION_KINDS } from '../../methods/index.ts';
 import type { TransactionReads } from '../../payments/transaction-reads.ts';
 import { historyView, notificationView, transactionView } from '../../payments/transaction-view.ts';
 import { callerOf } from '../admin-auth.ts';
@@ -13,7 +14,7 @@ import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
 export const listQuery = z.strictObject({
   merchantId: z.string().max(64).optional(),
   status: z.enum(Object.keys(TRANSACTION_STATUS) as [keyof typeof TRANSACTION_STATUS]).optional(),
-  kind: z.enum(['qris', 'va']).optional(),
+  kind: z.enum(TRANSACTION_KINDS).optional(),
   reference: z.string().max(64).optional(),
   ...timeRangeQuery,
   limit: z.coerce.number().int().min(1).max(500).default(50),

@@ -1,4 +1,5 @@
 import { toMinorUnits } from '@snapgate/snap';
+import { parseTransactionKind } from '../../methods/index.ts';
 import {
   LEDGER_KINDS,
   type LedgerCheckpoint,
@@ -235,8 +236,9 @@ export async function ledgerMerchants(sql: Sql): Promise<string[]> {
 /** The provider reference a paid transaction is known by: its acquirer's reference, or the bank's flag. */
 function paidTransactionFromRow(r: Row): PaidTransaction {
   let providerReference = strOrNull(r.payment_request_id);
-  if (providerReference === null && r.kind === 'qris') {
-    // SQLite keeps details as JSON text, PostgreSQL as jsonb (read back as an object).
+  if (providerReference === null) {
+    // A QRIS's acquirer reference is in its details (a VA's is its bank's flag, above). SQLite
+    // keeps details as JSON text, PostgreSQL as jsonb (read back as an object).
     const details = (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as {
       acquirerReferenceNo?: string | null;
     };
@@ -246,7 +248,7 @@ function paidTransactionFromRow(r: Row): PaidTransaction {
     referenceNo: String(r.reference_no),
     partnerReferenceNo: String(r.partner_reference_no),
     merchantId: String(r.merchant_id),
-    kind: r.kind === 'va' ? 'va' : 'qris',
+    kind: parseTransactionKind(r.kind),
     status: String(r.status),
     amount: strOrNull(r.amount),
     paidAmount: strOrNull(r.paid_amount),

@@ -1,0 +1,99 @@
+// A payment method is one module (src/methods/), and forgetting one is a type error. This compiles
+// the methods' registry and a `switch` ending in assertNever twice, with TypeScript's own checker:
+// as they are (no error), and with a third kind of transaction added to records.ts in memory, as the
+// next method's first step would (the registry and the switch each fail, naming the missing kind).
+// Nothing is written: the added kind and the switch exist only in the compiler's host.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+const GATEWAY = join(ROOT, 'packages/gateway');
+const RECORDS = join(GATEWAY, 'src/records/records.ts');
+const REGISTRY = join(GATEWAY, 'src/methods/index.ts');
+/** Where a page or a door branches on the method: never on disk. */
+const SWITCH = join(GATEWAY, 'test/methods/switch-fixture.ts');
+const SWITCH_TEXT = `import { assertNever } from '../../src/methods/index.ts';
+import type { TransactionRecord } from '../../src/records/records.ts';
+
+export function shown(t: TransactionRecord): string {
+  switch (t.kind) {
+    case 'qris':
+      return t.details.qrContent;
+    case 'va':
+      return t.virtualAccountNo ?? '';
+    default:
+      return assertNever(t, 'payment method');
+  }
+}
+`;
+
+/** What the next method's first step adds to records.ts: its transaction, in the union. */
+function withThirdKind(records: string): string {
+  const union = 'export type TransactionRecord = QrisTransaction | VaTransaction;';
+  assert.ok(records.includes(union), 'records.ts declares the union this test widens');
+  return records.replace(
+    union,
+    `export interface EwalletTransaction extends TransactionBase {
+  kind: 'ewallet';
+  details: { payOption: string; fee?: FeeSnapshot };
+}
+export type TransactionRecord = QrisTransaction | VaTransaction | EwalletTransaction;`,
+  );
+}
+
+/** The type errors of the registry and the switch, as `file: message` lines. */
+function typeErrors(patch: (records: string) => string): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(ROOT, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+    },
+  );
+  assert.ok(config);
+  const host = ts.createCompilerHost(config.options);
+  const read = (file: string): string | undefined => {
+    if (resolve(file) === SWITCH) return SWITCH_TEXT;
+    if (resolve(file) === RECORDS) return patch(readFileSync(RECORDS, 'utf8'));
+    return ts.sys.readFile(file);
+  };
+  host.readFile = read;
+  host.fileExists = (file) => resolve(file) === SWITCH || ts.sys.fileExists(file);
+  host.getSourceFile = (file, language) => {
+    const text = read(file);
+    return text === undefined ? undefined : ts.createSourceFile(file, text, language);
+  };
+  const program = ts.createProgram({ rootNames: [REGISTRY, SWITCH], options: config.options, host });
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map(
+      (d) =>
+        `${d.file ? d.file.fileName.slice(GATEWAY.length + 1) : '-'}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`,
+    );
+}
+
+describe('a payment method without its module or its case', () => {
+  it('compiles as the methods are now', () => {
+    assert.deepEqual(
+      typeErrors((records) => records),
+      [],
+    );
+  });
+
+  it('does not compile once a third kind of transaction exists', () => {
+    const errors = typeErrors(withThirdKind);
+    assert.ok(
+      errors.some((e) => e.startsWith('src/methods/index.ts:') && e.includes('ewallet')),
+      `the registry names the missing method:\n${errors.join('\n')}`,
+    );
+    assert.ok(
+      errors.some((e) => e.startsWith('test/methods/switch-fixture.ts:') && e.includes('EwalletTransaction')),
+      `the switch names the missing case:\n${errors.join('\n')}`,
+    );
+  });
+});

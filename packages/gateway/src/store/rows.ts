@@ -1,4 +1,5 @@
 import type { TransactionStatus } from '@snapgate/snap';
+import { parseTransactionKind } from '../methods/index.ts';
 import type {
   IdempotencyRecord,
   MovedNotification,
@@ -13,7 +14,6 @@ import type {
   StoredAttempt,
   TransactionDetails,
   TransactionFilter,
-  TransactionKind,
   TransactionRecord,
   TransactionUpdate,
   VaPaymentRecord,
@@ -55,7 +55,7 @@ export function transactionFromRow(r: Row): TransactionRecord {
   return {
     referenceNo: String(r.reference_no),
     merchantId: String(r.merchant_id),
-    kind: r.kind as TransactionKind,
+    kind: parseTransactionKind(r.kind),
     partnerReferenceNo: String(r.partner_reference_no),
     status: r.status as TransactionStatus,
     statusDesc: strOrNull(r.status_desc),
@@ -194,7 +194,7 @@ export function movedNotificationFromRow(r: Row): MovedNotification {
     id: String(r.id),
     referenceNo: String(r.reference_no),
     merchantId: String(r.merchant_id),
-    kind: r.kind as TransactionKind,
+    kind: r.kind === 'transfer' ? 'transfer' : parseTransactionKind(r.kind),
     txnSeq: num(r.txn_seq),
     latestStatus: r.latest_status as TransactionStatus,
     state: r.state as NotificationState,

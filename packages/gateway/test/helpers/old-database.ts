@@ -6,11 +6,14 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createTestDatabase } from './postgres.ts';
+import type { RawSql } from './raw-sql.ts';
 import type { StoreUnderTest } from './store-under-test.ts';
 
 /** A database an older snapgate left: `open` is the current store on it, which migrates the rest of the way. */
 export interface OldDatabase {
   open(): Promise<Store & { close(): Promise<void> | void }>;
+  /** Raw SQL on it (`?` placeholders on both engines), with its foreign keys enforced, for what no store verb may do. */
+  raw(): Promise<RawSql>;
   cleanup(): Promise<void>;
 }
 
@@ -37,7 +40,20 @@ export async function oldDatabase(
     }
     for (const row of rows) db.exec(row);
     db.close();
-    return { open: async () => new SqliteStore({ file }), cleanup: async () => undefined };
+    return {
+      open: async () => new SqliteStore({ file }),
+      async raw() {
+        const db = new Database(file);
+        db.pragma('foreign_keys = ON');
+        db.pragma('busy_timeout = 5000');
+        return {
+          exec: async (sql, params = []) => void db.prepare(sql).run(...params),
+          all: async (sql, params = []) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
+          close: async () => void db.close(),
+        };
+      },
+      cleanup: async () => undefined,
+    };
   }
   const db = await createTestDatabase();
   const c = new pg.Client({ connectionString: db.url });
@@ -61,6 +77,19 @@ export async function oldDatabase(
       const store = new PostgresStore({ connectionString: db.url });
       await store.migrate();
       return store;
+    },
+    async raw() {
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      const numbered = (sql: string) => {
+        let n = 0;
+        return sql.replace(/\?/g, () => `$${++n}`);
+      };
+      return {
+        exec: async (sql, params = []) => void (await client.query(numbered(sql), params)),
+        all: async (sql, params = []) => (await client.query(numbered(sql), params)).rows,
+        close: () => client.end(),
+      };
     },
     cleanup: db.drop,
   };

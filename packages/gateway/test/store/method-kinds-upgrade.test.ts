@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { methodKindsUpgradeSuite } from './method-kinds-upgrade-suite.ts';
+
+methodKindsUpgradeSuite(SQLITE);

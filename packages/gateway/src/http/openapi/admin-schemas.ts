@@ -1,5 +1,6 @@
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import { merchantViewSchema } from '../../merchants/merchant-fields.ts';
+import { TRANSACTION_KINDS } from '../../methods/index.ts';
 import { providerViewSchema } from '../../providers/provider-fields.ts';
 import { DATE_TIME, T } from './admin-kit.ts';
 import { closed, fromZod, type JsonSchema, nullable, ref } from './kit.ts';
@@ -45,7 +46,10 @@ export const ADMIN_SCHEMAS: Record<string, JsonSchema> = {
   Transaction: closed({
     referenceNo: { type: 'string', description: 'The transaction’s; a transfer callback’s: the disbursement’s.' },
     merchantId: { type: 'string' },
-    kind: { enum: ['qris', 'va', 'transfer'], description: '`transfer`: a disbursement’s end (docs/payouts.md).' },
+    kind: {
+      enum: [...TRANSACTION_KINDS, 'transfer'],
+      description: '`transfer`: a disbursement’s end (docs/payouts.md).',
+    },
     partnerReferenceNo: { type: 'string', description: 'QRIS `partnerReferenceNo`, or VA `trxId`.' },
     status: { enum: Object.keys(TRANSACTION_STATUS) },
     statusDesc: nullable({ type: 'string' }),
@@ -65,7 +69,10 @@ export const ADMIN_SCHEMAS: Record<string, JsonSchema> = {
     id: { type: 'string', pattern: '^\\d+$', description: 'Sent as `X-EXTERNAL-ID` on every attempt.' },
     referenceNo: { type: 'string' },
     merchantId: { type: 'string' },
-    kind: { enum: ['qris', 'va'] },
+    kind: {
+      enum: [...TRANSACTION_KINDS, 'transfer'],
+      description: '`transfer`: a disbursement’s end (docs/payouts.md).',
+    },
     state: { enum: ['pending', 'delivering', 'retrying', 'delivered', 'superseded', 'dead'] },
     latestTransactionStatus: { enum: Object.keys(TRANSACTION_STATUS) },
     attemptCount: { type: 'integer', minimum: 0 },

@@ -1,4 +1,3 @@
-import { methodOf } from '../methods/index.ts';
 // Webhook certification of a merchant (sandbox mode only): real, signed callbacks about the
 // merchant's own sandbox transactions, driven through real status changes, then forgeries its
 // endpoint must refuse. Only the answers are judged.
@@ -12,6 +11,7 @@ import { callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from '../delive
 import { CallbackTokenFailed, createCallbackTokens } from '../delivery/callback-token.ts';
 import { ackRuleOf, createSender, type Sender, type SendResult } from '../delivery/send.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
+import { methodOf } from '../methods/index.ts';
 import { withIdempotency } from '../payments/idempotency.ts';
 import { newNotificationId } from '../payments/ids.ts';
 import { notificationBody, type Payer, serializeCallback } from '../payments/notification-body.ts';
@@ -65,7 +65,7 @@ export interface CertifiedTransaction {
   role: 'qris-paid' | 'qris-failed' | 'va-paid';
   referenceNo: string;
   partnerReferenceNo: string;
-  kind: 'qris' | 'va';
+  kind: TransactionKind;
   status: TransactionStatus;
 }
 

@@ -8,7 +8,7 @@ import {
   rsaSha256SignBase64,
   serviceStringToSign,
 } from '@snapgate/snap';
-import { methodOf } from '../methods/index.ts';
+import { isTransactionKind, methodOf } from '../methods/index.ts';
 import type { MerchantRecord, NotificationKind } from '../records/records.ts';
 
 /**
@@ -81,7 +81,10 @@ export const TRANSFER_CALLBACK_PATH = '/v1.0/transfer/notify';
 
 /** Where a merchant receives a kind of notification, or `undefined` when it has not said. */
 export function callbackUrlOf(merchant: MerchantRecord, kind: NotificationKind): string | undefined {
-  const method = kind === 'transfer' ? undefined : methodOf(kind);
+  const method = isTransactionKind(kind) ? methodOf(kind) : undefined;
+  // A notification of a kind this version does not know (written by a newer one) goes nowhere:
+  // its attempts say so, and it is retried until a version that knows it sends it.
+  if (!method && kind !== 'transfer') return undefined;
   const explicit = method ? merchant[method.callback.urlSetting] : (merchant.transferCallbackUrl ?? null);
   const path = method ? method.callback.path : TRANSFER_CALLBACK_PATH;
   if (explicit) return explicit;

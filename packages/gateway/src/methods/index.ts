@@ -12,7 +12,11 @@ const METHODS = { qris, va } as const satisfies { readonly [K in TransactionKind
 export const TRANSACTION_KINDS = Object.keys(METHODS) as [TransactionKind, ...TransactionKind[]];
 
 /** What a kind of payment is (its facts; for what takes a transaction, use methodOfTxn). */
-export const methodOf = (kind: TransactionKind): PaymentMethod => METHODS[kind];
+export function methodOf(kind: TransactionKind): PaymentMethod {
+  // Only a kind the compiler knows reaches here, but a value from outside may lie about its type.
+  if (!isTransactionKind(kind)) throw new TypeError(`unknown payment method ${JSON.stringify(kind)}`);
+  return METHODS[kind];
+}
 
 /** The method of this transaction, whose members take it. */
 export const methodOfTxn = (t: TransactionRecord): PaymentMethod => methodOf(t.kind);

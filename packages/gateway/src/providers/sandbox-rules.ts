@@ -71,8 +71,9 @@ export function sandboxOffers(t: TransactionRecord, now: number, serves: boolean
 /** How the page names the transaction in a sentence. */
 const named = (t: TransactionRecord) => methodOfTxn(t).named(t);
 const PAST: Record<SandboxVerb, string> = { pay: 'paid', pend: 'pended', fail: 'failed' };
-/** `paid, pended or failed`: what the sandbox could have done to one of its method. */
+/** Who acts in the sandbox for its method: `sandbox acquirer`, `sandbox bank`. */
 const who = (t: TransactionRecord) => methodOfTxn(t).provider.sandboxName;
+/** `paid, pended or failed`: what the sandbox could have done to one of its method. */
 const verbsDone = (t: TransactionRecord) =>
   methodOfTxn(t)
     .sandboxVerbs.map((v) => PAST[v])

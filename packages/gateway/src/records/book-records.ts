@@ -1,5 +1,6 @@
 // The books as stored (docs/books.md): ledger entries, settlements, reconciliation runs. Money is
 // integer sen (bigint) here; the doors write it as decimal strings.
+import type { TransactionKind } from './records.ts';
 
 /** Every kind of ledger entry (docs/books.md#ledger, docs/payouts.md#disbursements). */
 export const LEDGER_KINDS = [
@@ -171,7 +172,7 @@ export interface PaidTransaction {
   referenceNo: string;
   partnerReferenceNo: string;
   merchantId: string;
-  kind: 'qris' | 'va';
+  kind: TransactionKind;
   status: string;
   amount: string | null;
   paidAmount: string | null;

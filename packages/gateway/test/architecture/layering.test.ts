@@ -29,7 +29,7 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
  */
 const KIND_GUARDS: Record<string, number> = {
   'checkout/checkout-routes.ts': 1,
-  'console/pages/sandbox.ts': 1,
+  'console/pages/sandbox.ts': 2,
   'console/transaction-views.ts': 1,
   'http/routes/qr-image.ts': 1,
   'payments/notification-body.ts': 1,

@@ -224,6 +224,24 @@ describe('refund and cancel from a transaction page', browserSuite, () => {
     await page.goto(`${gw.url}/console/transactions/${ref}`);
     assert.equal(await page.$('#refund-form'), null);
     assert.equal(await page.$('#cancel-form input[name=reason]'), null, 'delete-va takes no reason');
+    // A refund sent anyway (a stale page, a hand-made form): refused in words, nothing changed.
+    const fields = Object.fromEntries(
+      await page.$$eval('#cancel-form input', (inputs) =>
+        inputs.map((i) => [(i as HTMLInputElement).name, (i as HTMLInputElement).value]),
+      ),
+    ) as Record<string, string>;
+    const refund = await page.request.post(`${gw.url}/console/transactions/${ref}/refund`, {
+      form: { ...fields, refundAmount: '1000.00' },
+      headers: { origin: gw.url },
+      maxRedirects: 0,
+    });
+    assert.equal(refund.status(), 303);
+    await page.goto(`${gw.url}${refund.headers().location}`);
+    assert.equal(
+      await text(page, '.flash.error'),
+      `The VA ${vaNo.trim()} (${ref}) is a virtual account: only a QRIS is refunded through snapgate.`,
+    );
+    assert.equal((await txn(ref)).refundedAmount.value, '0.00');
     await submit(page, 'button:text("Delete VA (05)")');
     assert.equal(
       await text(page, '.flash.ok'),

@@ -1,10 +1,11 @@
 // A payment method is one module (src/methods/), and forgetting one is a type error. This compiles
-// the methods' registry and a `switch` ending in assertNever twice, with TypeScript's own checker:
-// as they are (no error), and with a third kind of transaction added to records.ts in memory, as the
-// next method's first step would (the registry and the switch each fail, naming the missing kind).
-// Nothing is written: the added kind and the switch exist only in the compiler's host.
+// with TypeScript's own checker the methods' registry and a `switch` ending in assertNever, as they
+// are (no error), then the whole source tree with a third kind of transaction added to records.ts in
+// memory, as the next method's first step would: the registry, the switch, and every place of the
+// gateway that branches on the method fail, and no other. Nothing is written: the added kind and
+// the switch exist only in the compiler's host.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -39,14 +40,36 @@ function withThirdKind(records: string): string {
     union,
     `export interface EwalletTransaction extends TransactionBase {
   kind: 'ewallet';
-  details: { payOption: string; fee?: FeeSnapshot };
+  details: { payOption: string; payer?: Payer; additionalInfo?: Record<string, unknown>; fee?: FeeSnapshot };
 }
 export type TransactionRecord = QrisTransaction | VaTransaction | EwalletTransaction;`,
   );
 }
 
-/** The type errors of the registry and the switch, as `file: message` lines. */
-function typeErrors(patch: (records: string) => string): string[] {
+/**
+ * Where the gateway branches on a transaction's method: each must fail to compile until a new
+ * method has its case (a `switch` ending in assertNever, a table typed by every kind).
+ */
+const BRANCHES = [
+  'src/checkout/checkout-page.ts',
+  'src/checkout/checkout-routes.ts',
+  'src/checkout/checkout-state.ts',
+  'src/console/pages/sandbox.ts',
+  'src/console/pages/transaction-actions.ts',
+  'src/http/openapi/snap-document.ts',
+  'src/methods/index.ts',
+  'src/providers/reported-payment.ts',
+  'src/providers/sandbox-rules.ts',
+];
+
+/** Every source file of the gateway. */
+const sources = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+
+/** The type errors of `roots` (and what they import), as `file: message` lines. */
+function typeErrors(patch: (records: string) => string, roots = [REGISTRY, SWITCH]): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(
     join(ROOT, 'tsconfig.json'),
     {},
@@ -68,7 +91,7 @@ function typeErrors(patch: (records: string) => string): string[] {
     const text = read(file);
     return text === undefined ? undefined : ts.createSourceFile(file, text, language);
   };
-  const program = ts.createProgram({ rootNames: [REGISTRY, SWITCH], options: config.options, host });
+  const program = ts.createProgram({ rootNames: roots, options: config.options, host });
   return ts
     .getPreEmitDiagnostics(program)
     .map(
@@ -85,8 +108,8 @@ describe('a payment method without its module or its case', () => {
     );
   });
 
-  it('does not compile once a third kind of transaction exists', () => {
-    const errors = typeErrors(withThirdKind);
+  it('does not compile once a third kind of transaction exists, wherever the method decides', () => {
+    const errors = typeErrors(withThirdKind, [...sources(join(GATEWAY, 'src')), SWITCH]);
     assert.ok(
       errors.some((e) => e.startsWith('src/methods/index.ts:') && e.includes('ewallet')),
       `the registry names the missing method:\n${errors.join('\n')}`,
@@ -95,5 +118,7 @@ describe('a payment method without its module or its case', () => {
       errors.some((e) => e.startsWith('test/methods/switch-fixture.ts:') && e.includes('EwalletTransaction')),
       `the switch names the missing case:\n${errors.join('\n')}`,
     );
+    const failing = [...new Set(errors.map((e) => e.slice(0, e.indexOf(':'))))].sort();
+    assert.deepEqual(failing, [...BRANCHES, 'test/methods/switch-fixture.ts'].sort(), errors.join('\n'));
   });
 });

@@ -140,7 +140,7 @@ describe('a refused sandbox action, in plain words', () => {
     );
     assert.match(
       refusalText(txn('va', '06', { statusDesc: 'Expired' }), refusal('4042419', 'Invalid Bill/Virtual Account'), NOW),
-      /has expired \(at 2026-11-26 10:10:00 WIB\): it can no longer be paid/,
+      /has expired \(at 2026-11-26 10:10:00 WIB\): it can no longer be paid; nothing was changed\.$/,
     );
     assert.match(refusalText(txn('qris', '06', { statusDesc: 'Failed' }), conflict('x'), NOW), /has failed/);
   });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { oldDatabase } from '../helpers/old-database.ts';
+import type { RawSql } from '../helpers/raw-sql.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 const BEFORE = 38;
@@ -43,12 +44,37 @@ const OLD_ROWS: string[] = [
    VALUES ('17000000000000000001', '260101000000010001', '${M}', 'qris', 3, '04', '{"q":1}', 'delivered', 1, NULL, 30,
      31, 31),
           ('17000000000000000002', '260101000000020002', '${M}', 'va', 2, '00', '{"v":1}', 'retrying', 1, 5000, 40, 41,
+     NULL),
+          ('17000000000000000003', 'PO0000000001', '${M}', 'transfer', 1, '00', '{"t":1}', 'pending', 0, 6000, 50, 50,
      NULL)`,
   `INSERT INTO notification_attempts (notification_id, attempt_no, worker_id, started_at, url, request_headers,
      response_status, response_body, duration_ms, outcome, error)
    VALUES ('17000000000000000001', 1, 'w', 31, 'https://shop.test/q', '{}', 200, '{}', 3, 'acknowledged', NULL),
           ('17000000000000000002', 1, 'w', 41, 'https://shop.test/v', '{}', 500, '', 4, 'rejected', 'HTTP 500')`,
 ];
+
+/**
+ * The indexes, triggers and constraints of transactions and notifications, but for the CHECK on
+ * `kind` (the one thing migration 039 takes away), as the engine reports them.
+ */
+async function schemaOf(under: StoreUnderTest, sql: RawSql): Promise<string[]> {
+  const rows =
+    under.name === 'SQLite'
+      ? await sql.all(
+          `SELECT type || ' ' || name || ': ' || coalesce(sql, '') AS d FROM sqlite_master
+           WHERE tbl_name IN ('transactions', 'notifications') AND type IN ('index', 'trigger') ORDER BY name`,
+        )
+      : await sql.all(
+          `SELECT 'index ' || indexname || ': ' || indexdef AS d FROM pg_indexes
+             WHERE tablename IN ('transactions', 'notifications')
+           UNION ALL SELECT 'trigger ' || tgname || ': ' || pg_get_triggerdef(oid) FROM pg_trigger
+             WHERE tgrelid IN ('transactions'::regclass, 'notifications'::regclass) AND NOT tgisinternal
+           UNION ALL SELECT 'constraint ' || conname || ': ' || pg_get_constraintdef(oid) FROM pg_constraint
+             WHERE conrelid IN ('transactions'::regclass, 'notifications'::regclass) AND conname NOT LIKE '%kind_check'
+           ORDER BY 1`,
+        );
+  return rows.map((r) => String(r.d));
+}
 
 export function methodKindsUpgradeSuite(under: StoreUnderTest): void {
   describe(`payment methods without a two-value CHECK, upgraded (${under.name})`, () => {
@@ -89,6 +115,10 @@ export function methodKindsUpgradeSuite(under: StoreUnderTest): void {
           (await store.attemptsOf('17000000000000000001')).map((a) => a.outcome),
           ['acknowledged'],
         );
+        assert.deepEqual(
+          (await store.notificationsOf('PO0000000001')).map((n) => [n.kind, n.state]),
+          [['transfer', 'pending']],
+        );
       } finally {
         await store.close();
         await old.cleanup();
@@ -97,10 +127,15 @@ export function methodKindsUpgradeSuite(under: StoreUnderTest): void {
 
     it('keeps the rules, and reads a kind it does not know as an error', async () => {
       const old = await oldDatabase(under, dirOf('rules'), BEFORE, OLD_ROWS);
+      const before = await old.raw();
+      const schemaBefore = await schemaOf(under, before);
+      assert.ok(schemaBefore.length >= 10, schemaBefore.join('\n'));
+      await before.close();
       await (await old.open()).close();
       const sql = await old.raw();
       const store = await old.open();
       try {
+        assert.deepEqual(await schemaOf(under, sql), schemaBefore, 'every index, trigger and key is there as before');
         await assert.rejects(
           sql.exec(`INSERT INTO status_history (reference_no, seq, status, changed_at) VALUES ('NOPE', 1, '01', 1)`),
           /foreign key/i,
@@ -120,6 +155,14 @@ export function methodKindsUpgradeSuite(under: StoreUnderTest): void {
         // No CHECK refuses a method the code does not know: the store refuses to read it as one it does.
         await txn('260101000000040004', 'cheque', 'CHQ-1');
         await assert.rejects(store.findTransaction('260101000000040004'), /unknown payment method "cheque"/);
+        // A notification of such a kind stops nothing: it is read as it is, and delivery finds it no URL.
+        await sql.exec(
+          `INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
+             created_at, updated_at) VALUES ('17000000000000000004', '260101000000040004', ?, 'cheque', 1, '01', '{}',
+             'pending', 50, 50)`,
+          [M],
+        );
+        assert.equal((await store.findNotification('17000000000000000004'))?.kind, 'cheque');
       } finally {
         await sql.close();
         await store.close();

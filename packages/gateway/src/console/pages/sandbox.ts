@@ -137,7 +137,7 @@ ${transactionTable(rows, '/console', new Map(all.map((m) => [m.id, m.name])))}`,
       reply,
       'pay',
       async (t) =>
-        t.virtualAccountNo === null
+        t.kind !== 'va' || t.virtualAccountNo === null
           ? undefined
           : payer.payVa(t.virtualAccountNo, {
               ...(amount ? { amount } : {}),

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { fromMinorUnits, isMoneyValue, isSnapError, jakartaDay, SERVICE, toMinorUnits } from '@snapgate/snap';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { assertNever, methodOfTxn } from '../../methods/index.ts';
+import { assertNever, methodOf, methodOfTxn, TRANSACTION_KINDS } from '../../methods/index.ts';
 import { isDue } from '../../payments/expiry.ts';
 import type { SnapResponse } from '../../payments/idempotency.ts';
 import type { QrisService } from '../../payments/qris-service.ts';
@@ -42,6 +42,10 @@ type RecordFor = Parameters<QrisService['cancel']>[1];
 
 const txnHref = (referenceNo: string) => `/console/transactions/${encodeURIComponent(referenceNo)}`;
 const named = (t: TransactionRecord) => methodOfTxn(t).named(t);
+/** The methods refunded through snapgate, as a sentence names them: `QRIS`. */
+const REFUNDABLE = TRANSACTION_KINDS.filter((k) => methodOf(k).refundable)
+  .map((k) => methodOf(k).label.short)
+  .join(' or a ');
 const DEFAULT_REFUND_REASON = 'refunded by the gateway operator';
 const DEFAULT_CANCEL_REASON = 'cancelled by the gateway operator';
 /** A VA delete carries no reason (SNAP's delete-va has none): its history says who deleted it. */
@@ -127,7 +131,7 @@ function stateText(t: TransactionRecord, verb: 'refund' | 'cancel'): string {
   const ended = t.statusDesc === 'Expired' ? 'expired' : 'failed';
   if (verb === 'refund') {
     if (!methodOfTxn(t).refundable)
-      return `${name} is a ${methodOfTxn(t).label.long.toLowerCase()}: it is not refunded through snapgate.`;
+      return `${name} is a ${methodOfTxn(t).label.long.toLowerCase()}: only a ${REFUNDABLE} is refunded through snapgate.`;
     switch (t.status) {
       case '04':
         return `${name} is already refunded in full: nothing remains to refund.`;
@@ -197,6 +201,18 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
     return JSON.parse(r.body) as Record<string, unknown>;
   }
 
+  /** The merchant's own refund call of the transaction's method; none for a method not refunded. */
+  function refundDoorOf(t: TransactionRecord): { serviceCode: string; run: Parameters<typeof call>[5] } | undefined {
+    switch (t.kind) {
+      case 'qris':
+        return { serviceCode: SERVICE.qrisRefund, run: (ctx, recordFor) => qris.refund(ctx, recordFor) };
+      case 'va':
+        return undefined;
+      default:
+        return assertNever(t, 'payment method');
+    }
+  }
+
   /**
    * A refund or a cancel refused: for the state of the transaction (409), said on its page; for what
    * was typed (400), the form again, as typed, with the problem. Audited as refused either way.
@@ -238,7 +254,8 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
       const t = (await transactions.detail(pages.callerOf(request), request.params.referenceNo)).transaction;
       const action = 'console: refund';
       const back = txnHref(t.referenceNo);
-      if (!methodOfTxn(t).refundable) {
+      const door = refundDoorOf(t);
+      if (!door) {
         return pages.refused(request, reply, back, stateText(t, 'refund'), {
           status: 409,
           action,
@@ -254,7 +271,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
         answer = await call(
           request,
           t,
-          SERVICE.qrisRefund,
+          door.serviceCode,
           {
             originalReferenceNo: t.referenceNo,
             originalPartnerReferenceNo: t.partnerReferenceNo,
@@ -263,7 +280,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
             reason: blank(fields.reason) ?? DEFAULT_REFUND_REASON,
           },
           once,
-          (ctx, recordFor) => qris.refund(ctx, recordFor),
+          door.run,
         );
       } catch (e) {
         const now = await reread(request, t);
@@ -286,7 +303,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
         },
       });
       const left = remainingOf(after);
-      const what = `Refunded ${rupiah(refundAmount)} of QRIS ${t.referenceNo} (refund ${String(answer.refundNo)}, partnerRefundNo ${partnerRefundNo})`;
+      const what = `Refunded ${rupiah(refundAmount)} of ${named(t)} (refund ${String(answer.refundNo)}, partnerRefundNo ${partnerRefundNo})`;
       return pages.done(
         request,
         reply,
@@ -385,8 +402,8 @@ export function transactionActions(t: TransactionRecord, csrf: string, now: numb
 <label>Amount to refund (refundAmount)<input name="refundAmount" inputmode="decimal" value="${typedValue('refund', 'refundAmount', remaining)}"></label>
 <label>Refund number (partnerRefundNo; empty: the console makes one)<input name="partnerRefundNo" value="${typedValue('refund', 'partnerRefundNo')}"></label>
 <label>Reason<input name="reason" value="${typedValue('refund', 'reason')}" placeholder="${DEFAULT_REFUND_REASON}"></label>
-<p class="muted">At most ${rupiah(remaining)} remains refundable (paid ${rupiah(t.paidAmount ?? t.amount)}, refunded ${rupiah(t.refundedAmount)}). The fee is not returned. Refunding the whole amount makes the QRIS 04 Refunded and notifies its merchant.</p>
-<div class="actions"><button type="submit" class="danger" data-confirm="Refund this amount of QRIS ${t.referenceNo}? The money goes back to the payer.">Refund</button></div>
+<p class="muted">At most ${rupiah(remaining)} remains refundable (paid ${rupiah(t.paidAmount ?? t.amount)}, refunded ${rupiah(t.refundedAmount)}). The fee is not returned. Refunding the whole amount makes it 04 Refunded and notifies its merchant.</p>
+<div class="actions"><button type="submit" class="danger" data-confirm="Refund this amount of ${named(t)}? The money goes back to the payer.">Refund</button></div>
 </form>`);
   }
   const c = cancelWords(t);

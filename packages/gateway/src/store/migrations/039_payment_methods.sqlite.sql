@@ -31,7 +31,15 @@ CREATE TABLE transactions (
   checkout_id          TEXT,
   UNIQUE (merchant_id, kind, partner_reference_no)
 ) STRICT;
-INSERT INTO transactions SELECT * FROM transactions_kept;
+INSERT INTO transactions (
+  reference_no, merchant_id, kind, partner_reference_no, status, status_desc, seq, amount,
+  currency, paid_amount, refunded_amount, fee_amount, virtual_account_no, bill_number, expires_at,
+  paid_at, details, created_at, updated_at, payment_entry_id, checkout_id)
+SELECT
+  reference_no, merchant_id, kind, partner_reference_no, status, status_desc, seq, amount,
+  currency, paid_amount, refunded_amount, fee_amount, virtual_account_no, bill_number, expires_at,
+  paid_at, details, created_at, updated_at, payment_entry_id, checkout_id
+FROM transactions_kept;
 DROP TABLE transactions_kept;
 CREATE INDEX transactions_by_merchant ON transactions (merchant_id, created_at, reference_no);
 CREATE INDEX transactions_by_time ON transactions (created_at, reference_no);
@@ -63,7 +71,15 @@ CREATE TABLE notifications (
   last_error      TEXT,
   request_id      TEXT
 ) STRICT;
-INSERT INTO notifications SELECT * FROM notifications_kept;
+INSERT INTO notifications (
+  id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state, attempt_count,
+  next_attempt_at, claimed_by, lease_until, created_at, updated_at, delivered_at, last_error,
+  request_id)
+SELECT
+  id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state, attempt_count,
+  next_attempt_at, claimed_by, lease_until, created_at, updated_at, delivered_at, last_error,
+  request_id
+FROM notifications_kept;
 DROP TABLE notifications_kept;
 CREATE INDEX notifications_due ON notifications (next_attempt_at) WHERE state IN ('pending', 'retrying');
 CREATE INDEX notifications_by_txn ON notifications (reference_no, txn_seq);

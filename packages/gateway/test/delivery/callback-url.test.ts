@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { callbackUrlOf } from '../../src/delivery/callback-signing.ts';
-import type { MerchantRecord } from '../../src/records/records.ts';
+import type { MerchantRecord, NotificationKind } from '../../src/records/records.ts';
 
 const m = (over: Partial<MerchantRecord>) =>
   ({ callbackBaseUrl: null, qrisCallbackUrl: null, vaCallbackUrl: null, ...over }) as MerchantRecord;
@@ -29,5 +29,10 @@ describe('where a callback goes (docs/protocol.md#callbacks)', () => {
       'https://b.example/va',
     );
     assert.equal(callbackUrlOf(m({}), 'qris'), undefined);
+  });
+  it('has none for a kind this version does not know, never another kind’s', () => {
+    const merchant = m({ callbackBaseUrl: 'https://a.example', transferCallbackUrl: 'https://b.example/t' });
+    assert.equal(callbackUrlOf(merchant, 'cheque' as NotificationKind), undefined);
+    assert.equal(callbackUrlOf(merchant, 'transfer'), 'https://b.example/t');
   });
 });

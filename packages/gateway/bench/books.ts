@@ -22,12 +22,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { createLedgerService } from '../src/books/ledger-service.ts';
 import { settlementEntry } from '../src/books/postings.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
+import { postgresRawSql } from '../test/helpers/raw-sql.ts';
 import { benchMerchant, fmt, freshPostgres, table } from './bench-kit.ts';
 
 const SMALL = 1_000;
@@ -95,18 +95,13 @@ async function openPostgres(baseUrl: string): Promise<Bench> {
   const db = await freshPostgres(baseUrl);
   const store = new PostgresStore({ connectionString: db.url, statementTimeoutMs: 600_000 });
   await store.migrate();
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  const numbered = (sql: string) => {
-    let n = 0;
-    return sql.replace(/\?/g, () => `$${++n}`);
-  };
+  const raw = await postgresRawSql(db.url);
   return {
     store,
-    exec: async (sql, params = []) => void (await client.query(numbered(sql), params)),
-    all: async (sql, params = []) => (await client.query(numbered(sql), params)).rows,
+    exec: raw.exec,
+    all: raw.all,
     async close() {
-      await client.end();
+      await raw.close();
       await store.close();
       await db.drop();
     },

@@ -6,7 +6,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createTestDatabase } from './postgres.ts';
-import type { RawSql } from './raw-sql.ts';
+import { postgresRawSql, type RawSql, sqliteRawSql } from './raw-sql.ts';
 import type { StoreUnderTest } from './store-under-test.ts';
 
 /** A database an older snapgate left: `open` is the current store on it, which migrates the rest of the way. */
@@ -42,16 +42,7 @@ export async function oldDatabase(
     db.close();
     return {
       open: async () => new SqliteStore({ file }),
-      async raw() {
-        const db = new Database(file);
-        db.pragma('foreign_keys = ON');
-        db.pragma('busy_timeout = 5000');
-        return {
-          exec: async (sql, params = []) => void db.prepare(sql).run(...params),
-          all: async (sql, params = []) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
-          close: async () => void db.close(),
-        };
-      },
+      raw: async () => sqliteRawSql(file, { foreignKeys: true }),
       cleanup: async () => undefined,
     };
   }
@@ -78,19 +69,7 @@ export async function oldDatabase(
       await store.migrate();
       return store;
     },
-    async raw() {
-      const client = new pg.Client({ connectionString: db.url });
-      await client.connect();
-      const numbered = (sql: string) => {
-        let n = 0;
-        return sql.replace(/\?/g, () => `$${++n}`);
-      };
-      return {
-        exec: async (sql, params = []) => void (await client.query(numbered(sql), params)),
-        all: async (sql, params = []) => (await client.query(numbered(sql), params)).rows,
-        close: () => client.end(),
-      };
-    },
+    raw: () => postgresRawSql(db.url),
     cleanup: db.drop,
   };
 }

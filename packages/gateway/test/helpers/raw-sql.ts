@@ -22,17 +22,7 @@ export async function gatewayWithRawSql(
     const store = new PostgresStore({ connectionString: db.url });
     await store.migrate();
     const gw = await startGateway({ store });
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    const numbered = (sql: string) => {
-      let n = 0;
-      return sql.replace(/\?/g, () => `$${++n}`);
-    };
-    const raw: RawSql = {
-      exec: async (sql, params = []) => void (await client.query(numbered(sql), params)),
-      all: async (sql, params = []) => (await client.query(numbered(sql), params)).rows,
-      close: () => client.end(),
-    };
+    const raw = await postgresRawSql(db.url);
     return {
       gw,
       raw,
@@ -44,13 +34,7 @@ export async function gatewayWithRawSql(
     };
   }
   const gw = await startGateway();
-  const db = new Database(join(gw.dir, 'snapgate.db'));
-  db.pragma('busy_timeout = 5000');
-  const raw: RawSql = {
-    exec: async (sql, params = []) => void db.prepare(sql).run(...params),
-    all: async (sql, params = []) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
-    close: async () => void db.close(),
-  };
+  const raw = sqliteRawSql(join(gw.dir, 'snapgate.db'));
   return {
     gw,
     raw,
@@ -58,5 +42,35 @@ export async function gatewayWithRawSql(
       await raw.close();
       await gw.close();
     },
+  };
+}
+
+/** Raw SQL on a PostgreSQL database, its `?` placeholders numbered as PostgreSQL wants them. */
+export async function postgresRawSql(url: string): Promise<RawSql> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const numbered = (sql: string) => {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${++n}`);
+  };
+  return {
+    exec: async (sql, params = []) => void (await client.query(numbered(sql), params)),
+    all: async (sql, params = []) => (await client.query(numbered(sql), params)).rows,
+    close: () => client.end(),
+  };
+}
+
+/**
+ * Raw SQL on a SQLite file beside its gateway, waiting for the gateway's writes; with
+ * `foreignKeys`, its foreign keys are enforced as the gateway's own connections enforce them.
+ */
+export function sqliteRawSql(file: string, options: { foreignKeys?: boolean } = {}): RawSql {
+  const db = new Database(file);
+  if (options.foreignKeys) db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  return {
+    exec: async (sql, params = []) => void db.prepare(sql).run(...params),
+    all: async (sql, params = []) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>,
+    close: async () => void db.close(),
   };
 }

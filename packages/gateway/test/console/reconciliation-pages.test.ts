@@ -67,6 +67,18 @@ describe('the console’s page of a reconciliation run, a page of problems at a 
     assert.equal(start, `/console/books/reconciliations/${runId}#h-problems`, 'back to the first page, no cursor');
   });
 
+  it('offers Apply only for a transaction the gateway knows', async () => {
+    const first = await getPage(gw.url, session, `/console/books/reconciliations/${runId}`);
+    const second = await getPage(gw.url, session, linkOf(first.text, 'problems-next') as string);
+    const last = await getPage(gw.url, session, linkOf(second.text, 'problems-next') as string);
+    const rowOf = (line: number) => new RegExp(`<tr id="line-${line}"[^]*?</tr>`).exec(last.text)?.[0] ?? '';
+    assert.match(rowOf(OPEN_LINE), new RegExp(`/problems/${OPEN_LINE}/apply`));
+    for (const unknown of [101, 120]) {
+      assert.doesNotMatch(rowOf(unknown), /\/apply"/, `line ${unknown}: CONSOLE-UNKNOWN-${unknown}`);
+      assert.match(rowOf(unknown), /unknown to the gateway: nothing to apply/);
+    }
+  });
+
   it('applies a problem of the last page and comes back to that page', async () => {
     const first = await getPage(gw.url, session, `/console/books/reconciliations/${runId}`);
     const second = await getPage(gw.url, session, linkOf(first.text, 'problems-next') as string);

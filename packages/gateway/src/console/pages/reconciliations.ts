@@ -220,6 +220,8 @@ function problemTable(run: Run, page: ProblemPage, cursor: string | undefined, c
     const at = p.resolvedAt;
     if (at !== undefined) return html`${badge('applied', 'applied')} <span class="muted">${jakartaTime(at)}</span>`;
     if (p.type !== 'missing_at_gateway' || p.line === null) return '';
+    // The gateway has no transaction of that reference (nothing it knew was open): nothing to apply.
+    if (p.expected === undefined) return html`<span class="muted">unknown to the gateway: nothing to apply</span>`;
     if (!csrf) return badge('open', 'not applied');
     return html`<form method="post" action="${runHref(run.id)}/problems/${p.line}/apply" class="inline" data-confirm="Apply line ${p.line}? ${p.referenceNo ?? 'The transaction'} becomes paid (00) and its merchant is notified.">${csrfField(csrf)}${cursorField}<button type="submit">Apply line ${p.line}</button></form>`;
   };

@@ -104,12 +104,11 @@ ${
     const before = cutoffMs === undefined ? 'before now' : `before ${jakartaTime(cutoffMs)}`;
     const only = made.length === 1 ? made[0] : undefined;
     if (only) {
-      const n = `${only.count} ${only.count === 1 ? 'entry' : 'entries'}`;
       return pages.done(
         request,
         reply,
         settlementHref('operator', only.id),
-        `Settled: ${n} (payments and refunds ${before}) in this open settlement.`,
+        `Settled: ${takenText(only)} ${before}, in this open settlement.`,
       );
     }
     if (made.length === 0)
@@ -292,4 +291,20 @@ function payoutForm(s: SettlementRecord, csrf: string): Html {
 <form method="post" action="${settlementHref('operator', s.id)}/payout" class="filters" data-confirm="Record this settlement as paid out?">${csrfField(csrf)}
 <label>Bank reference<input name="bankReference" required maxlength="64" autocomplete="off" placeholder="TRF-20260115-0001"></label>
 <button type="submit">Record payout</button></form></section>`;
+}
+
+/**
+ * What a settlement took, in words: its payments by number, what it netted against them by amount
+ * (`count` is the payments alone: a refund or a disbursement is not one of them).
+ */
+function takenText(s: SettlementRecord): string {
+  const less = [
+    s.refundsSen > 0n ? `${rupiah(money(s.refundsSen))} of refunds` : '',
+    s.disbursedSen > 0n ? `${rupiah(money(s.disbursedSen))} of disbursements` : '',
+  ].filter((t) => t !== '');
+  return [
+    `${s.count} ${s.count === 1 ? 'payment' : 'payments'}`,
+    less.length > 0 ? `, less ${less.join(' and ')}` : '',
+    s.returnedSen > 0n ? `, plus ${rupiah(money(s.returnedSen))} of disbursements returned` : '',
+  ].join('');
 }

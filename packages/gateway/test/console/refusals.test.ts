@@ -176,4 +176,26 @@ describe('a refused form is audited as refused, with its 4xx status', () => {
     const row = await refusedRow('console: POST /console/merchants/:id/status');
     assert.equal(row.httpStatus, 400);
   });
+
+  it('a bank reference refused: the payout form again (400), as typed, with why; nothing paid', async () => {
+    const caller = await authenticate(gw.url, merchant);
+    const g = await snapCall(gw.url, caller, '/api/snap/v1.0/qr/qr-mpm-generate', {
+      partnerReferenceNo: 'REFUSE-PAYOUT-1',
+      amount: { value: '5000.00', currency: 'IDR' },
+    });
+    assert.equal(g.status, 200, g.text);
+    assert.equal((await gw.admin('POST', `/sandbox/qris/${g.body.referenceNo}/pay`, {})).status, 200);
+    const settled = await gw.admin('POST', '/settlements', { merchantId: merchant.id });
+    assert.equal(settled.status, 201, JSON.stringify(settled.body));
+    const id = settled.body.items[0].id as string;
+    const res = await postForm(gw.url, session, `/console/books/settlements/${id}/payout`, {
+      bankReference: 'TRF 2026 bad',
+    });
+    assert.equal(res.status, 400);
+    const page = await res.text();
+    assert.match(page, /<input name="bankReference"[^>]* value="TRF 2026 bad" aria-invalid="true">/);
+    assert.match(page, /Not paid out:[^]*bankReference: letters, digits and \. \/ : - _ only\./);
+    assert.equal((await refusedRow('console: pay out settlement', id)).httpStatus, 400);
+    assert.equal((await gw.admin('GET', `/settlements/${id}`)).body.status, 'open');
+  });
 });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { money } from '../../books/ledger-service.ts';
 import { settlementView } from '../../books/settlement-service.ts';
 import { scopeCovers } from '../../http/admin-auth.ts';
@@ -17,7 +17,7 @@ import {
 import { asConsoleError, blank, ConsoleError, formOf, issuesOf, PAGE, q, sendAttachment } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import { type PayoutRecord, payoutHref } from '../payout-views.ts';
-import { csrfField } from '../views.ts';
+import { csrfField, formProblems } from '../views.ts';
 
 const SETTLE = '/admin/v1/settlements';
 const PAYOUT = '/admin/v1/settlements/:id/payout';
@@ -121,8 +121,14 @@ ${
     );
   });
 
-  op.get<{ Params: { id: string } }>('/books/settlements/:id', { config }, async (request, reply) => {
-    const { settlement: s, entries } = await settlements.show(pages.callerOf(request), request.params.id);
+  /** A settlement's page; with `typed`, the payout form refused for what was typed, as typed (400). */
+  async function showSettlement(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    typed?: TypedPayout,
+  ): Promise<FastifyReply> {
+    const { settlement: s, entries } = await settlements.show(pages.callerOf(request), id);
     const [merchant, banks] = await Promise.all([
       merchants.find(s.merchantId),
       pages.deps.providers.list({ limit: 500 }),
@@ -143,14 +149,19 @@ ${
 ${settlementSummary(s, { id: s.merchantId, name: merchant?.name ?? s.merchantId })}
 <p class="actions"><a class="button secondary" id="report-link" href="${settlementHref('operator', s.id)}/report.csv" download>Download report (CSV)</a></p></section>
 ${open && pages.can(request, 'POST', PAYOUT) ? bankPayoutForm(s, merchant, csrf, approvalAbove) : ''}
-${open && mayMarkByHand(pages, request) ? payoutForm(s, csrf) : ''}
+${open && mayMarkByHand(pages, request) ? payoutForm(s, csrf, typed) : ''}
 ${s.status === 'paying' && s.payoutId !== null ? payingCard(s.payoutId) : ''}
 </div>
 <section aria-labelledby="h-entries"><h2 id="h-entries">Entries</h2>
 <p class="muted">The payments and refunds this settlement took: its net is their sum, less fees.</p>
 ${ledgerTable(entries, 'operator', undefined, names)}</section>`,
+      typed ? 400 : 200,
     );
-  });
+  }
+
+  op.get<{ Params: { id: string } }>('/books/settlements/:id', { config }, (request, reply) =>
+    showSettlement(request, reply, request.params.id),
+  );
 
   op.get<{ Params: { id: string } }>('/books/settlements/:id/report.csv', { config }, async (request, reply) => {
     const { settlement, csv } = await settlements.report(pages.callerOf(request), request.params.id);
@@ -172,11 +183,12 @@ ${ledgerTable(entries, 'operator', undefined, names)}</section>`,
     const action = 'console: pay out settlement';
     const parsed = payoutBody.safeParse({ bankReference: fields.bankReference ?? '' });
     if (!parsed.success) {
-      const why = parsed.error.issues.map((i) => i.message).join('; ');
-      return pages.refused(request, reply, back, `Not paid out: the bank reference is not valid (${why}).`, {
-        status: 400,
-        action,
-        target: request.params.id,
+      // What was typed comes back as typed, with what is wrong with it: nothing to type again.
+      const problems = parsed.error.issues.map((i) => `bankReference: ${i.message}.`);
+      await pages.refusedForm(request, { status: 400, action, target: request.params.id }, problems);
+      return showSettlement(request, reply, request.params.id, {
+        bankReference: fields.bankReference ?? '',
+        problems,
       });
     }
     let s: SettlementRecord;
@@ -285,11 +297,18 @@ function payingCard(payoutId: string): Html {
 <p>Payout <a href="${payoutHref('operator', payoutId)}">${payoutId}</a> is under way through the bank, or awaits approval. Its page shows where it stands (opening it asks the bank), and every exchange with the bank.</p></section>`;
 }
 
-function payoutForm(s: SettlementRecord, csrf: string): Html {
+/** A payout form refused for what was typed: the bank reference as typed, and why. */
+interface TypedPayout {
+  bankReference: string;
+  problems: readonly string[];
+}
+
+function payoutForm(s: SettlementRecord, csrf: string, typed?: TypedPayout): Html {
   return html`<section class="card" aria-labelledby="h-payout"><h2 id="h-payout">Record a payout made by hand</h2>
 <p class="muted">Once a bank transfer of the net to the merchant is made outside the gateway, record it here with the bank's reference. A settlement is paid out once.</p>
+${typed ? formProblems('Not paid out:', typed.problems) : ''}
 <form method="post" action="${settlementHref('operator', s.id)}/payout" class="filters" data-confirm="Record this settlement as paid out?">${csrfField(csrf)}
-<label>Bank reference<input name="bankReference" required maxlength="64" autocomplete="off" placeholder="TRF-20260115-0001"></label>
+<label>Bank reference<input name="bankReference" required maxlength="64" autocomplete="off" placeholder="TRF-20260115-0001" value="${typed?.bankReference ?? ''}"${typed ? html` aria-invalid="true"` : ''}></label>
 <button type="submit">Record payout</button></form></section>`;
 }
 

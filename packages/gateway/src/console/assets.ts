@@ -77,6 +77,8 @@ button[disabled] { opacity: .6; cursor: progress; }
 .badge.awaiting_approval { background: #6b3d00; color: #fff; font-weight: 600; }
 tr.awaiting td { background: #fff8e6; }
 td.ids { overflow-wrap: anywhere; min-width: 12ch; }
+/* Help text quoting a CSV header or an id: it breaks rather than push the page sideways. */
+main code { overflow-wrap: anywhere; }
 .flash.warn { background: #fff1d6; border: 1px solid #e0b96a; }
 .exchange h3 { margin-top: 0; }
 h4 { font-size: 14px; margin: 10px 0 4px; }

@@ -98,14 +98,14 @@ export function settlementTable(rows: SettlementRecord[], area: BookArea, names?
 <tbody>${rows.map(
     (s) => html`<tr>
 <td data-label="Created">${jakartaTime(s.createdAt)}</td>
-<td data-label="Settlement"><a href="${settlementHref(area, s.id)}">${s.id}</a></td>
+<td data-label="Settlement" class="ids"><a href="${settlementHref(area, s.id)}">${s.id}</a></td>
 ${names ? html`<td data-label="Merchant">${names.get(s.merchantId) ?? s.merchantId}</td>` : ''}
 <td data-label="Cutoff" class="hide-narrow">${jakartaTime(s.cutoff)}</td>
 <td data-label="Payments" class="num">${s.count}</td>
 <td data-label="Gross" class="num hide-narrow">${sen(s.grossSen)}</td><td data-label="Fees" class="num hide-narrow">${sen(s.feesSen)}</td><td data-label="Refunds" class="num hide-narrow">${sen(s.refundsSen)}</td>
 <td data-label="Net" class="num amount">${sen(s.netSen)}</td>
 <td data-label="Status" class="status">${settlementBadge(s)}</td>
-<td data-label="Payout" class="hide-narrow">${s.payoutId === null ? '' : payoutLink(area, s.payoutId)}</td></tr>`,
+<td data-label="Payout" class="ids hide-narrow">${s.payoutId === null ? '' : payoutLink(area, s.payoutId)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 

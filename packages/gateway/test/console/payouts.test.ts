@@ -498,6 +498,9 @@ describe('payouts in the web console and the portal, in Chromium', browserSuite,
     // The settlements say how each was paid out, and link the payout.
     await portal.click('header nav a:text("Settlements")');
     await portal.waitForURL(/\/console\/portal\/settlements$/);
+    // Its long settlement and payout ids break inside their cells: every column on screen at 1366 px.
+    assert.deepEqual(await sideways(portal), [], 'the portal’s settlements at 1366 px');
+    assert.ok(await portal.isVisible(`#settlements td[data-label="Status"]`));
     assert.equal(
       await portal.getAttribute(`#settlements a:text("${first.payoutId}")`, 'href'),
       `/console/portal/payouts#${first.payoutId}`,

@@ -134,6 +134,9 @@ describe('the console and the portal at phone width', browserSuite, () => {
     await page.setViewportSize(PHONE);
     const paths = await pagesOf('/console/overview', 'header nav a', 'main table a[href^="/console/"]');
     assert.ok(paths.length >= 10, paths.join(' '));
+    // The books' pages reached through their tabs, not the menu: the settlements and a provider's reconciliation.
+    const acquirer = (await gw.store.getSetting('sandbox_acquirer_provider_id')) as string;
+    paths.push('/console/books/settlements', `/console/books/reconciliations/providers/${acquirer}`);
     assert.ok(paths.includes(`/console/transactions/${paidRef}`), paths.join(' '));
     const problems: string[] = [];
     for (const path of paths) {

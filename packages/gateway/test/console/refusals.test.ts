@@ -194,7 +194,7 @@ describe('a refused form is audited as refused, with its 4xx status', () => {
     assert.equal(res.status, 400);
     const page = await res.text();
     assert.match(page, /<input name="bankReference"[^>]* value="TRF 2026 bad" aria-invalid="true">/);
-    assert.match(page, /Not paid out:[^]*bankReference: letters, digits and \. \/ : - _ only\./);
+    assert.match(page, /Not paid out:[\s\S]*bankReference: letters, digits and \. \/ : - _ only\./);
     assert.equal((await refusedRow('console: pay out settlement', id)).httpStatus, 400);
     assert.equal((await gw.admin('GET', `/settlements/${id}`)).body.status, 'open');
   });

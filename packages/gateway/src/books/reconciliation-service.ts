@@ -3,7 +3,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { compareMoney, type TransactionStatus } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
+import { auditorOf, type Caller } from '../operators/caller.ts';
 import type {
+  AppliedFromReport,
   PaidTransaction,
   ReconciliationRecord,
   ReconciliationResolution,
@@ -33,7 +35,7 @@ export type ApplyReportedPayment = (
   provider: ProviderRecord,
   txn: TransactionRecord,
   reported: { amount: string; providerReference: string | null; source: string },
-  at: { now: number; requestId: string },
+  at: { now: number; requestId: string; applied: AppliedFromReport },
 ) => Promise<{ applied: true } | { applied: false; responseCode: string; responseMessage: string }>;
 
 type ReconciliationStore = Pick<ClientStore, 'findProviderById'> &
@@ -226,7 +228,7 @@ export function createReconciliationService(deps: {
      * reported amount, as the provider would have: status 00, its ledger entry, the merchant's
      * callback. Anything else, or a problem applied already, is a conflict.
      */
-    async apply(id: string, line: number, requestId: string): Promise<ReconciliationResolution> {
+    async apply(caller: Caller, id: string, line: number, requestId: string): Promise<ReconciliationResolution> {
       const run = await store.findReconciliation(id);
       if (!run) throw notFound('reconciliation');
       const problem = await store.findReconciliationProblem(id, line);
@@ -253,7 +255,7 @@ export function createReconciliationService(deps: {
         txn,
         // A colon no provider's X-EXTERNAL-ID may hold: never a provider's own idempotency key.
         { ...reported, source: `reconciliation:${id.slice(4, 24)}-${line}` },
-        { now, requestId },
+        { now, requestId, applied: { by: `admin key ${auditorOf(caller).keyName}`, reconciliationId: id, line } },
       );
       if (!outcome.applied) {
         throw conflict(

@@ -53,6 +53,8 @@ export function isLive(deliveries: readonly Delivery[], now: number): boolean {
 
 const PROVIDER_ID = /\b(acquirer|bank|provider) ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/gi;
 const BANK_CODE = /\bbank (\d{3})\b/g;
+/** Who applied a payment from a provider's report (`by admin key ops (`): the operator's business. */
+const APPLIED_BY = / by admin key [^(]* \(/;
 
 /**
  * A status change's reason as its reader should see it: an operator gets the provider's name
@@ -65,7 +67,12 @@ export function reasonText(
     | { kind: 'operator'; names: ReadonlyMap<string, string>; banks: ReadonlyMap<string, string> }
     | { kind: 'merchant' },
 ): string {
-  if (reader.kind === 'merchant') return reason.replace(PROVIDER_ID, 'the $1').replace(BANK_CODE, 'the bank');
+  if (reader.kind === 'merchant') {
+    return reason
+      .replace(PROVIDER_ID, 'the $1')
+      .replace(BANK_CODE, 'the bank')
+      .replace(APPLIED_BY, ' by the operator (');
+  }
   return reason
     .replace(PROVIDER_ID, (whole, word: string, id: string) => {
       const name = reader.names.get(id);

@@ -1,3 +1,4 @@
+import type { AppliedFromReport } from '../records/book-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import type { IdempotencyKey, MerchantRecord } from '../records/records.ts';
 
@@ -25,4 +26,10 @@ export interface MerchantRequest extends SnapRequestBase {
 /** A call by an upstream provider (a bank's VA inquiry and payment flag, an acquirer's notify). */
 export interface ProviderRequest extends SnapRequestBase {
   provider: ProviderRecord;
+  /**
+   * Set when the call is the gateway's own, made for the provider from a line of its report
+   * (docs/books.md#apply): who applied it, from which run and line. The payment then carries no
+   * payer the provider did not report.
+   */
+  applied?: AppliedFromReport;
 }

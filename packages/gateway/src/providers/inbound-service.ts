@@ -11,12 +11,13 @@ import type { Mode } from '../config.ts';
 import { expireIfDue } from '../payments/expiry.ts';
 import { createFieldReader } from '../payments/fields.ts';
 import type { SnapResponse } from '../payments/idempotency.ts';
-import type { Payer } from '../payments/notification-body.ts';
+import { NO_PAYER, type Payer } from '../payments/notification-body.ts';
 import { BANK_VA_INQUIRY, BANK_VA_NUMBERS, BANK_VA_PAYMENT, QR_NOTIFY } from '../payments/snap-fields.ts';
 import type { ProviderRequest } from '../payments/snap-request.ts';
 import { IllegalStatusChange, LostRace, type StatusChanger } from '../payments/status-change.ts';
 import { upstreamOf } from '../payments/upstream.ts';
 import { closedReason, detailsOf } from '../payments/va-service.ts';
+import type { AppliedFromReport } from '../records/book-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import { type IdempotencyRecord, type TransactionRecord, UniqueViolation } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
@@ -192,11 +193,14 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
           throw snapError('INVALID_AMOUNT', svc, { detail: { expected: txn.amount, got: paidAmount.value } });
         }
         const numbers = vaNumbers(txn);
-        const payer: Payer = {
-          payerName: payerName ?? d.virtualAccountName,
-          payerIssuer: ctx.provider.bankCode,
-          payerRefId: digitsOf(bankReference ?? paymentRequestId),
-        };
+        // Applied from the bank's report, the gateway knows no payer: it sends none (no made-up one).
+        const payer: Payer = ctx.applied
+          ? NO_PAYER
+          : {
+              payerName: payerName ?? d.virtualAccountName,
+              payerIssuer: ctx.provider.bankCode,
+              payerRefId: digitsOf(bankReference ?? paymentRequestId),
+            };
         const response = ok(svc, {
           virtualAccountData: {
             paymentFlagStatus: '00',
@@ -213,7 +217,9 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
             current,
             {
               to: '00',
-              reason: `payment flag ${paymentRequestId} from bank ${ctx.provider.bankCode}`,
+              reason: ctx.applied
+                ? appliedReason(ctx.applied, `bank ${ctx.provider.id}`)
+                : `payment flag ${paymentRequestId} from bank ${ctx.provider.bankCode}`,
               patch: () => ({
                 paidAmount: paidAmount.value,
                 paidAt: ctx.now,
@@ -294,17 +300,22 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
       }
       const response = ok(svc, {});
       if (txn.status === to) return response;
-      const payer: Payer = {
-        payerIssuer: payerIssuer ?? ctx.provider.bankCode,
-        payerName: payerName ?? '',
-        payerRefId: payerRefId ?? '',
-      };
+      // Applied from the acquirer's report, the gateway knows no payer: it sends none (no made-up issuer).
+      const payer: Payer = ctx.applied
+        ? NO_PAYER
+        : {
+            payerIssuer: payerIssuer ?? ctx.provider.bankCode,
+            payerName: payerName ?? '',
+            payerRefId: payerRefId ?? '',
+          };
       try {
         await changer.change(
           txn,
           {
             to,
-            reason: `notified by acquirer ${ctx.provider.id}`,
+            reason: ctx.applied
+              ? appliedReason(ctx.applied, `acquirer ${ctx.provider.id}`)
+              : `notified by acquirer ${ctx.provider.id}`,
             patch: (current) => ({
               ...(to === '00' ? { paidAmount: current.amount, paidAt: ctx.now } : {}),
               details: { ...current.details, payer, acquirerReferenceNo: acquirerReferenceNo ?? null },
@@ -329,3 +340,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
 }
 
 export type InboundService = ReturnType<typeof createInboundService>;
+
+/** A payment applied from a provider's report, in its history: from which run and line, by whom, for which provider. */
+const appliedReason = (a: AppliedFromReport, provider: string) =>
+  `applied from reconciliation ${a.reconciliationId} line ${a.line} by ${a.by} (${provider})`;

@@ -3,6 +3,7 @@ import { isSnapError, jakartaDay } from '@snapgate/snap';
 import { assertNever } from '../methods/index.ts';
 import type { SnapResponse } from '../payments/idempotency.ts';
 import type { ProviderRequest } from '../payments/snap-request.ts';
+import type { AppliedFromReport } from '../records/book-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import type { TransactionRecord } from '../records/records.ts';
 import type { InboundService } from './inbound-service.ts';
@@ -69,7 +70,7 @@ export function createReportedPaymentApplier({ inbound }: { inbound: InboundServ
     provider: ProviderRecord,
     txn: TransactionRecord,
     reported: ReportedPayment,
-    at: { now: number; requestId: string },
+    at: { now: number; requestId: string; applied: AppliedFromReport },
   ): Promise<ApplyOutcome> {
     const { body, serviceCode, door } = doorOf(txn, reported, inbound);
     const ctx: ProviderRequest = {
@@ -80,6 +81,7 @@ export function createReportedPaymentApplier({ inbound }: { inbound: InboundServ
       requestHash: createHash('sha256').update(JSON.stringify(body)).digest('hex'),
       now: at.now,
       requestId: at.requestId,
+      applied: at.applied,
     };
     const recordFor = (response: SnapResponse) => ({
       ...ctx.idempotencyKey,

@@ -183,3 +183,11 @@ export interface PaidTransaction {
   /** The payment entry the transaction names (null: none, as before the books). */
   paymentEntryId: string | null;
 }
+
+/** Who applied a payment from a provider's report, and from which run and line (docs/books.md#apply). */
+export interface AppliedFromReport {
+  /** How the history names who applied it: `admin key ops`. */
+  by: string;
+  reconciliationId: string;
+  line: number;
+}

@@ -140,7 +140,18 @@ export function reconciliationSuite(under: StoreUnderTest): void {
       assert.equal(entries.body.items.length, 1);
       assert.equal(entries.body.items[0].providerId, acquirerId);
       const notes = await gw.store.notificationsOf(missed);
-      assert.equal(JSON.parse(notes[notes.length - 1]?.body as string).latestTransactionStatus, '00');
+      const body = JSON.parse(notes[notes.length - 1]?.body as string);
+      assert.equal(body.latestTransactionStatus, '00');
+      // No payer the acquirer did not report: none made up from its bank code.
+      assert.deepEqual(
+        [body.additionalInfo.payerIssuer, body.additionalInfo.payerName, body.additionalInfo.payerRefId],
+        ['', '', ''],
+      );
+      // Its history says who applied it, from which run and line, for which acquirer.
+      assert.match(
+        (await gw.store.statusHistory(missed)).at(-1)?.reason ?? '',
+        new RegExp(`^applied from reconciliation ${r.body.id} line 3 by admin key [^(]+ \\(acquirer ${acquirerId}\\)$`),
+      );
       const shown = (await gw.admin('GET', `/reconciliations/${r.body.id}`)).body.problems as Problem[];
       assert.ok(shown.find((x) => x.line === 3)?.resolvedAt);
 
@@ -179,6 +190,18 @@ export function reconciliationSuite(under: StoreUnderTest): void {
       assert.equal(applied.status, 200, JSON.stringify(applied.body));
       assert.equal((await gw.store.findTransactionByVirtualAccountNo(va))?.status, '00');
       assert.ok(await gw.store.findVaPayment(bankId, 'BANK-PAY-77'), 'recorded as the bank’s payment flag');
+      const ref = txn?.referenceNo as string;
+      assert.match(
+        (await gw.store.statusHistory(ref)).at(-1)?.reason ?? '',
+        new RegExp(`^applied from reconciliation ${r.body.id} line 1 by admin key [^(]+ \\(bank ${bankId}\\)$`),
+      );
+      const vaNotes = await gw.store.notificationsOf(ref);
+      const paid = JSON.parse(vaNotes[vaNotes.length - 1]?.body as string);
+      assert.deepEqual(
+        [paid.additionalInfo.payerIssuer, paid.additionalInfo.payerName, paid.additionalInfo.payerRefId],
+        ['', '', ''],
+        'no payer the bank did not report (not the VA’s own name, not its bank code)',
+      );
       // Matched by its providerReference now.
       const again = await post(
         bankId,

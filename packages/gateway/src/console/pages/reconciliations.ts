@@ -155,7 +155,7 @@ ${problemTable(run, problems, cursor, canApply ? pages.operatorOf(request).csrf 
       const action = 'console: apply reconciliation problem';
       const target = `${id}#${line}`;
       try {
-        const r = await reconciliations.apply(id, line, request.id);
+        const r = await reconciliations.apply(pages.callerOf(request), id, line, request.id);
         await pages.audit(request, { action, target, httpStatus: 200, fields, after: r });
       } catch (e) {
         const refusal = asConsoleError(e);

@@ -9,6 +9,7 @@ import {
   type ReconciliationService,
 } from '../../books/reconciliation-service.ts';
 import type { ReconciliationRecord } from '../../records/book-records.ts';
+import { callerOf } from '../admin-auth.ts';
 import { idParams, listQuery, parseWith } from '../admin-body.ts';
 import {
   BAD_PATH,
@@ -134,7 +135,7 @@ export function adminReconciliationRoutes(
     operation: ops.applyReconciliationProblem,
     handler: async (request) => {
       const { id, line } = parseWith(lineParams, request.params, 'invalid path');
-      const r = await reconciliations.apply(id, line, request.id);
+      const r = await reconciliations.apply(callerOf(request), id, line, request.id);
       return {
         reconciliationId: r.reconciliationId,
         line: r.line,

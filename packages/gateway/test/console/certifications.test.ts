@@ -17,6 +17,7 @@ import { authenticate, snapCall } from '../helpers/snap.ts';
 import {
   type ConsoleGateway,
   getPage,
+  noticeAfter,
   postForm,
   screenshotPath,
   signInByHand,
@@ -90,16 +91,8 @@ async function runsOf(gw: TestGateway, merchantId: string): Promise<number> {
 }
 
 /** The page a refusal redirected to, opened with the notice it left: what it says. */
-async function noticeAfter(url: string, session: string, res: globalThis.Response): Promise<string | undefined> {
-  assert.equal(res.status, 303);
-  const notice = res.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('snapgate_console_notice='))
-    ?.split(';')[0];
-  assert.ok(notice, 'the refusal leaves its notice for the page');
-  const page = await getPage(url, `${session}; ${notice}`, res.headers.get('location') as string);
-  return /<div class="flash error" role="alert">([^<]*)<\/div>/.exec(page.text)?.[1];
-}
+const refusalAfter = async (url: string, session: string, res: globalThis.Response) =>
+  (await noticeAfter(url, session, res)).text;
 
 describe('certification and conformance runs in the console', browserSuite, () => {
   let gw: ConsoleGateway;
@@ -356,7 +349,7 @@ describe('certification and conformance runs in the console', browserSuite, () =
     assert.ok(!page.text.includes('id="conformance-form"'));
     const res = await postForm(gw.url, session, `/console/merchants/${closed.id}/conformance`, {});
     assert.equal(
-      await noticeAfter(gw.url, session, res),
+      await refusalAfter(gw.url, session, res),
       'Nothing was run: The merchant is disabled, so the gateway refuses its tokens: enable it first to run conformance.',
     );
     assert.equal((await rowsOf(gw, 'console: conformance run (refused)', closed.id))[0]?.httpStatus, 409);
@@ -413,12 +406,12 @@ describe('certification and conformance on a production gateway', () => {
       create: 'on',
     });
     assert.equal(
-      await noticeAfter(gw.url, session, certify),
+      await refusalAfter(gw.url, session, certify),
       'Nothing was run: webhook certification runs only in sandbox mode, because it pays and fails transactions.',
     );
     const conformance = await postForm(gw.url, session, `/console/merchants/${merchant.id}/conformance`, {});
     assert.equal(
-      await noticeAfter(gw.url, session, conformance),
+      await refusalAfter(gw.url, session, conformance),
       'Nothing was run: a conformance run creates, cancels and deletes transactions through the payment API; in production mode they would reach real acquirers and banks, so it runs only in sandbox mode.',
     );
     assert.equal(await runsOf(gw, merchant.id), 0);

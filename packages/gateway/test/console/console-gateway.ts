@@ -54,3 +54,25 @@ export async function postForm(url: string, session: string, action: string, fie
     body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
   });
 }
+
+/**
+ * The page a console form redirected to (Post/Redirect/Get), opened with the notice it left, and
+ * that notice's text: `kind` `error` for a refusal, `ok` for what was done.
+ */
+export async function noticeAfter(
+  url: string,
+  session: string,
+  res: Response,
+  kind: 'ok' | 'error' = 'error',
+): Promise<{ text: string | undefined; page: string }> {
+  assert.equal(res.status, 303);
+  const notice = res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('snapgate_console_notice='))
+    ?.split(';')[0];
+  assert.ok(notice, 'the form leaves its notice for the page');
+  const page = await getPage(url, `${session}; ${notice}`, res.headers.get('location') as string);
+  const role = kind === 'error' ? 'alert' : 'status';
+  const text = new RegExp(`<div class="flash ${kind}" role="${role}">([^<]*)</div>`).exec(page.text)?.[1];
+  return { text, page: page.text };
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import { csrfIn, getPage, postForm, signInByHand } from './console-gateway.ts';
+import { csrfIn, getPage, noticeAfter, postForm, signInByHand } from './console-gateway.ts';
 
 interface AuditRow {
   action: string;
@@ -44,15 +44,7 @@ describe('a refused form is audited as refused, with its 4xx status', () => {
     return rows[0] as AuditRow;
   };
   /** The page a refusal redirected to, opened with the notice it left: what it says. */
-  const noticeAfter = async (res: Response) => {
-    const notice = res.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('snapgate_console_notice='))
-      ?.split(';')[0];
-    assert.ok(notice, 'the refusal leaves its notice for the page');
-    const page = await getPage(gw.url, `${session}; ${notice}`, res.headers.get('location') as string);
-    return /<div class="flash error" role="alert">([^<]*)<\/div>/.exec(page.text)?.[1];
-  };
+  const refusalAfter = async (res: Response) => (await noticeAfter(gw.url, session, res)).text;
 
   it('a rotate-secret with a bad overlap: 400, refused, the secret unchanged', async () => {
     const version = (await gw.store.findMerchantById(merchant.id))?.secretVersion;
@@ -61,7 +53,7 @@ describe('a refused form is audited as refused, with its 4xx status', () => {
     });
     assert.equal(res.status, 303);
     assert.equal(res.headers.get('location'), `/console/merchants/${merchant.id}`);
-    assert.match((await noticeAfter(res)) ?? '', /The secret was not rotated/);
+    assert.match((await refusalAfter(res)) ?? '', /The secret was not rotated/);
     const row = await refusedRow('console: rotate merchant secret', merchant.id);
     assert.equal(row.httpStatus, 400);
     assert.equal(row.path, `/console/merchants/${merchant.id}/rotate-secret`);
@@ -83,7 +75,7 @@ describe('a refused form is audited as refused, with its 4xx status', () => {
     assert.equal((await gw.admin('POST', `/sandbox/qris/${ref}/pay`, { status: '00' })).status, 200);
     const fail = await postForm(gw.url, session, `/console/sandbox/qris/${ref}`, { status: '06' });
     assert.equal(fail.status, 303);
-    assert.equal(await noticeAfter(fail), `QRIS ${ref} is already paid: nothing was changed.`);
+    assert.equal(await refusalAfter(fail), `QRIS ${ref} is already paid: nothing was changed.`);
     const failed = await refusedRow('console: sandbox qris fail', ref);
     assert.equal(failed.httpStatus, 409);
     assert.equal(failed.after?.refused, `QRIS ${ref} is already paid: nothing was changed.`);
@@ -102,14 +94,14 @@ describe('a refused form is audited as refused, with its 4xx status', () => {
     const closed = await vaOf('TOLAK-VA-1', { totalAmount: { value: '25000.00', currency: 'IDR' } });
     const typo = await postForm(gw.url, session, `/console/sandbox/va/${closed}`, { amount: '25.000,00' });
     assert.equal(typo.status, 303);
-    assert.match((await noticeAfter(typo)) ?? '', /is not a money value like 10000\.00/);
+    assert.match((await refusalAfter(typo)) ?? '', /is not a money value like 10000\.00/);
     assert.equal((await refusedRow('console: sandbox va pay', closed)).httpStatus, 400);
 
     const open = await vaOf('TOLAK-VA-2', { virtualAccountTrxType: 'O' });
     for (const amount of ['', '0.00']) {
       const res = await postForm(gw.url, session, `/console/sandbox/va/${open}`, { amount });
       assert.equal(res.status, 303);
-      assert.equal(await noticeAfter(res), 'Nothing was paid: this VA takes any amount: type one above 0.00.');
+      assert.equal(await refusalAfter(res), 'Nothing was paid: this VA takes any amount: type one above 0.00.');
     }
     const rows = await rowsOf('console: sandbox va pay (refused)', open);
     assert.deepEqual(
@@ -124,7 +116,7 @@ describe('a refused form is audited as refused, with its 4xx status', () => {
     assert.equal((await gw.admin('PATCH', `/merchants/${disabled.id}`, { status: 'disabled' })).status, 200);
     const link = await postForm(gw.url, session, `/console/merchants/${disabled.id}/portal-link`, {});
     assert.equal(link.status, 303);
-    assert.match((await noticeAfter(link)) ?? '', /No portal link was made: the merchant is disabled/);
+    assert.match((await refusalAfter(link)) ?? '', /No portal link was made: the merchant is disabled/);
     assert.equal((await refusedRow('console: create portal link', disabled.id)).httpStatus, 409);
 
     const recover = await postForm(gw.url, session, `/console/merchants/${merchant.id}/recover`, { since: '' });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import { getPage, postForm, signInByHand } from './console-gateway.ts';
+import { noticeAfter, postForm, signInByHand } from './console-gateway.ts';
 
 describe('the console’s "Settle now"', () => {
   let gw: TestGateway;
@@ -37,18 +37,9 @@ describe('the console’s "Settle now"', () => {
 
     const session = await signInByHand(gw.url);
     const res = await postForm(gw.url, session, '/console/books/settlements', { merchantId: merchant.id });
-    assert.equal(res.status, 303);
-    const notice = res.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('snapgate_console_notice='))
-      ?.split(';')[0];
-    assert.ok(notice, 'the settlement leaves its notice for the page');
-    const page = await getPage(gw.url, `${session}; ${notice}`, res.headers.get('location') as string);
-    assert.equal(
-      /<div class="flash ok" role="status">([^<]*)<\/div>/.exec(page.text)?.[1],
-      'Settled: 2 payments, less Rp 2.500,00 of refunds before now, in this open settlement.',
-    );
+    const { text, page } = await noticeAfter(gw.url, session, res, 'ok');
+    assert.equal(text, 'Settled: 2 payments, less Rp 2.500,00 of refunds before now, in this open settlement.');
     // The settlement's page lists what it took: both payments and the refund.
-    assert.equal([...page.text.matchAll(/class="badge k-(payment|refund)"/g)].length, 3);
+    assert.equal([...page.matchAll(/class="badge k-(payment|refund)"/g)].length, 3);
   });
 });

@@ -3,15 +3,8 @@ import { toMinorUnits } from '@snapgate/snap';
 import type { Clock } from '../clock.ts';
 import { notFound } from '../domain-error.ts';
 import { type Caller, ownerOf, reaches } from '../operators/caller.ts';
-import type {
-  LedgerCheckpoint,
-  LedgerEntry,
-  LedgerFilter,
-  LedgerLine,
-  LedgerTotals,
-  PaidTransaction,
-} from '../records/book-records.ts';
-import type { Page, PageRequest } from '../records/records.ts';
+import type { LedgerCheckpoint, LedgerEntry, LedgerFilter, LedgerLine, LedgerTotals } from '../records/book-records.ts';
+import type { Page, PageRequest, PaidTransaction } from '../records/records.ts';
 import type { BooksStore, ClientStore } from '../store/store.ts';
 import { account, linesOf, payoutIdOfCause } from './postings.ts';
 import { signedMoney } from './settlement-report.ts';

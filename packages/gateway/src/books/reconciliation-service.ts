@@ -6,13 +6,12 @@ import { conflict, invalid, notFound } from '../domain-error.ts';
 import { auditorOf, type Caller } from '../operators/caller.ts';
 import type {
   AppliedFromReport,
-  PaidTransaction,
   ReconciliationRecord,
   ReconciliationResolution,
   StoredReconciliationProblem,
 } from '../records/book-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
-import type { Page, TransactionRecord } from '../records/records.ts';
+import type { Page, PaidTransaction, TransactionRecord } from '../records/records.ts';
 import { encodeCursor } from '../store/cursor.ts';
 import type { BooksStore, ClientStore, TransactionStore } from '../store/store.ts';
 import {

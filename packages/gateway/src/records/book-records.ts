@@ -1,6 +1,5 @@
 // The books as stored (docs/books.md): ledger entries, settlements, reconciliation runs. Money is
 // integer sen (bigint) here; the doors write it as decimal strings.
-import type { TransactionKind } from './records.ts';
 
 /** Every kind of ledger entry (docs/books.md#ledger, docs/payouts.md#disbursements). */
 export const LEDGER_KINDS = [
@@ -165,23 +164,6 @@ export interface ReconciliationResolution {
   line: number;
   referenceNo: string;
   resolvedAt: number;
-}
-
-/** A paid transaction as reconciliation and verification read it. */
-export interface PaidTransaction {
-  referenceNo: string;
-  partnerReferenceNo: string;
-  merchantId: string;
-  kind: TransactionKind;
-  status: string;
-  amount: string | null;
-  paidAmount: string | null;
-  feeAmount: string;
-  paidAt: number | null;
-  /** The acquirer's reference (QRIS) or the bank's paymentRequestId (VA), when known. */
-  providerReference: string | null;
-  /** The payment entry the transaction names (null: none, as before the books). */
-  paymentEntryId: string | null;
 }
 
 /** Who applied a payment from a provider's report, and from which run and line (docs/books.md#apply). */

@@ -245,6 +245,23 @@ export class UniqueViolation extends Error {
 
 export type TransactionKind = TransactionRecord['kind'];
 
+/** A paid transaction as reconciliation and verification read it. */
+export interface PaidTransaction {
+  referenceNo: string;
+  partnerReferenceNo: string;
+  merchantId: string;
+  kind: TransactionKind;
+  status: string;
+  amount: string | null;
+  paidAmount: string | null;
+  feeAmount: string;
+  paidAt: number | null;
+  /** The acquirer's reference (QRIS) or the bank's paymentRequestId (VA), when known. */
+  providerReference: string | null;
+  /** The payment entry the transaction names (null: none, as before the books). */
+  paymentEntryId: string | null;
+}
+
 /** Who paid, as the merchant's callback names them (docs/protocol.md#callbacks). */
 export interface Payer {
   payerName: string;

@@ -8,10 +8,9 @@ import {
   type LedgerKind,
   type LedgerTotals,
   type NewLedgerEntry,
-  type PaidTransaction,
   type RunningTotals,
 } from '../../records/book-records.ts';
-import type { Page, PageRequest } from '../../records/records.ts';
+import type { Page, PageRequest, PaidTransaction } from '../../records/records.ts';
 import { decodeCursor, toPage } from '../cursor.ts';
 import { numOrNull, type Row, strOrNull } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';

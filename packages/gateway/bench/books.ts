@@ -27,7 +27,7 @@ import { settlementEntry } from '../src/books/postings.ts';
 import { PostgresStore } from '../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../src/store/store.ts';
-import { postgresRawSql } from '../test/helpers/raw-sql.ts';
+import { postgresRawSql } from '../test/helpers/sql-adapters.ts';
 import { benchMerchant, fmt, freshPostgres, table } from './bench-kit.ts';
 
 const SMALL = 1_000;

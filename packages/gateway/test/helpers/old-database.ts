@@ -6,7 +6,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { createTestDatabase } from './postgres.ts';
-import { postgresRawSql, type RawSql, sqliteRawSql } from './raw-sql.ts';
+import { postgresRawSql, type RawSql, sqliteRawSql } from './sql-adapters.ts';
 import type { StoreUnderTest } from './store-under-test.ts';
 
 /** A database an older snapgate left: `open` is the current store on it, which migrates the rest of the way. */

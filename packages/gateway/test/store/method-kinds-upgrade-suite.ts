@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { oldDatabase } from '../helpers/old-database.ts';
-import type { RawSql } from '../helpers/raw-sql.ts';
+import type { RawSql } from '../helpers/sql-adapters.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 const BEFORE = 38;

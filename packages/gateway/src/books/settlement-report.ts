@@ -16,10 +16,16 @@ export interface ReportRow {
   feeSen: bigint;
   providerId: string;
   providerReference: string | null;
+  /** A refund's own number (`RF…`); null on every other row. */
+  refundNo: string | null;
+  /** The payment method of a payment's or a refund's transaction (`qris`, `va`); empty for a disbursement. */
+  method: string;
+  /** The provider's name, as the operator named it; empty when there is none. */
+  providerName: string;
 }
 
 export const SETTLEMENT_CSV_HEADER =
-  'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference';
+  'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference,refundNo,method,providerName';
 
 /** RFC 4180 line end, also what spreadsheets expect. */
 const CRLF = '\r\n';
@@ -77,6 +83,9 @@ function lineOf(row: ReportRow): string {
     signedMoney(netSen),
     textCell(row.providerId),
     textCell(row.providerReference ?? ''),
+    textCell(row.refundNo ?? ''),
+    textCell(row.method),
+    textCell(row.providerName),
   ].join(',');
 }
 
@@ -94,7 +103,8 @@ export const settlementCsvLines = (rows: ReportRow[]): string => rows.map((row) 
  *
  * @example
  * settlementCsv([{ referenceNo: 'R1', partnerReferenceNo: 'P1', kind: 'payment', paidAtMs: 0,
- *   amountSen: 1234500n, feeSen: 8600n, providerId: 'acq', providerReference: null }]);
- * // 'referenceNo,…\r\nR1,P1,payment,1970-01-01T07:00:00+07:00,12345.00,86.00,12259.00,acq,\r\n'
+ *   amountSen: 1234500n, feeSen: 8600n, providerId: 'acq', providerReference: null, refundNo: null,
+ *   method: 'qris', providerName: 'Acquirer' }]);
+ * // 'referenceNo,…\r\nR1,P1,payment,1970-01-01T07:00:00+07:00,12345.00,86.00,12259.00,acq,,,qris,Acquirer\r\n'
  */
 export const settlementCsv = (rows: ReportRow[]): string => SETTLEMENT_CSV_HEAD + settlementCsvLines(rows);

@@ -55,7 +55,9 @@ export function settlementView(s: SettlementRecord): SettlementView {
   };
 }
 
-type SettlementStore = Pick<ClientStore, 'findMerchantById'> & Pick<Store, 'findDisbursement'> & BooksStore;
+type SettlementStore = Pick<ClientStore, 'findMerchantById' | 'findProviderById'> &
+  Pick<Store, 'findDisbursement'> &
+  BooksStore;
 
 const newSettlementId = () => `stl_${randomUUID().replaceAll('-', '')}`;
 
@@ -155,10 +157,15 @@ const isDisbursement = (e: LedgerEntry) => e.kind === 'disbursement' || e.kind =
 /** A settlement's report as CSV text, the header first, then a page of rows at a time. */
 async function* reportLines(store: SettlementStore, settlement: SettlementRecord): AsyncGenerator<string> {
   yield SETTLEMENT_CSV_HEAD;
+  // A report names a handful of providers, whatever its size: each read once.
+  const names = new Map<string, string>();
   for (let after = 0; ; ) {
     const entries = await store.settlementEntriesPage(settlement.id, after, REPORT_PAGE);
     if (entries.length === 0) return;
-    yield settlementCsvLines(await reportRows(store, settlement, entries));
+    for (const id of new Set(entries.map((e) => e.providerId ?? ''))) {
+      if (id !== '' && !names.has(id)) names.set(id, (await store.findProviderById(id))?.name ?? '');
+    }
+    yield settlementCsvLines(await reportRows(store, settlement, entries, names));
     if (entries.length < REPORT_PAGE) return;
     after = Number((entries[entries.length - 1] as LedgerEntry).id);
   }
@@ -169,6 +176,7 @@ async function reportRows(
   store: SettlementStore,
   settlement: SettlementRecord,
   entries: LedgerEntry[],
+  providerNames: ReadonlyMap<string, string>,
 ): Promise<ReportRow[]> {
   const txns = new Map(
     (
@@ -195,6 +203,9 @@ async function reportRows(
         feeSen: e.feeSen,
         providerId: '',
         providerReference: p?.bankReference ?? null,
+        refundNo: null,
+        method: '',
+        providerName: '',
       };
     }
     const t = txns.get(e.referenceNo ?? '');
@@ -207,6 +218,9 @@ async function reportRows(
       feeSen: e.kind === 'refund' ? 0n : e.feeSen,
       providerId: e.providerId ?? '',
       providerReference: e.kind === 'refund' ? null : (t?.providerReference ?? null),
+      refundNo: e.kind === 'refund' ? e.refundNo : null,
+      method: t?.kind ?? '',
+      providerName: providerNames.get(e.providerId ?? '') ?? '',
     };
   });
 }

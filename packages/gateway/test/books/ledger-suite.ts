@@ -182,13 +182,25 @@ export function ledgerSuite(under: StoreUnderTest): void {
       assert.equal(csv.status, 200);
       assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
       const rows = (await csv.text()).trim().split('\r\n');
-      assert.equal(rows[0], 'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference');
+      assert.equal(
+        rows[0],
+        'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference,refundNo,method,providerName',
+      );
       const cells = rows.slice(1).map((r) => r.split(','));
       const sum = (i: number) => cells.reduce((a, c) => a + Math.round(Number(c[i]) * 100), 0);
       assert.equal(sum(4), 2734500, 'amounts: 32,345.00 less the 5,000.00 refund');
       assert.equal(sum(5), 22600);
       assert.equal(sum(6), 2711900, 'the rows’ net is the settlement’s');
       assert.ok(cells.some((c) => c[2] === 'refund' && c[4] === '-5000.00' && c[5] === '0.00'));
+      // A refund row names its refund; every row its method and its provider by name.
+      assert.ok(
+        cells.some((c) => c[2] === 'refund' && /^RF\d{16}$/.test(c[9] as string)),
+        rows.join('\n'),
+      );
+      assert.ok(
+        cells.every((c) => c[10] === 'qris' && c[11] === 'Sandbox Acquirer'),
+        rows.join('\n'),
+      );
       assert.ok(cells.every((c) => /\+07:00$/.test(c[3] as string)));
 
       assert.equal((await gw.admin('POST', `/settlements/${s.id}/payout`, { bankReference: '' })).status, 400);

@@ -44,7 +44,10 @@ export function reportPagesSuite(engine: 'SQLite' | 'PostgreSQL'): void {
       const lines = text.split('\r\n');
       assert.equal(lines.at(-1), '', 'every line ended by CRLF');
       const rows = lines.slice(1, -1).map((l) => l.split(','));
-      assert.equal(lines[0], 'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference');
+      assert.equal(
+        lines[0],
+        'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference,refundNo,method,providerName',
+      );
       assert.deepEqual(
         rows.map((r) => r[0]),
         Array.from({ length: ENTRIES }, (_, i) => `REPORT-${String(i + 1).padStart(5, '0')}`),

@@ -23,6 +23,9 @@ function row(parts: Partial<ReportRow> = {}): ReportRow {
     feeSen: 8_600n,
     providerId: 'acquirer-1',
     providerReference: 'ACQ-9',
+    refundNo: null,
+    method: 'qris',
+    providerName: 'Acquirer One',
     ...parts,
   };
 }
@@ -51,20 +54,28 @@ describe('settlementCsv', () => {
   it('writes the header alone, CRLF-ended, for no rows', () => {
     assert.equal(
       settlementCsv([]),
-      'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference\r\n',
+      'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference,refundNo,method,providerName\r\n',
     );
   });
 
   it('writes a payment: amount, fee, net = amount − fee, paidAt in Jakarta time, CRLF line ends', () => {
     assert.equal(
       settlementCsv([row()]),
-      `${SETTLEMENT_CSV_HEADER}\r\n261126000000000001,ORDER-1,payment,2026-11-26T13:45:00+07:00,12345.00,86.00,12259.00,acquirer-1,ACQ-9\r\n`,
+      `${SETTLEMENT_CSV_HEADER}\r\n261126000000000001,ORDER-1,payment,2026-11-26T13:45:00+07:00,12345.00,86.00,12259.00,acquirer-1,ACQ-9,,qris,Acquirer One\r\n`,
     );
   });
 
-  it('writes a refund negative, amount and net, with fee 0.00 (a refund does not return the fee)', () => {
-    assert.deepEqual(linesOf(settlementCsv([row({ kind: 'refund', amountSen: 150_000n, feeSen: 8_600n })])), [
-      '261126000000000001,ORDER-1,refund,2026-11-26T13:45:00+07:00,-1500.00,0.00,-1500.00,acquirer-1,ACQ-9',
+  it('writes a refund negative, amount and net, with fee 0.00 (a refund does not return the fee), and its number', () => {
+    const refund = row({ kind: 'refund', amountSen: 150_000n, feeSen: 8_600n, refundNo: 'RF2611260000000001' });
+    assert.deepEqual(linesOf(settlementCsv([refund])), [
+      '261126000000000001,ORDER-1,refund,2026-11-26T13:45:00+07:00,-1500.00,0.00,-1500.00,acquirer-1,ACQ-9,RF2611260000000001,qris,Acquirer One',
+    ]);
+  });
+
+  it('writes a disbursement without a method or a provider', () => {
+    const out = row({ kind: 'disbursement', providerId: '', providerReference: 'TRF-1', method: '', providerName: '' });
+    assert.deepEqual(linesOf(settlementCsv([{ ...out, amountSen: 100_000n, feeSen: 2_500n }])), [
+      '261126000000000001,ORDER-1,disbursement,2026-11-26T13:45:00+07:00,-1000.00,25.00,-1025.00,,TRF-1,,,',
     ]);
   });
 
@@ -73,7 +84,7 @@ describe('settlementCsv', () => {
       settlementCsv([row({ referenceNo: 'B', providerReference: null }), row({ referenceNo: 'A', kind: 'refund' })]),
     );
     assert.equal(lines.length, 2);
-    assert.ok(lines[0]?.startsWith('B,') && lines[0].endsWith(',acquirer-1,'), lines[0]);
+    assert.ok(lines[0]?.startsWith('B,') && lines[0].endsWith(',acquirer-1,,,qris,Acquirer One'), lines[0]);
     assert.ok(lines[1]?.startsWith('A,'), lines[1]);
   });
 
@@ -102,11 +113,17 @@ describe('settlementCsv', () => {
 
   it('quotes a text field holding a comma, a double quote, CR or LF (RFC 4180)', () => {
     const text = settlementCsv([
-      row({ referenceNo: 'R,1', partnerReferenceNo: 'say "hi"', providerId: 'a\nb', providerReference: 'c\r\nd' }),
+      row({
+        referenceNo: 'R,1',
+        partnerReferenceNo: 'say "hi"',
+        providerId: 'a\nb',
+        providerReference: 'c\r\nd',
+        providerName: 'Bank, "Sandbox"',
+      }),
     ]);
     assert.equal(
       text,
-      `${SETTLEMENT_CSV_HEADER}\r\n"R,1","say ""hi""",payment,2026-11-26T13:45:00+07:00,12345.00,86.00,12259.00,"a\nb","c\r\nd"\r\n`,
+      `${SETTLEMENT_CSV_HEADER}\r\n"R,1","say ""hi""",payment,2026-11-26T13:45:00+07:00,12345.00,86.00,12259.00,"a\nb","c\r\nd",,qris,"Bank, ""Sandbox"""\r\n`,
     );
   });
 
@@ -127,9 +144,19 @@ describe('settlementCsv', () => {
       assert.ok(text.includes(`\r\n261126000000000001,${cell},payment,`), `${JSON.stringify(value)} → ${text}`);
     }
     const text = settlementCsv([
-      row({ referenceNo: '=1', providerId: '+p', providerReference: '@r', kind: 'refund', amountSen: 100n }),
+      row({
+        referenceNo: '=1',
+        providerId: '+p',
+        providerReference: '@r',
+        kind: 'refund',
+        amountSen: 100n,
+        providerName: '=cmd|x',
+      }),
     ]);
-    assert.equal(linesOf(text)[0], "'=1,ORDER-1,refund,2026-11-26T13:45:00+07:00,-1.00,0.00,-1.00,'+p,'@r");
+    assert.equal(
+      linesOf(text)[0],
+      "'=1,ORDER-1,refund,2026-11-26T13:45:00+07:00,-1.00,0.00,-1.00,'+p,'@r,,qris,'=cmd|x",
+    );
   });
 
   it('keeps a negative money cell a number: no quote and no prefix', () => {

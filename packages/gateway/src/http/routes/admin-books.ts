@@ -524,7 +524,7 @@ function bookOperations() {
       tags: [TAG.books],
       summary: 'The settlement report (CSV)',
       description:
-        'Header `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference`; one row per payment and refund (a refund’s amount and net negative, its fee 0.00, `paidAt` the refund’s time); times in +07:00; the sums are the settlement’s.',
+        'Header `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference,refundNo,method,providerName`; one row per payment and refund (a refund’s amount and net negative, its fee 0.00, `paidAt` the refund’s time, `refundNo` its number); `method` `qris` or `va`; times in +07:00; the sums are the settlement’s.',
       parameters: [settlementId],
       responses: {
         '200': {
@@ -534,7 +534,7 @@ function bookOperations() {
               schema: { type: 'string' },
               examples: {
                 example: {
-                  value: `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference\r\n${REF},order-1,payment,2026-01-15T10:30:00+07:00,100000.00,700.00,99300.00,b1c2d3e4-0000-4000-8000-000000000001,ACQ-1\r\n`,
+                  value: `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference,refundNo,method,providerName\r\n${REF},order-1,payment,2026-01-15T10:30:00+07:00,100000.00,700.00,99300.00,b1c2d3e4-0000-4000-8000-000000000001,ACQ-1,,qris,Acquirer One\r\n`,
                 },
               },
             },

@@ -128,7 +128,8 @@ export function createSettlementService({
      */
     async report(caller: Caller, id: string): Promise<{ settlement: SettlementRecord; csv: AsyncIterable<string> }> {
       const settlement = await mine(caller, id);
-      return { settlement, csv: reportLines(store, settlement) };
+      // Which provider collected a payment is the operator's business: a merchant's copy names none.
+      return { settlement, csv: reportLines(store, settlement, caller.kind === 'operator') };
     },
 
     /** Marks an open settlement paid; a settlement paid already is a conflict. */
@@ -155,15 +156,21 @@ const REPORT_PAGE = 1000;
 const isDisbursement = (e: LedgerEntry) => e.kind === 'disbursement' || e.kind === 'disbursement_returned';
 
 /** A settlement's report as CSV text, the header first, then a page of rows at a time. */
-async function* reportLines(store: SettlementStore, settlement: SettlementRecord): AsyncGenerator<string> {
+async function* reportLines(
+  store: SettlementStore,
+  settlement: SettlementRecord,
+  namesProviders: boolean,
+): AsyncGenerator<string> {
   yield SETTLEMENT_CSV_HEAD;
   // A report names a handful of providers, whatever its size: each read once.
   const names = new Map<string, string>();
   for (let after = 0; ; ) {
     const entries = await store.settlementEntriesPage(settlement.id, after, REPORT_PAGE);
     if (entries.length === 0) return;
-    for (const id of new Set(entries.map((e) => e.providerId ?? ''))) {
-      if (id !== '' && !names.has(id)) names.set(id, (await store.findProviderById(id))?.name ?? '');
+    if (namesProviders) {
+      for (const id of new Set(entries.filter((e) => !isDisbursement(e)).map((e) => e.providerId ?? ''))) {
+        if (id !== '' && !names.has(id)) names.set(id, (await store.findProviderById(id))?.name ?? '');
+      }
     }
     yield settlementCsvLines(await reportRows(store, settlement, entries, names));
     if (entries.length < REPORT_PAGE) return;

@@ -54,7 +54,7 @@ export function isLive(deliveries: readonly Delivery[], now: number): boolean {
 const PROVIDER_ID = /\b(acquirer|bank|provider) ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/gi;
 const BANK_CODE = /\bbank (\d{3})\b/g;
 /** Who applied a payment from a provider's report (`by admin key ops (`): the operator's business. */
-const APPLIED_BY = / by admin key [^(]* \(/;
+const APPLIED_BY = / by admin key [\w.-]+ \(/;
 
 /**
  * A status change's reason as its reader should see it: an operator gets the provider's name

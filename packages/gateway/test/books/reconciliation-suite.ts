@@ -150,7 +150,9 @@ export function reconciliationSuite(under: StoreUnderTest): void {
       // Its history says who applied it, from which run and line, for which acquirer.
       assert.match(
         (await gw.store.statusHistory(missed)).at(-1)?.reason ?? '',
-        new RegExp(`^applied from reconciliation ${r.body.id} line 3 by admin key [^(]+ \\(acquirer ${acquirerId}\\)$`),
+        new RegExp(
+          `^applied from reconciliation ${r.body.id} line 3 by admin key bootstrap \\(acquirer ${acquirerId}\\)$`,
+        ),
       );
       const shown = (await gw.admin('GET', `/reconciliations/${r.body.id}`)).body.problems as Problem[];
       assert.ok(shown.find((x) => x.line === 3)?.resolvedAt);
@@ -193,7 +195,7 @@ export function reconciliationSuite(under: StoreUnderTest): void {
       const ref = txn?.referenceNo as string;
       assert.match(
         (await gw.store.statusHistory(ref)).at(-1)?.reason ?? '',
-        new RegExp(`^applied from reconciliation ${r.body.id} line 1 by admin key [^(]+ \\(bank ${bankId}\\)$`),
+        new RegExp(`^applied from reconciliation ${r.body.id} line 1 by admin key bootstrap \\(bank ${bankId}\\)$`),
       );
       const vaNotes = await gw.store.notificationsOf(ref);
       const paid = JSON.parse(vaNotes[vaNotes.length - 1]?.body as string);

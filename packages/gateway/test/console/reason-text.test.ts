@@ -6,14 +6,14 @@ import { describe, it } from 'node:test';
 import { reasonText } from '../../src/console/transaction-views.ts';
 
 const ACQUIRER = '0b8e4c2a-5f3d-4e1b-9a7c-2d6f8e0a1b3c';
-const applied = `applied from reconciliation rec_9f2 line 3 by admin key ops night shift (acquirer ${ACQUIRER})`;
+const applied = `applied from reconciliation rec_9f2 line 3 by admin key ops-night.1 (acquirer ${ACQUIRER})`;
 
 describe('a status change’s reason, as its reader sees it', () => {
   it('names the provider to the operator, and who applied a payment', () => {
     const reader = { kind: 'operator' as const, names: new Map([[ACQUIRER, 'Sandbox Acquirer']]), banks: new Map() };
     assert.equal(
       reasonText(applied, reader),
-      'applied from reconciliation rec_9f2 line 3 by admin key ops night shift (acquirer Sandbox Acquirer)',
+      'applied from reconciliation rec_9f2 line 3 by admin key ops-night.1 (acquirer Sandbox Acquirer)',
     );
     assert.equal(reasonText(`notified by acquirer ${ACQUIRER}`, reader), 'notified by acquirer Sandbox Acquirer');
   });

@@ -189,5 +189,16 @@ describe('a refused form is audited as refused, with its 4xx status', () => {
     assert.match(page, /Not paid out:[\s\S]*bankReference: letters, digits and \. \/ : - _ only\./);
     assert.equal((await refusedRow('console: pay out settlement', id)).httpStatus, 400);
     assert.equal((await gw.admin('GET', `/settlements/${id}`)).body.status, 'open');
+
+    // From a tab left open while it was paid out: no form any more, the problems said all the same.
+    const paid = await gw.admin('POST', `/settlements/${id}/payout`, { bankReference: 'TRF-PAID-1' });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    const stale = await postForm(gw.url, session, `/console/books/settlements/${id}/payout`, {
+      bankReference: 'TRF bad again',
+    });
+    assert.equal(stale.status, 400);
+    const again = await stale.text();
+    assert.doesNotMatch(again, /<input name="bankReference"/);
+    assert.match(again, /Not paid out:[\s\S]*bankReference: letters, digits and \. \/ : - _ only\./);
   });
 });

@@ -38,7 +38,7 @@ describe('the console’s "Settle now"', () => {
     const session = await signInByHand(gw.url);
     const res = await postForm(gw.url, session, '/console/books/settlements', { merchantId: merchant.id });
     const { text, page } = await noticeAfter(gw.url, session, res, 'ok');
-    assert.equal(text, 'Settled: 2 payments, less Rp 2.500,00 of refunds before now, in this open settlement.');
+    assert.equal(text, 'Settled before now: 2 payments, less Rp 2.500,00 of refunds, in this open settlement.');
     // The settlement's page lists what it took: both payments and the refund.
     assert.equal([...page.matchAll(/class="badge k-(payment|refund)"/g)].length, 3);
   });

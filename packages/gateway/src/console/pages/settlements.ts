@@ -108,7 +108,7 @@ ${
         request,
         reply,
         settlementHref('operator', only.id),
-        `Settled: ${takenText(only)} ${before}, in this open settlement.`,
+        `Settled ${before}: ${takenText(only)}, in this open settlement.`,
       );
     }
     if (made.length === 0)
@@ -144,6 +144,7 @@ ${
       `Settlement ${s.id}`,
       'books',
       html`<h1>Settlement ${s.id}</h1>${booksTabs('settlements')}
+${typed && !(open && mayMarkByHand(pages, request)) ? formProblems('Not paid out:', typed.problems) : ''}
 <div class="grid">
 <section class="card" aria-labelledby="h-settlement"><h2 id="h-settlement">Settlement</h2>
 ${settlementSummary(s, { id: s.merchantId, name: merchant?.name ?? s.merchantId })}

@@ -310,7 +310,7 @@ function reconciliationOperations() {
       tags: [TAG.books],
       summary: 'Apply a payment missing at the gateway',
       description:
-        'For a `missing_at_gateway` problem on a transaction snapgate knows, still `01`/`02`/`03` with the reported amount: the payment is applied as if the provider had notified it (the acquirer’s notify or the bank’s payment flag): status `00`, its ledger entry, the merchant’s callback. Anything else, or applying twice, is 409. No body.',
+        'For a `missing_at_gateway` problem on a transaction snapgate knows, still `01`/`02`/`03` with the reported amount: the payment is applied as if the provider had notified it (the acquirer’s notify or the bank’s payment flag): status `00`, its ledger entry, the merchant’s callback. Its status history names the run, the line and the admin key that applied it, and the callback carries no payer the report did not name. Anything else, or applying twice, is 409. No body.',
       parameters: [runId, pathParameter(lineParams, 'line', 'The problem’s line.')],
       responses: {
         ...ok(

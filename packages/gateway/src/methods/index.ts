@@ -14,8 +14,7 @@ export const TRANSACTION_KINDS = Object.keys(METHODS) as [TransactionKind, ...Tr
 /** What a kind of payment is (its facts; for what takes a transaction, use methodOfTxn). */
 export function methodOf(kind: TransactionKind): PaymentMethod {
   // Only a kind the compiler knows reaches here, but a value from outside may lie about its type.
-  if (!isTransactionKind(kind)) throw new TypeError(`unknown payment method ${JSON.stringify(kind)}`);
-  return METHODS[kind];
+  return METHODS[parseTransactionKind(kind)];
 }
 
 /** The method of this transaction, whose members take it. */

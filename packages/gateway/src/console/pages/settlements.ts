@@ -136,6 +136,8 @@ ${
     const names = new Map(banks.items.map((p) => [p.id, p.name]));
     if (merchant) names.set(merchant.id, merchant.name);
     const open = s.status === 'open';
+    // The form that records a payout made by hand, when this key may and the settlement is open.
+    const marksByHand = open && mayMarkByHand(pages, request);
     const csrf = pages.operatorOf(request).csrf;
     const approvalAbove = pages.deps.config.payoutApprovalAboveSen;
     return pages.page(
@@ -144,13 +146,13 @@ ${
       `Settlement ${s.id}`,
       'books',
       html`<h1>Settlement ${s.id}</h1>${booksTabs('settlements')}
-${typed && !(open && mayMarkByHand(pages, request)) ? formProblems('Not paid out:', typed.problems) : ''}
+${typed && !marksByHand ? formProblems('Not paid out:', typed.problems) : ''}
 <div class="grid">
 <section class="card" aria-labelledby="h-settlement"><h2 id="h-settlement">Settlement</h2>
 ${settlementSummary(s, { id: s.merchantId, name: merchant?.name ?? s.merchantId })}
 <p class="actions"><a class="button secondary" id="report-link" href="${settlementHref('operator', s.id)}/report.csv" download>Download report (CSV)</a></p></section>
 ${open && pages.can(request, 'POST', PAYOUT) ? bankPayoutForm(s, merchant, csrf, approvalAbove) : ''}
-${open && mayMarkByHand(pages, request) ? payoutForm(s, csrf, typed) : ''}
+${marksByHand ? payoutForm(s, csrf, typed) : ''}
 ${s.status === 'paying' && s.payoutId !== null ? payingCard(s.payoutId) : ''}
 </div>
 <section aria-labelledby="h-entries"><h2 id="h-entries">Entries</h2>

@@ -1,6 +1,6 @@
 // The upstream providers' records: banks and acquirers, calling snapgate over SNAP and called by it.
 import type { ProviderPayouts } from './payout-records.ts';
-import type { MerchantStatus } from './records.ts';
+import type { ClientKeys, MerchantStatus } from './records.ts';
 
 export type ProviderKind = 'bank' | 'acquirer';
 
@@ -18,19 +18,12 @@ export interface ProviderOutbound {
 }
 
 /** A bank that owns a VA range, or a QRIS acquirer, calling snapgate over SNAP. */
-export interface ProviderRecord {
+export interface ProviderRecord extends ClientKeys {
   id: string;
   name: string;
   kind: ProviderKind;
   /** Banks: VAs created with this bankCode are theirs. Acquirers: the default payerIssuer. */
   bankCode: string;
-  clientKey: string;
-  clientSecret: string;
-  previousSecret: string | null;
-  previousValidUntil: number | null;
-  secretVersion: number;
-  /** Set when the provider is disabled: tokens issued until then stay dead after re-enabling. */
-  tokensNotBefore?: number | null;
   /** Verifies its token requests (SHA256withRSA). */
   publicKeyPem: string | null;
   outbound: ProviderOutbound | null;

@@ -40,9 +40,8 @@ export interface MerchantLimits {
 /** The fee settings a transaction was created under: a later change of the merchant's applies to new ones only. */
 export type FeeSnapshot = { rule: 'bi-mdr'; criteria: QrisCriteria } | { percent: string; fixed: string };
 
-export interface MerchantRecord {
-  id: string;
-  name: string;
+/** What a merchant and a provider are alike as SNAP clients of the gateway: their key, secrets and rotation. */
+export interface ClientKeys {
   clientKey: string;
   clientSecret: string;
   /** The secret before the last rotation, accepted until `previousValidUntil`. */
@@ -50,8 +49,13 @@ export interface MerchantRecord {
   previousValidUntil: number | null;
   /** Bumped on every rotation; tokens carry it so a rotation can retire them. */
   secretVersion: number;
-  /** Set when the merchant is disabled: tokens issued until then stay dead after re-enabling. */
+  /** Set when the client is disabled: tokens issued until then stay dead after re-enabling. */
   tokensNotBefore?: number | null;
+}
+
+export interface MerchantRecord extends ClientKeys {
+  id: string;
+  name: string;
   /** Its own callback retry schedule (`0s,5s,30s`); null: the gateway's SNAPGATE_RETRY_SCHEDULE. */
   retrySchedule?: string | null;
   /** Portal sessions and sign-in links issued until then are refused (portal log-out). */

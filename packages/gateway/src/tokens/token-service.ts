@@ -20,7 +20,7 @@ import { rsaPublicKey } from '../merchants/public-key.ts';
 import { createFieldReader } from '../payments/fields.ts';
 import { ACCESS_TOKEN } from '../payments/snap-fields.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
-import type { MerchantRecord } from '../records/records.ts';
+import type { ClientKeys, MerchantRecord } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 import { type AccessTokenClaims, signJwt, verifyJwt } from './jwt.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -59,17 +59,7 @@ export interface TokenService {
 }
 
 /** What a merchant and a provider share as SNAP clients: keys, secrets and their rotation. */
-export type ClientCredentials = Pick<
-  MerchantRecord,
-  | 'clientKey'
-  | 'clientSecret'
-  | 'previousSecret'
-  | 'previousValidUntil'
-  | 'secretVersion'
-  | 'tokensNotBefore'
-  | 'publicKeyPem'
-  | 'status'
->;
+export type ClientCredentials = ClientKeys & Pick<MerchantRecord, 'publicKeyPem' | 'status'>;
 
 /** The secrets a client's signatures may be made with right now: current, then previous in its overlap. */
 export function activeSecrets(client: ClientCredentials, nowMs: number): string[] {

@@ -24,13 +24,17 @@ export async function signInByHand(url: string, key = ADMIN_TOKEN): Promise<stri
     body: new URLSearchParams({ _csrf: csrf, key }).toString(),
   });
   assert.equal(res.status, 303);
-  const session = res.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('snapgate_console='))
-    ?.split(';')[0];
+  const session = cookieOf(res, 'snapgate_console');
   assert.ok(session, 'the log-in sets the session cookie');
   return session;
 }
+
+/** The cookie `name` an answer sets, as a request sends it back (`name=value`), or undefined. */
+export const cookieOf = (res: Response, name: string): string | undefined =>
+  res.headers
+    .getSetCookie()
+    .find((c) => c.startsWith(`${name}=`))
+    ?.split(';')[0];
 
 /** The CSRF token of a console page's forms. */
 export const csrfIn = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
@@ -66,10 +70,7 @@ export async function noticeAfter(
   kind: 'ok' | 'error' = 'error',
 ): Promise<{ text: string | undefined; page: string }> {
   assert.equal(res.status, 303);
-  const notice = res.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('snapgate_console_notice='))
-    ?.split(';')[0];
+  const notice = cookieOf(res, 'snapgate_console_notice');
   assert.ok(notice, 'the form leaves its notice for the page');
   const page = await getPage(url, `${session}; ${notice}`, res.headers.get('location') as string);
   const role = kind === 'error' ? 'alert' : 'status';

@@ -15,7 +15,14 @@ import { browserSuite, launchChromium } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN, startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import { type ConsoleGateway, csrfIn, screenshotPath, signInByHand, startConsoleGateway } from './console-gateway.ts';
+import {
+  type ConsoleGateway,
+  cookieOf,
+  csrfIn,
+  screenshotPath,
+  signInByHand,
+  startConsoleGateway,
+} from './console-gateway.ts';
 
 describe('console and portal forms: Post/Redirect/Get, shown once', browserSuite, () => {
   let gw: ConsoleGateway;
@@ -565,10 +572,7 @@ describe('console and portal forms: Post/Redirect/Get, shown once', browserSuite
       const location = made.headers.get('location') as string;
       const id = /^\/console\/merchants\/([^/]+)\/created$/.exec(location)?.[1] as string;
       const secret = (await gw.store.findMerchantById(id))?.clientSecret as string;
-      const once = made.headers
-        .getSetCookie()
-        .find((c) => c.startsWith('snapgate_console_once='))
-        ?.split(';')[0] as string;
+      const once = cookieOf(made, 'snapgate_console_once') as string;
       assert.ok(once && !once.includes(secret));
       const open = async (cookie: string, at = location) =>
         (await (await fetch(`${second.url}${at}`, { headers: { cookie } })).text()).includes(secret);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
-import { csrfIn } from './console-gateway.ts';
+import { cookieOf, csrfIn } from './console-gateway.ts';
 
 const USED = 'This sign-in link was already used';
 
@@ -48,10 +48,7 @@ export function portalLinkOnceSuite(under: StoreUnderTest): void {
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: opened.pre, origin: gw.url },
         body: new URLSearchParams({ _csrf: opened.csrf, token: tokenOf(link) }).toString(),
       });
-      const portal = res.headers
-        .getSetCookie()
-        .find((c) => c.startsWith('snapgate_portal='))
-        ?.split(';')[0];
+      const portal = cookieOf(res, 'snapgate_portal');
       return { status: res.status, text: await res.text(), portal };
     };
     const refusedRows = async () => {

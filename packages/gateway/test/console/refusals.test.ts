@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
-import { csrfIn, getPage, noticeAfter, postForm, signInByHand } from './console-gateway.ts';
+import { cookieOf, csrfIn, getPage, noticeAfter, postForm, signInByHand } from './console-gateway.ts';
 
 interface AuditRow {
   action: string;
@@ -138,10 +138,7 @@ describe('a refused form is audited as refused, with its 4xx status', () => {
       body: new URLSearchParams({ _csrf: csrfIn(await enter.text()), token }).toString(),
     });
     assert.equal(signedIn.status, 303);
-    const portal = signedIn.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('snapgate_portal='))
-      ?.split(';')[0] as string;
+    const portal = cookieOf(signedIn, 'snapgate_portal') as string;
     const csrf = csrfIn((await getPage(gw.url, portal, '/console/portal/settings')).text);
     const res = await fetch(`${gw.url}/console/portal/test-callback`, {
       method: 'POST',

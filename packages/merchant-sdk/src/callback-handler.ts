@@ -4,6 +4,7 @@ import {
   canChangeStatus,
   isFinalStatus,
   isSnapError,
+  type Money,
   SERVICE,
   type SnapBody,
   snapError,
@@ -12,7 +13,7 @@ import {
 } from '@snapgate/snap';
 import { type Clock, systemClock } from './clock.ts';
 import { createMemoryDedupeStore, createMemoryStatusStore, type DedupeStore, type StatusStore } from './stores.ts';
-import type { PaymentNotification, TransferNotification, TransferStatus } from './types.ts';
+import type { PaymentNotification, RefundNotice, TransferNotification, TransferStatus } from './types.ts';
 import {
   type CallbackKey,
   type CallbackRequest,
@@ -92,9 +93,32 @@ export interface StatusEvent {
 }
 
 /**
- * How a callback ended: `applied` (onStatus ran), `duplicate` (X-EXTERNAL-ID seen before),
+ * What `onRefund` receives: a verified refund's callback (docs/protocol.md#refund-callbacks), once
+ * per refund that reaches you: a part (status stays `00`) or the last part (status `04`, when
+ * `onStatus` runs too, after it). A refund's callback replaces an undelivered earlier one, so two
+ * quick refunds may come as one naming the later: keep `refundedAmount`, the total.
+ *
+ * @example
+ * const onRefund = async ({ refund, refundedAmount, notification }: RefundEvent) => {
+ *   await orders.setRefunded(notification.originalPartnerReferenceNo, refundedAmount.value, refund.refundNo);
+ * };
+ */
+export interface RefundEvent {
+  refund: RefundNotice;
+  /** The total refunded so far, this refund included. */
+  refundedAmount: Money;
+  status: TransactionStatus;
+  notification: PaymentNotification;
+  /** X-EXTERNAL-ID: the notification's id at the gateway. */
+  externalId: string | undefined;
+  /** The request target it arrived on. */
+  path: string;
+}
+
+/**
+ * How a callback ended: `applied` (onStatus or onRefund ran), `duplicate` (X-EXTERNAL-ID seen before),
  * `stale` (older, lower or equal status: acknowledged, not applied), `rejected` (verification
- * failed: 4xx) or `failed` (onStatus or a store threw: 500, so the gateway retries).
+ * failed: 4xx) or `failed` (onStatus, onRefund or a store threw: 500, so the gateway retries).
  *
  * @example
  * const outcome: CallbackOutcome = 'duplicate';
@@ -129,7 +153,26 @@ export interface CallbackResult<N = PaymentNotification> {
 export type CallbackHandlerOptions = HandlerOptions<PaymentNotification> & {
   /** Applies a status to the merchant's order; a throw answers 500 so the gateway retries. */
   onStatus(event: StatusEvent): void | Promise<void>;
+  /**
+   * Applies a refund to the merchant's order, once per `refundNo` (remembered in the dedupe store
+   * as `refund:<refundNo>`); a throw answers 500 so the gateway retries. Without it, a partial
+   * refund's callback (status `00` again) is acknowledged as stale.
+   */
+  onRefund?(event: RefundEvent): void | Promise<void>;
 };
+
+/** The refund a payment notification tells of, when it is a refund's callback of the documented shape. */
+function refundOf(n: PaymentNotification): { refund: RefundNotice; refundedAmount: Money } | undefined {
+  const { refund, refundedAmount } = n.additionalInfo;
+  const isMoney = (m: unknown): m is Money =>
+    typeof m === 'object' && m !== null && typeof (m as Money).value === 'string';
+  if (typeof refund !== 'object' || refund === null) return undefined;
+  const texts = [refund.refundNo, refund.partnerRefundNo, refund.refundTime];
+  if (!texts.every((t) => typeof t === 'string') || !isMoney(refund.refundAmount) || !isMoney(refundedAmount)) {
+    return undefined;
+  }
+  return { refund, refundedAmount };
+}
 
 /** What both handlers take: the key and partner of {@link verifyCallback}, stores, limits, an observer. */
 type HandlerOptions<N> = CallbackKey & {
@@ -211,10 +254,11 @@ export function writeResult(res: ServerResponse, result: Pick<CallbackResult, 'h
  * A callback receiver (docs/protocol.md#callbacks): verifies each callback ({@link verifyCallback};
  * a bad one gets its 4xx SNAP body, never 200), drops a duplicate X-EXTERNAL-ID with a 200
  * acknowledgement, and calls `onStatus` only for a status that moves the transaction on
- * ({@link isNewerStatus}: a late 03 never overwrites PAID). It answers 200
- * `{"responseCode":"2002600","responseMessage":"Success"}` once `onStatus` has returned; if it
- * throws, 500 `5002600` and neither the id nor the status is recorded, so the gateway's retry is
- * applied again. Callbacks of one transaction are handled one at a time in this process.
+ * ({@link isNewerStatus}: a late 03 never overwrites PAID), and `onRefund` (when given) once per
+ * refund a refund's callback names. It answers 200
+ * `{"responseCode":"2002600","responseMessage":"Success"}` once they have returned; if one
+ * throws, 500 `5002600` and what it was to apply is not recorded, so the gateway's retry applies it
+ * again. Callbacks of one transaction are handled one at a time in this process.
  * X-EXTERNAL-ID is not signed: a replayed callback with a new id still cannot apply a status twice.
  *
  * @example
@@ -228,14 +272,29 @@ export function writeResult(res: ServerResponse, result: Pick<CallbackResult, 'h
  * http.createServer(handler).listen(3000);
  */
 export function createCallbackHandler(options: CallbackHandlerOptions): CallbackHandler {
-  const { onStatus } = options;
-  return createHandler('createCallbackHandler', options, verifyCallback, async (notification, context) => {
-    const status = notification.latestTransactionStatus;
-    const action = actionOf(status);
-    const { previousStatus, externalId, path } = context;
-    await onStatus({ action, status, previousStatus, notification, externalId, path });
-    return action;
-  });
+  const { onStatus, onRefund } = options;
+  const refundEvent = (notification: PaymentNotification): SideEvent | undefined => {
+    const told = onRefund && refundOf(notification);
+    if (!told) return undefined;
+    return {
+      key: `refund:${told.refund.refundNo}`,
+      run: ({ externalId, path }) =>
+        onRefund({ ...told, status: notification.latestTransactionStatus, notification, externalId, path }),
+    };
+  };
+  return createHandler(
+    'createCallbackHandler',
+    options,
+    verifyCallback,
+    async (notification, context) => {
+      const status = notification.latestTransactionStatus;
+      const action = actionOf(status);
+      const { previousStatus, externalId, path } = context;
+      await onStatus({ action, status, previousStatus, notification, externalId, path });
+      return action;
+    },
+    refundEvent,
+  );
 }
 
 /**
@@ -326,15 +385,23 @@ interface ApplyContext {
   path: string;
 }
 
+/** Something a callback tells besides its status (a refund), applied once per `key`. */
+interface SideEvent {
+  key: string;
+  run(context: ApplyContext): void | Promise<void>;
+}
+
 /**
  * The handler of one kind of callback: `verify` checks and parses it, `applyStatus` runs the
- * merchant's function for a status that moves its transaction on and says which action it was.
+ * merchant's function for a status that moves its transaction on and says which action it was;
+ * `sideEvent` names what else it tells (a refund), applied once even when its status is not new.
  */
 function createHandler<N extends { originalReferenceNo: string; latestTransactionStatus: TransactionStatus }>(
   name: string,
   options: HandlerOptions<N>,
   verify: (request: CallbackRequest, options: VerifyCallbackOptions) => N,
   applyStatus: (notification: N, context: ApplyContext) => Promise<CallbackAction>,
+  sideEvent?: (notification: N) => SideEvent | undefined,
 ): CallbackHandler<N> {
   const { partnerId } = options;
   if (!partnerId) throw new TypeError(`${name}: partnerId is required`);
@@ -393,13 +460,26 @@ function createHandler<N extends { originalReferenceNo: string; latestTransactio
         if (externalId !== undefined && (await dedupe.has(externalId))) return ack('duplicate');
         const previousStatus = await statuses.get(ref);
         const status = notification.latestTransactionStatus;
-        if (!isNewerStatus(previousStatus, status)) {
+        const context = { previousStatus, externalId, path: request.path };
+        const side = sideEvent?.(notification);
+        const isSideNew = side !== undefined && !(await dedupe.has(side.key));
+        const isNewer = isNewerStatus(previousStatus, status);
+        if (!isNewer && !isSideNew) {
           if (externalId !== undefined) await dedupe.add(externalId);
           return ack('stale');
         }
-        const action = await applyStatus(notification, { previousStatus, externalId, path: request.path });
-        // Recorded only after the merchant's function succeeded: a failure leaves the retry free to apply it.
-        await statuses.set(ref, status);
+        // The refund first, so that a REFUNDED order already holds its last refund. Each is recorded
+        // only after the merchant's function succeeded: a failure leaves the retry free to apply
+        // what is not recorded yet.
+        if (isSideNew) {
+          await side.run(context);
+          await dedupe.add(side.key);
+        }
+        let action: CallbackAction | undefined;
+        if (isNewer) {
+          action = await applyStatus(notification, context);
+          await statuses.set(ref, status);
+        }
         if (externalId !== undefined) await dedupe.add(externalId);
         return ack('applied', action);
       } catch (e) {

@@ -35,6 +35,7 @@ export {
   createCallbackHandler,
   createTransferCallbackHandler,
   isNewerStatus,
+  type RefundEvent,
   readRawBody,
   type StatusEvent,
   type TransferAction,

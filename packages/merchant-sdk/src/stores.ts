@@ -4,8 +4,10 @@ type MaybePromise<T> = T | Promise<T>;
 
 /**
  * Where the callback handler remembers the X-EXTERNAL-ID of every notification it acknowledged,
- * to drop a duplicate (docs/protocol.md#callbacks: the same id on every attempt and replay). Use a shared, durable
- * store when several processes receive callbacks.
+ * to drop a duplicate (docs/protocol.md#callbacks: the same id on every attempt and replay), and,
+ * with `onRefund`, each refund it applied as `refund:<refundNo>` (strings of at most 25
+ * characters, kept as long as the ids). Use a shared, durable store when several processes
+ * receive callbacks.
  *
  * @example
  * const seen: DedupeStore = {

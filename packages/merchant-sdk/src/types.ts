@@ -353,8 +353,29 @@ export interface PaymentNotification {
     /** ISO 8601 with a numeric offset. */
     transactionDate?: string;
     feeAmount?: Money;
+    /** A refund's callback only: the refund that caused it (docs/protocol.md#refund-callbacks). */
+    refund?: RefundNotice;
+    /** A refund's callback only: the total refunded so far, this refund included. */
+    refundedAmount?: Money;
     [key: string]: unknown;
   };
+}
+
+/**
+ * The refund a refund's callback tells of (`additionalInfo.refund`): status `00` for a part, `04`
+ * once the whole amount is back.
+ *
+ * @example
+ * const r: RefundNotice = { refundNo: 'RF7159768889358441', partnerRefundNo: 'RF-0001', refundAmount: { value: '5000.00', currency: 'IDR' }, refundTime: '2026-11-23T11:00:00+07:00' };
+ */
+export interface RefundNotice {
+  /** The gateway's refund number: `RF` and 16 digits. */
+  refundNo: string;
+  /** Yours, as sent with the refund (or the console's `CONSOLE-…` when the operator refunded). */
+  partnerRefundNo: string;
+  refundAmount: Money;
+  /** ISO 8601, Jakarta time. */
+  refundTime: string;
 }
 
 // Disbursements (docs/protocol.md#disbursements): SNAP Transfer Credit, money out of what the gateway owes the merchant.

@@ -7,6 +7,7 @@ import {
   type CallbackResult,
   createCallbackHandler,
   isNewerStatus,
+  type RefundEvent,
   type StatusEvent,
 } from '../src/callback-handler.ts';
 import { createMemoryDedupeStore, createMemoryStatusStore } from '../src/stores.ts';
@@ -225,6 +226,133 @@ describe('createCallbackHandler', () => {
       () => createCallbackHandler({ clientSecret: 's', partnerId: '', onStatus: () => undefined }),
       TypeError,
     );
+  });
+});
+
+/** A refund's callback body (docs/protocol.md#refund-callbacks): the payment's, with the refund and the total. */
+function refundBody(status: string, ref: string, refundNo: string, value: string, total: string): string {
+  const body = JSON.parse(notificationBody(status, ref));
+  body.additionalInfo.refund = {
+    refundNo,
+    partnerRefundNo: `P-${refundNo}`,
+    refundAmount: { value, currency: 'IDR' },
+    refundTime: '2024-01-01T11:00:00+07:00',
+  };
+  body.additionalInfo.refundedAmount = { value: total, currency: 'IDR' };
+  return JSON.stringify(body);
+}
+
+describe('createCallbackHandler with onRefund', () => {
+  async function refundReceiver(onRefund: (e: RefundEvent) => void | Promise<void> = () => undefined) {
+    const statuses: StatusEvent[] = [];
+    const refunds: RefundEvent[] = [];
+    const outcomes: CallbackResult[] = [];
+    const handler = createCallbackHandler({
+      clientSecret: SECRET,
+      partnerId: PARTNER,
+      onStatus: (e) => {
+        statuses.push(e);
+      },
+      onRefund: async (e) => {
+        await onRefund(e);
+        refunds.push(e);
+      },
+      onOutcome: (r) => outcomes.push(r),
+    });
+    const server = await listen(handler);
+    const send = (body: string, externalId: string) =>
+      post(`${server.url}${QR_PATH}`, body, signedHeaders(body, { externalId }));
+    return { statuses, refunds, outcomes, send, close: server.close };
+  }
+
+  it('calls onRefund once per refund: a part (00 again) without onStatus, the last part (04) with it', async () => {
+    const r = await refundReceiver();
+    try {
+      assert.deepEqual((await r.send(notificationBody('00', 'R1'), '1')).body, ACK);
+      assert.deepEqual((await r.send(refundBody('00', 'R1', 'RF1', '3000.00', '3000.00'), '2')).body, ACK);
+      assert.deepEqual(
+        r.refunds.map((e) => [e.refund.refundNo, e.refund.refundAmount.value, e.refundedAmount.value, e.status]),
+        [['RF1', '3000.00', '3000.00', '00']],
+      );
+      assert.equal(r.refunds[0]?.refund.partnerRefundNo, 'P-RF1');
+      assert.equal(r.refunds[0]?.externalId, '2');
+      assert.deepEqual(
+        r.statuses.map((e) => e.action),
+        ['PAID'],
+      );
+      assert.deepEqual(
+        r.outcomes.map((o) => [o.outcome, o.action]),
+        [
+          ['applied', 'PAID'],
+          ['applied', undefined],
+        ],
+      );
+      // The same refund under another X-EXTERNAL-ID (a replay) is not applied twice.
+      await r.send(refundBody('00', 'R1', 'RF1', '3000.00', '3000.00'), '3');
+      assert.equal(r.refunds.length, 1);
+      assert.equal(r.outcomes.at(-1)?.outcome, 'stale');
+      await r.send(refundBody('04', 'R1', 'RF2', '7000.00', '10000.00'), '4');
+      assert.deepEqual(
+        r.refunds.map((e) => e.refund.refundNo),
+        ['RF1', 'RF2'],
+      );
+      assert.deepEqual(
+        r.statuses.map((e) => e.action),
+        ['PAID', 'REFUNDED'],
+      );
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('answers 500 when onRefund throws, and applies the refund, then the status, on the retry', async () => {
+    let fail = true;
+    const r = await refundReceiver(() => {
+      if (fail) throw new Error('ledger down');
+    });
+    try {
+      const body = refundBody('00', 'R2', 'RF9', '1.00', '1.00');
+      const first = await r.send(body, '9');
+      assert.equal(first.status, 500);
+      assert.equal(r.statuses.length, 0, 'the refund comes first: its failure stops the status too');
+      fail = false;
+      assert.deepEqual((await r.send(body, '9')).body, ACK);
+      assert.deepEqual(
+        r.refunds.map((e) => e.refund.refundNo),
+        ['RF9'],
+      );
+      assert.equal(r.statuses.length, 1, 'the status is applied on the retry, once');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('treats a refund field of another shape as no refund', async () => {
+    const r = await refundReceiver();
+    try {
+      await r.send(notificationBody('00', 'R3'), '20');
+      const odd = JSON.parse(notificationBody('00', 'R3'));
+      odd.additionalInfo.refund = { refundNo: 7 };
+      odd.additionalInfo.refundedAmount = { value: '1.00', currency: 'IDR' };
+      assert.deepEqual((await r.send(JSON.stringify(odd), '21')).body, ACK);
+      assert.equal(r.refunds.length, 0);
+      assert.equal(r.outcomes.at(-1)?.outcome, 'stale');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('without onRefund, acknowledges a partial refund as stale (as before)', async () => {
+    const r = await receiver();
+    try {
+      await r.send(notificationBody('00', 'R4'));
+      const res = await r.send(refundBody('00', 'R4', 'RF4', '1.00', '1.00'));
+      assert.deepEqual(res.body, ACK);
+      assert.equal(r.events.length, 1);
+      assert.equal(r.outcomes.at(-1)?.outcome, 'stale');
+    } finally {
+      await r.close();
+    }
   });
 });
 

@@ -1,6 +1,13 @@
 import { formatJakartaTimestamp, phpJsonEncode } from '@snapgate/snap';
 import { methodOfTxn } from '../methods/index.ts';
-import type { CallbackJson, MerchantRecord, Payer, TransactionRecord, VaTransaction } from '../records/records.ts';
+import type {
+  CallbackJson,
+  MerchantRecord,
+  Payer,
+  RefundRecord,
+  TransactionRecord,
+  VaTransaction,
+} from '../records/records.ts';
 import { vaIdentity } from './va-identity.ts';
 
 export type { Payer };
@@ -32,11 +39,34 @@ export function serializeCallback(value: unknown, format: CallbackJson = 'standa
 export type CallbackStyle = Partial<Pick<MerchantRecord, 'callbackJson' | 'callbackVaBody'>>;
 
 /**
+ * What a refund's callback adds (docs/protocol.md#refund-callbacks): the refund that caused it, and
+ * the total refunded so far, which a later refund's callback (that may replace this one while it
+ * is undelivered) carries too.
+ */
+function refundInfo(txn: TransactionRecord, refund: RefundRecord) {
+  return {
+    refund: {
+      refundNo: refund.refundNo,
+      partnerRefundNo: refund.partnerRefundNo,
+      refundAmount: { value: refund.amount, currency: txn.currency },
+      refundTime: formatJakartaTimestamp(refund.createdAt),
+    },
+    refundedAmount: { value: txn.refundedAmount, currency: txn.currency },
+  };
+}
+
+/**
  * The notification body of docs/protocol.md#callbacks, serialised once and compactly, in the
  * document's field order. These bytes are stored, signed and sent on every attempt. A VA
- * payment (status 00) to a merchant with `callbackVaBody: snap-payment` is in SNAP's VA payment shape.
+ * payment (status 00) to a merchant with `callbackVaBody: snap-payment` is in SNAP's VA payment
+ * shape. `refund`: the refund that caused this change (a refund's callback).
  */
-export function notificationBody(txn: TransactionRecord, atMs: number, style: CallbackStyle = {}): string {
+export function notificationBody(
+  txn: TransactionRecord,
+  atMs: number,
+  style: CallbackStyle = {},
+  refund?: RefundRecord,
+): string {
   const payer = payerOf(txn);
   const value = methodOfTxn(txn).notifiedAmount(txn);
   const additionalInfo = {
@@ -46,10 +76,11 @@ export function notificationBody(txn: TransactionRecord, atMs: number, style: Ca
     billNumber: txn.billNumber,
     transactionDate: formatJakartaTimestamp(atMs),
     feeAmount: { value: txn.feeAmount, currency: txn.currency },
+    ...(refund ? refundInfo(txn, refund) : {}),
   };
   // A payment shape carries no status: only a payment goes in it; every other change (expired,
   // deleted, refunded) keeps the standard body, so no bank-style receiver mistakes it for one.
-  if (txn.kind === 'va' && style.callbackVaBody === 'snap-payment' && txn.status === '00') {
+  if (txn.kind === 'va' && style.callbackVaBody === 'snap-payment' && txn.status === '00' && !refund) {
     return serializeCallback(vaPaymentShape(txn, value, additionalInfo), style.callbackJson);
   }
   return serializeCallback(

@@ -6,7 +6,6 @@ import {
   TRANSACTION_STATUS,
   toMinorUnits,
 } from '@snapgate/snap';
-import { refundPosting } from '../books/postings.ts';
 import type { Mode } from '../config.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import {
@@ -392,41 +391,31 @@ export function createQrisService(deps: QrisServiceDeps) {
           reason,
           createdAt: ctx.now,
         };
+        // The whole amount back makes it Refunded (00 → 04); a part leaves it Paid (00 → 00 again).
+        // Either way it is a change with its history row and its callback, which names the refund.
+        const isWhole = refundedAmount === txn.amount;
         let written: boolean;
         try {
-          if (refundedAmount === txn.amount && txn.status === '00') {
-            // The whole amount is back: Refunded (00 → 04), notified like every QRIS change.
-            written = await changer
-              .change(
-                txn,
-                {
-                  to: '04',
-                  reason: reason ?? 'refunded',
-                  patch: () => ({ refundedAmount }),
-                  refund,
-                  idempotency: recordFor(response),
-                  decidedOnRead: true,
-                  requestId: ctx.requestId,
-                },
-                ctx.now,
-              )
-              .then(() => true)
-              .catch((e) => {
-                if (e instanceof LostRace) return false;
-                throw e;
-              });
-          } else {
-            written =
-              (await store.updateTransaction({
-                referenceNo: txn.referenceNo,
-                expectedSeq: txn.seq,
-                at: ctx.now,
-                patch: { refundedAmount },
+          written = await changer
+            .change(
+              txn,
+              {
+                to: isWhole ? '04' : '00',
+                reason: reason ?? (isWhole ? 'refunded' : `refunded in part (${refundNo})`),
+                renotify: true,
+                patch: () => ({ refundedAmount }),
                 refund,
                 idempotency: recordFor(response),
-                ledger: await refundPosting(store, refund, ctx.now),
-              })) !== undefined;
-          }
+                decidedOnRead: true,
+                requestId: ctx.requestId,
+              },
+              ctx.now,
+            )
+            .then(() => true)
+            .catch((e) => {
+              if (e instanceof LostRace) return false;
+              throw e;
+            });
         } catch (e) {
           if (e instanceof UniqueViolation && e.constraint.includes('partner_refund_no')) {
             throw snapError('CONFLICT', svc, { detail: { duplicate: 'partnerRefundNo' } });

@@ -48,7 +48,10 @@ export interface ChangeRequest {
   vaPayment?: VaPaymentRecord;
   /** `false`: a change the merchant is not told about (a QRIS it never received: its acquirer failed). */
   notify?: false;
-  /** Sandbox only: notify the current status again (01 → 01) instead of changing it. */
+  /**
+   * Notify the current status again instead of changing it: the sandbox's 01 → 01, and a partial
+   * refund's 00 → 00 (its history row and its callback, docs/protocol.md#refund-callbacks).
+   */
   renotify?: boolean;
   /**
    * When the change was decided on the transaction as read (a refund's remaining amount), a lost
@@ -177,7 +180,7 @@ export function createStatusChanger(deps: {
         const style = notify ? await store.findMerchantById(txn.merchantId) : undefined;
         const notification = notify
           ? {
-              body: notificationBody(next, nowMs, style),
+              body: notificationBody(next, nowMs, style, request.refund),
               nextAttemptAt: nowMs + firstAttemptDelayMs,
               requestId: request.requestId ?? null,
             }

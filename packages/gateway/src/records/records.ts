@@ -488,11 +488,8 @@ export interface TransactionUpdate {
   referenceNo: string;
   expectedSeq: number;
   at: number;
-  patch: Partial<Pick<TransactionRecord, 'amount' | 'expiresAt' | 'details' | 'refundedAmount'>>;
+  patch: Partial<Pick<TransactionRecord, 'amount' | 'expiresAt' | 'details'>>;
   idempotency?: IdempotencyRecord | undefined;
-  refund?: RefundRecord | undefined;
-  /** The ledger entry of a partial refund, in the same database transaction. */
-  ledger?: NewLedgerEntry | undefined;
 }
 
 export type AttemptOutcome = 'acknowledged' | 'rejected' | 'error';

@@ -136,7 +136,7 @@ export function statusChangeColumns(c: StatusChange): Array<[string, unknown]> {
   ];
 }
 
-/** What a change that is not a status change sets (refunds in part, VA updates). */
+/** What a change that is not a status change sets (a VA update, an upstream QRIS's answer). */
 export function updateColumns(u: TransactionUpdate): Array<[string, unknown]> {
   return [['seq', u.expectedSeq + 1], ['updated_at', u.at], ...patchColumns(u.patch)];
 }

@@ -143,7 +143,7 @@ describe('refund and cancel from a transaction page', browserSuite, () => {
     assert.match(
       await text(page, '.flash.ok'),
       new RegExp(
-        `^Refunded Rp 5\\.000,00 of QRIS ${ref} \\(refund RF\\d+, partnerRefundNo CONSOLE-[0-9A-F]{16}\\)\\. Rp 13\\.000,00 remains refundable\\.$`,
+        `^Refunded Rp 5\\.000,00 of QRIS ${ref} \\(refund RF\\d+, partnerRefundNo CONSOLE-[0-9A-F]{16}\\)\\. Rp 13\\.000,00 remains refundable; its merchant is notified\\.$`,
       ),
     );
     let t = await txn(ref);

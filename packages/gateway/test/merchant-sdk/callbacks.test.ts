@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSnapClient, createTokenClient, type SnapClient } from '@snapgate/merchant-sdk';
+import { createSnapClient, createTokenClient, type RefundEvent, type SnapClient } from '@snapgate/merchant-sdk';
 import { callbackHmacStringToSign, formatJakartaTimestamp, hmacSha512Base64 } from '@snapgate/snap';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/receiver.ts';
@@ -103,6 +103,43 @@ describe('callbacks into an SDK receiver (docs/protocol.md#callbacks)', () => {
     assert.equal(shown.body.attempts.length, 1);
     assert.equal(shown.body.attempts[0].responseStatus, 200);
     assert.deepEqual(JSON.parse(shown.body.attempts[0].responseBody), ACK);
+  });
+
+  it('tells onRefund of a partial refund (status stays 00) and of the last part (04, with onStatus)', async () => {
+    const refunds: RefundEvent[] = [];
+    const { receiver, snap } = await setup({ onRefund: (e) => void refunds.push(e) });
+    const qr = await newQris(snap, '10000.00');
+    await gw.admin('POST', `/sandbox/qris/${qr.referenceNo}/pay`, {});
+    await waitFor('PAID', () => receiver.events.find((x) => x.notification.originalReferenceNo === qr.referenceNo));
+    const refund = (partnerRefundNo: string, value: string) =>
+      snap.refundQris({
+        originalReferenceNo: qr.referenceNo,
+        originalPartnerReferenceNo: qr.partnerReferenceNo,
+        partnerRefundNo,
+        refundAmount: { value, currency: 'IDR' },
+        reason: 'one item out of stock',
+      });
+    const part = await refund(`${qr.partnerReferenceNo}-R1`, '2500.00');
+    const first = await waitFor('onRefund of the part', () => refunds[0]);
+    assert.equal(first.status, '00');
+    assert.deepEqual(first.refund, {
+      refundNo: part.refundNo,
+      partnerRefundNo: `${qr.partnerReferenceNo}-R1`,
+      refundAmount: { value: '2500.00', currency: 'IDR' },
+      refundTime: part.refundTime,
+    });
+    assert.deepEqual(first.refundedAmount, { value: '2500.00', currency: 'IDR' });
+    const [, n] = await gw.store.notificationsOf(qr.referenceNo);
+    assert.ok(n);
+    assert.equal(first.externalId, n.id);
+    await delivered(n.id);
+    const rest = await refund(`${qr.partnerReferenceNo}-R2`, '7500.00');
+    const last = await waitFor('onRefund of the rest', () => refunds[1]);
+    assert.deepEqual([last.status, last.refund.refundNo, last.refundedAmount.value], ['04', rest.refundNo, '10000.00']);
+    assert.deepEqual(
+      receiver.events.filter((e) => e.notification.originalReferenceNo === qr.referenceNo).map((e) => e.action),
+      ['PAID', 'REFUNDED'],
+    );
   });
 
   it('drops a replayed notification as a duplicate of its X-EXTERNAL-ID, still acknowledging it', async () => {

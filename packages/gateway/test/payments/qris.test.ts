@@ -369,14 +369,35 @@ describe('QRIS (docs/protocol.md#qris)', () => {
     assert.equal(q.body.latestTransactionStatus, '04');
     const t = await gw.admin('GET', `/transactions/${g.referenceNo}`);
     assert.deepEqual(t.body.refundedAmount, { value: '10000.00', currency: 'IDR' });
+    // Each refund is a history row and a callback: a part leaves it 00, the last part makes it 04.
+    const history = t.body.statusHistory as Array<{ status: string; reason: string | null }>;
     assert.deepEqual(
-      t.body.statusHistory.map((h: { status: string }) => h.status),
-      ['01', '00', '04'],
+      history.map((h) => h.status),
+      ['01', '00', '00', '04'],
     );
     assert.deepEqual(
-      t.body.notifications.map((n: { latestTransactionStatus: string }) => n.latestTransactionStatus),
-      ['00', '04'],
+      history.slice(2).map((h) => h.reason),
+      ['return', 'return'],
     );
+    const rows = await gw.store.notificationsOf(g.referenceNo);
+    assert.deepEqual(
+      rows.map((n) => n.latestStatus),
+      ['00', '00', '04'],
+    );
+    const [, part, whole] = rows.map((n) => JSON.parse(n.body));
+    assert.deepEqual(Object.keys(part.additionalInfo).slice(-2), ['refund', 'refundedAmount']);
+    assert.deepEqual(part.additionalInfo.refund, {
+      refundNo: r1.body.refundNo,
+      partnerRefundNo: `${g.referenceNo}-1`,
+      refundAmount: { value: '3000.10', currency: 'IDR' },
+      refundTime: r1.body.refundTime,
+    });
+    assert.deepEqual(part.additionalInfo.refundedAmount, { value: '3000.10', currency: 'IDR' });
+    assert.equal(part.latestTransactionStatus, '00');
+    assert.deepEqual(part.amount, { value: '10000.00', currency: 'IDR' });
+    assert.equal(whole.additionalInfo.refund.refundNo, r2.body.refundNo);
+    assert.deepEqual(whole.additionalInfo.refund.refundAmount, { value: '6999.90', currency: 'IDR' });
+    assert.deepEqual(whole.additionalInfo.refundedAmount, { value: '10000.00', currency: 'IDR' });
   });
 
   it('pays in the sandbox by scanning the qrContent, and refuses a content with a broken CRC', async () => {

@@ -747,9 +747,12 @@ export function storeContract(name: string, factory: StoreFactory): void {
         reason: null,
         createdAt: T0,
       };
-      await store.updateTransaction({
+      await store.changeStatus({
         referenceNo: t.referenceNo,
         expectedSeq: 1,
+        status: '00',
+        statusDesc: 'Success',
+        reason: 'refunded in part',
         at: T0,
         patch: { refundedAmount: '2500.00' },
         refund,

@@ -309,7 +309,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
         reply,
         back,
         left > 0n
-          ? `${what}. ${rupiah(fromMinorUnits(left))} remains refundable.`
+          ? `${what}. ${rupiah(fromMinorUnits(left))} remains refundable; its merchant is notified.`
           : `${what}: the whole amount is back, the QRIS is ${statusName(after.status)} and its merchant is notified.`,
       );
     },
@@ -402,7 +402,7 @@ export function transactionActions(t: TransactionRecord, csrf: string, now: numb
 <label>Amount to refund (refundAmount)<input name="refundAmount" inputmode="decimal" value="${typedValue('refund', 'refundAmount', remaining)}"></label>
 <label>Refund number (partnerRefundNo; empty: the console makes one)<input name="partnerRefundNo" value="${typedValue('refund', 'partnerRefundNo')}"></label>
 <label>Reason<input name="reason" value="${typedValue('refund', 'reason')}" placeholder="${DEFAULT_REFUND_REASON}"></label>
-<p class="muted">At most ${rupiah(remaining)} remains refundable (paid ${rupiah(t.paidAmount ?? t.amount)}, refunded ${rupiah(t.refundedAmount)}). The fee is not returned. Refunding the whole amount makes it 04 Refunded and notifies its merchant.</p>
+<p class="muted">At most ${rupiah(remaining)} remains refundable (paid ${rupiah(t.paidAmount ?? t.amount)}, refunded ${rupiah(t.refundedAmount)}). The fee is not returned. Every refund notifies its merchant; refunding the whole amount makes it 04 Refunded.</p>
 <div class="actions"><button type="submit" class="danger" data-confirm="Refund this amount of ${named(t)}? The money goes back to the payer.">Refund</button></div>
 </form>`);
   }

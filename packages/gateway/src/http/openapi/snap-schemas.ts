@@ -432,14 +432,31 @@ export const SNAP_SCHEMAS: Record<string, JsonSchema> = {
       },
       latestTransactionStatus: ref('TransactionStatus'),
       amount: { ...ref('Amount'), description: 'QRIS: its amount. VA: the amount paid, or its total before.' },
-      additionalInfo: closed({
-        payerIssuer: { type: 'string', pattern: '^\\d*$' },
-        payerName: { type: 'string' },
-        payerRefId: { type: 'string', pattern: '^\\d*$' },
-        billNumber: { type: 'integer', description: 'A JSON integer, 12 digits.' },
-        transactionDate: { ...ref('SnapTimestamp'), description: 'When this status was reached.' },
-        feeAmount: ref('Amount'),
-      }),
+      additionalInfo: closed(
+        {
+          payerIssuer: { type: 'string', pattern: '^\\d*$' },
+          payerName: { type: 'string' },
+          payerRefId: { type: 'string', pattern: '^\\d*$' },
+          billNumber: { type: 'integer', description: 'A JSON integer, 12 digits.' },
+          transactionDate: { ...ref('SnapTimestamp'), description: 'When this status was reached.' },
+          feeAmount: ref('Amount'),
+          refund: {
+            ...closed({
+              refundNo: { type: 'string', pattern: '^RF\\d{16}$' },
+              partnerRefundNo: { type: 'string' },
+              refundAmount: ref('Amount'),
+              refundTime: ref('SnapTimestamp'),
+            }),
+            description:
+              'A refund’s callback only: the refund that caused it (status `00` for a part, `04` for the last).',
+          },
+          refundedAmount: {
+            ...ref('Amount'),
+            description: 'A refund’s callback only: the total refunded so far, this refund included.',
+          },
+        },
+        { required: ['payerIssuer', 'payerName', 'payerRefId', 'billNumber', 'transactionDate', 'feeAmount'] },
+      ),
     }),
     description: 'Serialised once; the same bytes are signed and sent on every attempt and replay.',
   },

@@ -7,7 +7,6 @@ import type {
   MerchantRecord,
   MovedNotification,
   NotificationRecord,
-  RefundRecord,
   StatusChange,
   StatusChanged,
   TransactionRecord,
@@ -17,7 +16,7 @@ import type {
 import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { revokeAdminKey } from '../parts/access.ts';
-import { ledgerCells, postLedgerEntry } from '../parts/ledger.ts';
+import { ledgerCells } from '../parts/ledger.ts';
 import { createRecordCache, noRecordCache } from '../record-cache.ts';
 import {
   customerNosFrom,
@@ -447,18 +446,11 @@ export class PostgresStore extends SqlStore implements Store {
     return { txn, claimed: newNotificationRecord(txn, n, change.at, true) };
   }
 
-  private async putRefund(c: pg.PoolClient, refund: RefundRecord): Promise<void> {
-    const values: unknown[] = [];
-    await this.run(c, insertCells('refunds', refundCells(refund), values), values);
-  }
-
   async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {
     return this.tx(async (c) => {
       const r = await this.updateGuarded(c, update.referenceNo, update.expectedSeq, updateColumns(update));
       if (!r) return undefined;
-      if (update.refund) await this.putRefund(c, update.refund);
       if (update.idempotency) await this.putIdempotency(c, update.idempotency, update.at);
-      if (update.ledger) await postLedgerEntry(sqlOn(c), update.ledger);
       return transactionFromRow(r);
     }).catch(rethrowUnique);
   }

@@ -302,9 +302,7 @@ export class SqliteWrites implements WriteOps {
   updateTransaction(update: TransactionUpdate): TransactionRecord | undefined {
     const r = this.updateGuarded(update.referenceNo, update.expectedSeq, updateColumns(update));
     if (!r) return undefined;
-    if (update.refund) this.stmt.insertRefund.run(update.refund);
     if (update.idempotency) this.stmt.insertIdempotency.run({ ...update.idempotency, createdAt: update.at });
-    if (update.ledger) this.postEntry(update.ledger);
     return transactionFromRow(r);
   }
 

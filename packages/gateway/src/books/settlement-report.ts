@@ -45,13 +45,33 @@ export function signedMoney(sen: bigint): string {
   return sen < 0n ? `-${fromMinorUnits(-sen)}` : fromMinorUnits(sen);
 }
 
+/** Quotes per RFC 4180 when the value holds a comma, quote, CR or LF. */
+const quoted = (value: string) => (NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+
+/**
+ * How a report is laid out: `data` for programs (the header on the first line, every cell as it
+ * is), `spreadsheet` for people (a summary of the settlement above the table, and references made
+ * only of digits written as text formulas, so a spreadsheet keeps all their digits and leading zeros
+ * instead of showing 2.61123E+17).
+ */
+export type ReportLayout = 'data' | 'spreadsheet';
+export const REPORT_LAYOUTS = ['data', 'spreadsheet'] as const satisfies readonly ReportLayout[];
+
+/** Only digits: what a spreadsheet would read as a number. */
+const DIGITS = /^\d+$/;
+
 /**
  * A text cell: a leading formula character gets a `'` so that a spreadsheet shows it as text,
- * then quotes per RFC 4180 when the value holds a comma, quote, CR or LF.
+ * then quotes per RFC 4180 when the value holds a comma, quote, CR or LF. In the spreadsheet
+ * layout, digits alone become `="…"` (quoted), which spreadsheets show as the text between.
+ *
+ * @example
+ * textCell('261123482913770215', 'spreadsheet'); // '"=""261123482913770215"""'
+ * textCell('=HYPERLINK(1)');                     // "'=HYPERLINK(1)"
  */
-function textCell(value: string): string {
-  const defused = FORMULA_START.test(value) ? `'${value}` : value;
-  return NEEDS_QUOTES.test(defused) ? `"${defused.replaceAll('"', '""')}"` : defused;
+export function textCell(value: string, layout: ReportLayout = 'data'): string {
+  if (layout === 'spreadsheet' && DIGITS.test(value)) return quoted(`="${value}"`);
+  return quoted(FORMULA_START.test(value) ? `'${value}` : value);
 }
 
 /** The signed amount, fee and net of a row: a refund takes money back and charges nothing. */
@@ -71,21 +91,22 @@ function moneyOf(row: ReportRow): { amountSen: bigint; feeSen: bigint; netSen: b
 }
 
 /** One CSV line of a row, without its line end. */
-function lineOf(row: ReportRow): string {
+function lineOf(row: ReportRow, layout: ReportLayout): string {
   const { amountSen, feeSen, netSen } = moneyOf(row);
+  const text = (value: string) => textCell(value, layout);
   return [
-    textCell(row.referenceNo),
-    textCell(row.partnerReferenceNo),
-    textCell(row.kind),
-    textCell(formatJakartaTimestamp(row.paidAtMs)),
+    text(row.referenceNo),
+    text(row.partnerReferenceNo),
+    text(row.kind),
+    text(formatJakartaTimestamp(row.paidAtMs)),
     signedMoney(amountSen),
     signedMoney(feeSen),
     signedMoney(netSen),
-    textCell(row.providerId),
-    textCell(row.providerReference ?? ''),
-    textCell(row.refundNo ?? ''),
-    textCell(row.method),
-    textCell(row.providerName),
+    text(row.providerId),
+    text(row.providerReference ?? ''),
+    text(row.refundNo ?? ''),
+    text(row.method),
+    text(row.providerName),
   ].join(',');
 }
 
@@ -93,7 +114,8 @@ function lineOf(row: ReportRow): string {
 export const SETTLEMENT_CSV_HEAD = SETTLEMENT_CSV_HEADER + CRLF;
 
 /** Rows as CSV lines, each ended by CRLF, without the header: a page of a streamed report. */
-export const settlementCsvLines = (rows: ReportRow[]): string => rows.map((row) => lineOf(row) + CRLF).join('');
+export const settlementCsvLines = (rows: ReportRow[], layout: ReportLayout = 'data'): string =>
+  rows.map((row) => lineOf(row, layout) + CRLF).join('');
 
 /**
  * The settlement report as CSV: the header, then one line per row in the order given, each ended
@@ -108,3 +130,54 @@ export const settlementCsvLines = (rows: ReportRow[]): string => rows.map((row) 
  * // 'referenceNo,…\r\nR1,P1,payment,1970-01-01T07:00:00+07:00,12345.00,86.00,12259.00,acq,,,qris,Acquirer\r\n'
  */
 export const settlementCsv = (rows: ReportRow[]): string => SETTLEMENT_CSV_HEAD + settlementCsvLines(rows);
+
+/** What the spreadsheet layout's summary says of a settlement (its sums are the settlement's). */
+export interface ReportSummary {
+  settlementId: string;
+  merchantId: string;
+  merchantName: string;
+  cutoff: number;
+  createdAt: number;
+  status: string;
+  payments: number;
+  grossSen: bigint;
+  feesSen: bigint;
+  refundsSen: bigint;
+  disbursedSen: bigint;
+  returnedSen: bigint;
+  netSen: bigint;
+  paidAt: number | null;
+  bankReference: string | null;
+}
+
+/**
+ * The spreadsheet layout's top: a UTF-8 byte order mark (so that Excel reads names as UTF-8), one
+ * `label,value` line per fact of the settlement, then an empty line before the table's header.
+ * What comes off the gross (fees, refunds, disbursements) is written negative, so the lines from
+ * Gross to Returned add up to Net.
+ */
+export function spreadsheetSummary(s: ReportSummary): string {
+  const time = (ms: number | null) => (ms === null ? '' : formatJakartaTimestamp(ms));
+  const lines: Array<[string, string]> = [
+    ['Settlement report', textCell(s.settlementId, 'spreadsheet')],
+    ['Merchant', textCell(s.merchantName, 'spreadsheet')],
+    ['Merchant id', textCell(s.merchantId, 'spreadsheet')],
+    ['Entries up to', textCell(time(s.cutoff))],
+    ['Made at', textCell(time(s.createdAt))],
+    ['Status', textCell(s.status)],
+    ['Payments', String(s.payments)],
+    ['Gross', signedMoney(s.grossSen)],
+    ['Fees', signedMoney(-s.feesSen)],
+    ['Refunds', signedMoney(-s.refundsSen)],
+    ['Disbursed', signedMoney(-s.disbursedSen)],
+    ['Returned', signedMoney(s.returnedSen)],
+    ['Net', signedMoney(s.netSen)],
+    ['Paid out at', textCell(time(s.paidAt))],
+    ['Bank reference', textCell(s.bankReference ?? '', 'spreadsheet')],
+  ];
+  return `\uFEFF${lines.map(([label, value]) => `${label},${value}${CRLF}`).join('')}${CRLF}`;
+}
+
+/** The file a report downloads as: `settlement-<id>.csv`, `settlement-<id>-spreadsheet.csv`. */
+export const reportFileName = (settlementId: string, layout: ReportLayout = 'data') =>
+  layout === 'spreadsheet' ? `settlement-${settlementId}-spreadsheet.csv` : `settlement-${settlementId}.csv`;

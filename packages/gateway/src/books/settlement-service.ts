@@ -8,7 +8,13 @@ import type { PayoutRecord } from '../records/payout-records.ts';
 import type { BooksStore, ClientStore, Store } from '../store/store.ts';
 import { type LedgerEntryView, ledgerEntryView, money } from './ledger-service.ts';
 import { payoutEntry, settlementEntry } from './postings.ts';
-import { type ReportRow, SETTLEMENT_CSV_HEAD, settlementCsvLines } from './settlement-report.ts';
+import {
+  type ReportLayout,
+  type ReportRow,
+  SETTLEMENT_CSV_HEAD,
+  settlementCsvLines,
+  spreadsheetSummary,
+} from './settlement-report.ts';
 
 // docs/books.md#settlements: what a merchant is owed up to a cutoff, taken out of pending into a
 // settlement, reported, and paid out with the bank's reference.
@@ -124,12 +130,26 @@ export function createSettlementService({
     /**
      * The report: one row per payment, refund and disbursement; its sums are the settlement's. Read
      * and written a page at a time (keyset on the entry), so a settlement of any size streams: the
-     * settlement is found (or not) before the first byte, then the CSV comes as it is read.
+     * settlement is found (or not) before the first byte, then the CSV comes as it is read. The
+     * spreadsheet layout puts a summary above the table (settlement-report.ts#ReportLayout).
      */
-    async report(caller: Caller, id: string): Promise<{ settlement: SettlementRecord; csv: AsyncIterable<string> }> {
+    async report(
+      caller: Caller,
+      id: string,
+      layout: ReportLayout = 'data',
+    ): Promise<{ settlement: SettlementRecord; csv: AsyncIterable<string> }> {
       const settlement = await mine(caller, id);
+      const top =
+        layout === 'spreadsheet'
+          ? spreadsheetSummary({
+              ...settlement,
+              settlementId: settlement.id,
+              merchantName: (await store.findMerchantById(settlement.merchantId))?.merchantName ?? '',
+              payments: settlement.count,
+            })
+          : '';
       // Which provider collected a payment is the operator's business: a merchant's copy names none.
-      return { settlement, csv: reportLines(store, settlement, caller.kind === 'operator') };
+      return { settlement, csv: reportLines(store, settlement, caller.kind === 'operator', layout, top) };
     },
 
     /** Marks an open settlement paid; a settlement paid already is a conflict. */
@@ -160,8 +180,10 @@ async function* reportLines(
   store: SettlementStore,
   settlement: SettlementRecord,
   namesProviders: boolean,
+  layout: ReportLayout,
+  top: string,
 ): AsyncGenerator<string> {
-  yield SETTLEMENT_CSV_HEAD;
+  yield top + SETTLEMENT_CSV_HEAD;
   // A report names a handful of providers, whatever its size: each read once.
   const names = new Map<string, string>();
   for (let after = 0; ; ) {
@@ -172,7 +194,7 @@ async function* reportLines(
         if (id !== '' && !names.has(id)) names.set(id, (await store.findProviderById(id))?.name ?? '');
       }
     }
-    yield settlementCsvLines(await reportRows(store, settlement, entries, names));
+    yield settlementCsvLines(await reportRows(store, settlement, entries, names), layout);
     if (entries.length < REPORT_PAGE) return;
     after = Number((entries[entries.length - 1] as LedgerEntry).id);
   }

@@ -1,5 +1,6 @@
 import { type Balance, money } from '../books/ledger-service.ts';
 import { linesOf, payoutIdOfCause } from '../books/postings.ts';
+import type { ReportLayout } from '../books/settlement-report.ts';
 import type { SettlementService } from '../books/settlement-service.ts';
 import { jakartaTime, rupiah } from '../web/format.ts';
 import { type Html, html } from '../web/html.ts';
@@ -25,6 +26,18 @@ const pathsOf = (area: BookArea) =>
 export const sen = (value: bigint) => rupiah(money(value));
 
 export const settlementHref = (area: BookArea, id: string) => `${pathsOf(area).settlements}/${encodeURIComponent(id)}`;
+
+/** A settlement's two downloads: the report for programs, and for a spreadsheet (with its summary). */
+export function reportLinks(area: BookArea, id: string): Html {
+  const href = `${settlementHref(area, id)}/report.csv`;
+  return html`<p class="actions"><a class="button secondary" id="report-link" href="${href}" download>Download report (CSV)</a>
+<a class="button secondary" id="report-spreadsheet-link" href="${href}?layout=spreadsheet" download>For a spreadsheet (with a summary)</a></p>
+<p class="muted">The spreadsheet copy starts with the settlement's totals and keeps long references as text; the plain CSV is for programs.</p>`;
+}
+
+/** `?layout=spreadsheet` of a report's download; anything else is the plain CSV. */
+export const layoutOf = (query: unknown): ReportLayout =>
+  (query as { layout?: unknown } | undefined)?.layout === 'spreadsheet' ? 'spreadsheet' : 'data';
 
 const TABS: Array<[string, string, string]> = [
   ['balances', 'Balances', '/console/books'],

@@ -221,6 +221,70 @@ export function ledgerSuite(under: StoreUnderTest): void {
       assert.deepEqual((await verify()).problems, []);
     });
 
+    it('writes the report for a spreadsheet: the summary above the table, digit references as text', async () => {
+      const m = await merchant({ fees: { qris: { percent: '0.70' } } });
+      const paid = [await qris(m.caller, '12345.00'), await qris(m.caller, '20000.00')];
+      for (const ref of paid) await pay(ref);
+      await refund(m.caller, paid[1] as string, '5000.00');
+      const [s] = (await gw.admin('POST', '/settlements', { merchantId: m.id })).body.items;
+      const out = await gw.admin('POST', `/settlements/${s.id}/payout`, { bankReference: '0012345678901234567' });
+      assert.equal(out.status, 200, JSON.stringify(out.body));
+      const name = (await gw.admin('GET', `/merchants/${m.id}`)).body.merchantName as string;
+      const report = (layout: string) =>
+        fetch(`${gw.url}/admin/v1/settlements/${s.id}/report.csv?layout=${layout}`, {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
+      const res = await report('spreadsheet');
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-disposition') ?? '', /filename="settlement-stl_\w+-spreadsheet\.csv"/);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      assert.deepEqual([...bytes.subarray(0, 3)], [0xef, 0xbb, 0xbf], 'a UTF-8 byte order mark');
+      const [top, table] = bytes.toString('utf8').slice(1).split('\r\n\r\n') as [string, string];
+      const summary = Object.fromEntries(
+        top.split('\r\n').map((line) => [line.slice(0, line.indexOf(',')), line.slice(line.indexOf(',') + 1)]),
+      );
+      assert.deepEqual(summary, {
+        'Settlement report': s.id,
+        Merchant: name,
+        'Merchant id': m.id,
+        'Entries up to': summary['Entries up to'],
+        'Made at': summary['Made at'],
+        Status: 'paid',
+        Payments: '2',
+        Gross: '32345.00',
+        Fees: '-226.00',
+        Refunds: '-5000.00',
+        Disbursed: '0.00',
+        Returned: '0.00',
+        Net: '27119.00',
+        'Paid out at': summary['Paid out at'],
+        'Bank reference': '"=""0012345678901234567"""',
+      });
+      for (const at of ['Entries up to', 'Made at', 'Paid out at']) assert.match(summary[at] as string, /\+07:00$/, at);
+      const sum = ['Gross', 'Fees', 'Refunds', 'Disbursed', 'Returned'].reduce(
+        (a, k) => a + Math.round(Number(summary[k]) * 100),
+        0,
+      );
+      assert.equal(sum, 2711900, 'the lines from Gross to Returned add up to Net');
+      const rows = table.trim().split('\r\n');
+      assert.equal(
+        rows[0],
+        'referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference,refundNo,method,providerName',
+      );
+      assert.equal(rows.length, 4);
+      for (const ref of paid) {
+        assert.ok(
+          rows.some((r) => r.startsWith(`"=""${ref}""",`)),
+          `${ref} is written as text: ${rows.join('\n')}`,
+        );
+      }
+      // The plain report is unchanged: the header first, the references as they are.
+      const plain = (await (await report('data')).text()).split('\r\n');
+      assert.equal(plain[0], rows[0]);
+      assert.ok(plain.some((r) => r.startsWith(`${paid[0]},`)));
+      assert.equal((await report('pdf')).status, 400);
+    });
+
     it('takes only entries before the cutoff, refuses a cutoff in the future and an unknown merchant', async () => {
       const m = await merchant();
       const ref = await qris(m.caller, '1000.00');

@@ -7,7 +7,10 @@ import {
   type ReportRow,
   SETTLEMENT_CSV_HEADER,
   settlementCsv,
+  settlementCsvLines,
   signedMoney,
+  spreadsheetSummary,
+  textCell,
 } from '../../src/books/settlement-report.ts';
 
 const PAID_AT_MS = Date.parse('2026-11-26T06:45:00Z');
@@ -168,5 +171,49 @@ describe('settlementCsv', () => {
   it('refuses a negative amountSen or feeSen (a refund is written negative from a positive amount)', () => {
     assert.throws(() => settlementCsv([row({ kind: 'refund', amountSen: -150_000n })]), TypeError);
     assert.throws(() => settlementCsv([row({ feeSen: -1n })]), TypeError);
+  });
+});
+
+describe('the settlement report for a spreadsheet', () => {
+  it('writes a cell of digits alone as ="…", and every other cell as the data layout does', () => {
+    assert.equal(textCell('261126000000000001', 'spreadsheet'), '"=""261126000000000001"""');
+    assert.equal(textCell('014', 'spreadsheet'), '"=""014"""', 'leading zeros kept');
+    assert.equal(textCell('014'), '014', 'the data layout: as it is');
+    for (const value of ['ORDER-1', '=HYPERLINK("x")', '+62', 'a,b', '12.50', '']) {
+      assert.equal(textCell(value, 'spreadsheet'), textCell(value), value);
+    }
+    assert.equal(textCell('=1+1', 'spreadsheet'), "'=1+1", 'a formula is still defused');
+    const line = settlementCsvLines([row()], 'spreadsheet');
+    assert.match(line, /^"=""261126000000000001""",ORDER-1,payment,/);
+    assert.match(line, /,12345\.00,86\.00,12259\.00,/, 'money stays plain numbers');
+  });
+
+  it('sums the settlement above the table, the deductions negative, names quoted and defused', () => {
+    const top = spreadsheetSummary({
+      settlementId: 'stl_1',
+      merchantId: 'm-1',
+      merchantName: '=Toko, "Maju"',
+      cutoff: PAID_AT_MS,
+      createdAt: PAID_AT_MS,
+      status: 'open',
+      payments: 2,
+      grossSen: 3_234_500n,
+      feesSen: 22_600n,
+      refundsSen: 500_000n,
+      disbursedSen: 100_000n,
+      returnedSen: 0n,
+      netSen: 2_611_900n,
+      paidAt: null,
+      bankReference: null,
+    });
+    assert.ok(top.startsWith('\uFEFFSettlement report,stl_1\r\n'));
+    assert.ok(top.endsWith('Bank reference,\r\n\r\n'), 'an empty line before the table');
+    assert.match(top, /\r\nMerchant,"'=Toko, ""Maju"""\r\n/);
+    assert.match(top, /\r\nEntries up to,2026-11-26T13:45:00\+07:00\r\n/);
+    assert.match(
+      top,
+      /\r\nGross,32345\.00\r\nFees,-226\.00\r\nRefunds,-5000\.00\r\nDisbursed,-1000\.00\r\nReturned,0\.00\r\nNet,26119\.00\r\n/,
+    );
+    assert.match(top, /\r\nPaid out at,\r\n/);
   });
 });

@@ -80,8 +80,8 @@ describe('the books in the web console, in Chromium', browserSuite, () => {
   /** The statuses of an action's audit rows (a refusal: `<action> (refused)`). */
   const auditStatuses = async (action: string) =>
     (await gw.store.listAudit({ limit: 200 })).items.filter((a) => a.action === action).map((a) => a.httpStatus);
-  const download = async (p: Page): Promise<{ file: Download; text: string }> => {
-    const [file] = await Promise.all([p.waitForEvent('download'), p.click('#report-link')]);
+  const download = async (p: Page, link = '#report-link'): Promise<{ file: Download; text: string }> => {
+    const [file] = await Promise.all([p.waitForEvent('download'), p.click(link)]);
     return { file, text: readFileSync(await file.path(), 'utf8') };
   };
   /** What a page's own script gets for a POST with the session's CSRF token. */
@@ -157,6 +157,10 @@ describe('the books in the web console, in Chromium', browserSuite, () => {
     assert.equal(answer.status(), 200);
     assert.match(answer.headers()['content-type'] ?? '', /^text\/csv/);
     assert.equal(answer.headers()['content-disposition'], `attachment; filename="settlement-${settlementId}.csv"`);
+    const sheet = await download(page, '#report-spreadsheet-link');
+    assert.match(sheet.text, /^\uFEFFSettlement report,/);
+    assert.match(sheet.text, /\r\nMerchant,Toko Buku Sejahtera\r\n/);
+    assert.ok(sheet.text.includes(`\r\n"=""${paidRef}""",BOOK-1001,payment,`), sheet.text);
 
     await page.goto(`${gw.url}/console/books`);
     assert.equal(await text(page, cell(merchant.id, 'pending')), 'Rp 0,00');
@@ -314,13 +318,26 @@ describe('the books in the web console, in Chromium', browserSuite, () => {
     assert.match(csv.split('\r\n')[1] ?? '', new RegExp(`^${paidRef},BOOK-1001,payment,`));
     // Which provider collected it is the operator's business: the merchant's copy names none.
     assert.match(csv.split('\r\n')[1] ?? '', /,qris,$/);
+    // The copy for a spreadsheet: its summary, then the same table with the references as text.
+    const sheet = await download(portal, '#report-spreadsheet-link');
+    assert.equal(sheet.file.suggestedFilename(), `settlement-${settlementId}-spreadsheet.csv`);
+    const [summary, table] = sheet.text.replace(/^\uFEFF/, '').split('\r\n\r\n') as [string, string];
+    assert.match(summary, new RegExp(`^Settlement report,${settlementId}\r\n`));
+    assert.match(summary, /\r\nNet,14895\.00\r\n/);
+    assert.match(summary, /\r\nBank reference,TRF-20261126-0001$/);
+    assert.equal(table.split('\r\n')[0], SETTLEMENT_CSV_HEADER);
+    assert.match(table.split('\r\n')[1] ?? '', new RegExp(`^"=""${paidRef}""",BOOK-1001,payment,.*,qris,$`));
 
     const byUrl = await portal.goto(`${gw.url}/console/portal/settlements/${otherId}`);
     assert.equal(byUrl?.status(), 404);
     assert.doesNotMatch(await text(portal, 'main'), /Other Merchant|OTHER-1/);
-    const report = await browser.context.request.get(`${gw.url}/console/portal/settlements/${otherId}/report.csv`);
-    assert.equal(report.status(), 404);
-    assert.doesNotMatch(await report.text(), /OTHER-1/);
+    for (const query of ['', '?layout=spreadsheet']) {
+      const report = await browser.context.request.get(
+        `${gw.url}/console/portal/settlements/${otherId}/report.csv${query}`,
+      );
+      assert.equal(report.status(), 404);
+      assert.doesNotMatch(await report.text(), /OTHER-1|Other Merchant/);
+    }
     await portal.close();
   });
 

@@ -137,6 +137,10 @@ describe('the console and the portal at phone width', browserSuite, () => {
     // The books' pages reached through their tabs, not the menu: the settlements and a provider's reconciliation.
     const acquirer = (await gw.store.getSetting('sandbox_acquirer_provider_id')) as string;
     paths.push('/console/books/settlements', `/console/books/reconciliations/providers/${acquirer}`);
+    // A settlement's own page, with its two report buttons.
+    const [settlement] = (await gw.admin('GET', '/settlements?limit=1')).body.items as Array<{ id: string }>;
+    assert.ok(settlement);
+    paths.push(`/console/books/settlements/${settlement.id}`);
     assert.ok(paths.includes(`/console/transactions/${paidRef}`), paths.join(' '));
     const problems: string[] = [];
     for (const path of paths) {

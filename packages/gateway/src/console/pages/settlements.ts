@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { money } from '../../books/ledger-service.ts';
+import { reportFileName } from '../../books/settlement-report.ts';
 import { settlementView } from '../../books/settlement-service.ts';
 import { scopeCovers } from '../../http/admin-auth.ts';
 import { payoutBody, settlementRunBody } from '../../http/routes/admin-books.ts';
@@ -8,7 +9,9 @@ import { jakartaIso, jakartaTime, parseJakartaDateTime, rupiah } from '../../web
 import { type Html, html } from '../../web/html.ts';
 import {
   booksTabs,
+  layoutOf,
   ledgerTable,
+  reportLinks,
   type SettlementRecord,
   settlementHref,
   settlementSummary,
@@ -150,7 +153,7 @@ ${typed && !marksByHand ? formProblems('Not paid out:', typed.problems) : ''}
 <div class="grid">
 <section class="card" aria-labelledby="h-settlement"><h2 id="h-settlement">Settlement</h2>
 ${settlementSummary(s, { id: s.merchantId, name: merchant?.name ?? s.merchantId })}
-<p class="actions"><a class="button secondary" id="report-link" href="${settlementHref('operator', s.id)}/report.csv" download>Download report (CSV)</a></p></section>
+${reportLinks('operator', s.id)}</section>
 ${open && pages.can(request, 'POST', PAYOUT) ? bankPayoutForm(s, merchant, csrf, approvalAbove) : ''}
 ${marksByHand ? payoutForm(s, csrf, typed) : ''}
 ${s.status === 'paying' && s.payoutId !== null ? payingCard(s.payoutId) : ''}
@@ -167,8 +170,9 @@ ${ledgerTable(entries, 'operator', undefined, names)}</section>`,
   );
 
   op.get<{ Params: { id: string } }>('/books/settlements/:id/report.csv', { config }, async (request, reply) => {
-    const { settlement, csv } = await settlements.report(pages.callerOf(request), request.params.id);
-    return sendAttachment(reply, 'text/csv; charset=utf-8', `settlement-${settlement.id}.csv`, csv);
+    const layout = layoutOf(request.query);
+    const { settlement, csv } = await settlements.report(pages.callerOf(request), request.params.id, layout);
+    return sendAttachment(reply, 'text/csv; charset=utf-8', reportFileName(settlement.id, layout), csv);
   });
 
   op.post<{ Params: { id: string } }>('/books/settlements/:id/payout', { config }, async (request, reply) => {

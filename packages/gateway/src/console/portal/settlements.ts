@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { reportFileName } from '../../books/settlement-report.ts';
 import { html } from '../../web/html.ts';
-import { balanceStats, ledgerTable, settlementHref, settlementSummary, settlementTable } from '../book-views.ts';
+import { balanceStats, layoutOf, ledgerTable, reportLinks, settlementSummary, settlementTable } from '../book-views.ts';
 import { sendAttachment } from '../kit.ts';
 import { config } from '../operator.ts';
 import type { PortalPages } from './portal-gate.ts';
@@ -39,14 +40,15 @@ ${settlementTable(rows, 'portal')}</section>`,
       html`<h1>Settlement ${s.id}</h1>
 <section class="card" aria-labelledby="h-settlement"><h2 id="h-settlement">Settlement</h2>
 ${settlementSummary(s)}
-<p class="actions"><a class="button secondary" id="report-link" href="${settlementHref('portal', s.id)}/report.csv" download>Download report (CSV)</a></p></section>
+${reportLinks('portal', s.id)}</section>
 <section aria-labelledby="h-entries"><h2 id="h-entries">Entries</h2>
 ${ledgerTable(entries, 'portal')}</section>`,
     );
   });
 
   p.get<{ Params: { id: string } }>('/settlements/:id/report.csv', { config }, async (request, reply) => {
-    const { settlement, csv } = await settlements.report(pages.callerOf(request), request.params.id);
-    return sendAttachment(reply, 'text/csv; charset=utf-8', `settlement-${settlement.id}.csv`, csv);
+    const layout = layoutOf(request.query);
+    const { settlement, csv } = await settlements.report(pages.callerOf(request), request.params.id, layout);
+    return sendAttachment(reply, 'text/csv; charset=utf-8', reportFileName(settlement.id, layout), csv);
   });
 }

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { type LedgerService, ledgerEntryView } from '../../books/ledger-service.ts';
+import { REPORT_LAYOUTS, reportFileName } from '../../books/settlement-report.ts';
 import { type SettlementService, settlementEntriesView, settlementView } from '../../books/settlement-service.ts';
 import { notFound as notFoundError } from '../../domain-error.ts';
 import type { PayoutService } from '../../payouts/payout-service.ts';
@@ -40,6 +41,9 @@ export const ledgerQuery = z.strictObject({
 
 /** `full=true`: the whole journal (docs/books.md#verification); else what was written since the last clean run. */
 export const verifyQuery = z.strictObject({ full: z.enum(['true', 'false']).optional() });
+
+/** `layout=spreadsheet`: a summary above the table, digit-only references as text (docs/books.md#the-report). */
+export const reportQuery = z.strictObject({ layout: z.enum(REPORT_LAYOUTS).optional() });
 
 export const settlementRunBody = z.strictObject({
   merchantId: z.string().min(1).max(64).optional(),
@@ -184,10 +188,11 @@ export function adminBookRoutes(
     operation: ops.getSettlementReport,
     handler: async (request, reply) => {
       const { id } = parseWith(idParams, request.params, 'invalid path');
-      const { settlement, csv } = await settlements.report(callerOf(request), id);
+      const { layout } = parseWith(reportQuery, request.query, 'invalid query');
+      const { settlement, csv } = await settlements.report(callerOf(request), id, layout);
       return reply
         .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="settlement-${settlement.id}.csv"`)
+        .header('content-disposition', `attachment; filename="${reportFileName(settlement.id, layout)}"`)
         .send(Readable.from(csv));
     },
   });
@@ -524,8 +529,14 @@ function bookOperations() {
       tags: [TAG.books],
       summary: 'The settlement report (CSV)',
       description:
-        'Header `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference,refundNo,method,providerName`; one row per payment and refund (a refund’s amount and net negative, its fee 0.00, `paidAt` the refund’s time, `refundNo` its number); `method` `qris` or `va`; times in +07:00; the sums are the settlement’s.',
-      parameters: [settlementId],
+        'Header `referenceNo,partnerReferenceNo,kind,paidAt,amount,fee,net,providerId,providerReference,refundNo,method,providerName`; one row per payment and refund (a refund’s amount and net negative, its fee 0.00, `paidAt` the refund’s time, `refundNo` its number); `method` `qris` or `va`; times in +07:00; the sums are the settlement’s. `layout=spreadsheet` is for people: a UTF-8 byte order mark, a summary (`label,value` lines: the settlement, its merchant, cutoff, status, payments, gross, fees, refunds, disbursed, returned, net, payout) and an empty line above the same header, and references made only of digits written `="…"` so that a spreadsheet keeps them as text.',
+      parameters: [
+        settlementId,
+        ...queryParameters(reportQuery, {
+          layout:
+            '`data` (default): the header on the first line, for programs. `spreadsheet`: with a summary, for people.',
+        }),
+      ],
       responses: {
         '200': {
           description: 'The report.',

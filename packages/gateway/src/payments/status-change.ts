@@ -201,6 +201,7 @@ export function createStatusChanger(deps: {
             idempotency: request.idempotency,
             vaPayment: request.vaPayment,
             ledger,
+            next,
           },
           notification && {
             ...notification,

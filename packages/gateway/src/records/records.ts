@@ -481,6 +481,11 @@ export interface StatusChange {
   vaPayment?: VaPaymentRecord | undefined;
   /** The ledger entry the change posts (a payment, a refund), in the same database transaction. */
   ledger?: NewLedgerEntry | undefined;
+  /**
+   * The transaction as this change makes it, when the caller knows it (the status changer does):
+   * a store may answer it instead of reading the row back (docs/adr/0009-sqlite-writer-thread.md).
+   */
+  next?: TransactionRecord | undefined;
 }
 
 /** A change to a transaction that is not a status change (VA update). */

@@ -18,7 +18,7 @@ import type {
 import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { createRecordCache } from '../record-cache.ts';
-import type { Row } from '../rows.ts';
+import { newNotificationRecord, type Row } from '../rows.ts';
 import type { Sql } from '../sql.ts';
 import { SqlStore } from '../sql-store.ts';
 import type { CommitStats, Store } from '../store.ts';
@@ -319,7 +319,16 @@ export class SqliteStore extends SqlStore implements Store {
   }
 
   async changeStatus(change: StatusChange): Promise<StatusChanged | undefined> {
-    return this.write({ name: 'changeStatus', args: [change] });
+    const { next, ...rest } = change;
+    if (!next) return this.write<StatusChanged | undefined>({ name: 'changeStatus', args: [change] });
+    // The caller knows the row as the change makes it: the writer answers only whether it applied.
+    const lean = await this.write<{ claimed: boolean } | undefined>({
+      name: 'changeStatusLean',
+      args: [rest, { merchantId: next.merchantId, kind: next.kind }],
+    });
+    if (!lean) return undefined;
+    const n = lean.claimed ? change.notification : undefined;
+    return { txn: next, claimed: n && newNotificationRecord(next, n, change.at, true) };
   }
 
   async updateTransaction(update: TransactionUpdate): Promise<TransactionRecord | undefined> {

@@ -1,4 +1,5 @@
 import { formatJakartaTimestamp, fromMinorUnits } from '@snapgate/snap';
+import type { SettlementRecord } from '../records/book-records.ts';
 
 // docs/books.md#settlements: the settlement report a merchant downloads, one CSV row per payment,
 // refund, disbursement or returned disbursement. It is opened in spreadsheets: text cells that a spreadsheet would run as a formula are
@@ -131,24 +132,24 @@ export const settlementCsvLines = (rows: ReportRow[], layout: ReportLayout = 'da
  */
 export const settlementCsv = (rows: ReportRow[]): string => SETTLEMENT_CSV_HEAD + settlementCsvLines(rows);
 
-/** What the spreadsheet layout's summary says of a settlement (its sums are the settlement's). */
-export interface ReportSummary {
-  settlementId: string;
-  merchantId: string;
-  merchantName: string;
-  cutoff: number;
-  createdAt: number;
-  status: string;
-  payments: number;
-  grossSen: bigint;
-  feesSen: bigint;
-  refundsSen: bigint;
-  disbursedSen: bigint;
-  returnedSen: bigint;
-  netSen: bigint;
-  paidAt: number | null;
-  bankReference: string | null;
-}
+/** What the spreadsheet layout's summary says of a settlement: its own facts, and its merchant's name. */
+export type ReportSummary = Pick<
+  SettlementRecord,
+  | 'id'
+  | 'merchantId'
+  | 'cutoff'
+  | 'createdAt'
+  | 'status'
+  | 'count'
+  | 'grossSen'
+  | 'feesSen'
+  | 'refundsSen'
+  | 'disbursedSen'
+  | 'returnedSen'
+  | 'netSen'
+  | 'paidAt'
+  | 'bankReference'
+> & { merchantName: string };
 
 /**
  * The spreadsheet layout's top: a UTF-8 byte order mark (so that Excel reads names as UTF-8), one
@@ -159,13 +160,13 @@ export interface ReportSummary {
 export function spreadsheetSummary(s: ReportSummary): string {
   const time = (ms: number | null) => (ms === null ? '' : formatJakartaTimestamp(ms));
   const lines: Array<[string, string]> = [
-    ['Settlement report', textCell(s.settlementId, 'spreadsheet')],
+    ['Settlement report', textCell(s.id, 'spreadsheet')],
     ['Merchant', textCell(s.merchantName, 'spreadsheet')],
     ['Merchant id', textCell(s.merchantId, 'spreadsheet')],
     ['Entries up to', textCell(time(s.cutoff))],
     ['Made at', textCell(time(s.createdAt))],
     ['Status', textCell(s.status)],
-    ['Payments', String(s.payments)],
+    ['Payments', String(s.count)],
     ['Gross', signedMoney(s.grossSen)],
     ['Fees', signedMoney(-s.feesSen)],
     ['Refunds', signedMoney(-s.refundsSen)],

@@ -143,9 +143,7 @@ export function createSettlementService({
         layout === 'spreadsheet'
           ? spreadsheetSummary({
               ...settlement,
-              settlementId: settlement.id,
               merchantName: (await store.findMerchantById(settlement.merchantId))?.merchantName ?? '',
-              payments: settlement.count,
             })
           : '';
       // Which provider collected a payment is the operator's business: a merchant's copy names none.

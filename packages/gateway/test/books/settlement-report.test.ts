@@ -190,13 +190,13 @@ describe('the settlement report for a spreadsheet', () => {
 
   it('sums the settlement above the table, the deductions negative, names quoted and defused', () => {
     const top = spreadsheetSummary({
-      settlementId: 'stl_1',
+      id: 'stl_1',
       merchantId: 'm-1',
       merchantName: '=Toko, "Maju"',
       cutoff: PAID_AT_MS,
       createdAt: PAID_AT_MS,
       status: 'open',
-      payments: 2,
+      count: 2,
       grossSen: 3_234_500n,
       feesSen: 22_600n,
       refundsSen: 500_000n,

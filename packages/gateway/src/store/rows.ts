@@ -151,13 +151,13 @@ export function historyFromRow(r: Row): StatusHistoryEntry {
   };
 }
 
+/** What a notification row takes of its transaction. */
+export type NotifiedHead = Pick<TransactionRecord, 'referenceNo' | 'merchantId' | 'kind' | 'seq' | 'status'>;
+
 /**
  * A notification as a status change writes it: pending, or claimed at birth when `claimed`
  * (NewNotification.claim, granted because the transaction has no other undelivered notification).
  */
-/** What a notification row takes of its transaction. */
-export type NotifiedHead = Pick<TransactionRecord, 'referenceNo' | 'merchantId' | 'kind' | 'seq' | 'status'>;
-
 export function newNotificationRecord(
   txn: NotifiedHead,
   n: NewNotification,

@@ -71,3 +71,45 @@ describe('a status change answered from the changer (SQLite writer thread)', () 
     assert.equal((await gw.store.statusHistory(ref)).length, before.length + 1);
   });
 });
+
+describe('a status change answered from the changer: its notification claimed at birth', () => {
+  it('answers the claimed notification as stored, and refuses a post-image that is not the change’s', async () => {
+    const gw = await startGateway({ env: { SNAPGATE_RATE_LIMIT: 'off' } });
+    try {
+      const c = await authenticate(gw.url, await gw.createMerchant());
+      const r = await snapCall(gw.url, c, `${API}/qr/qr-mpm-generate`, {
+        partnerReferenceNo: 'ANSWER-CLAIMED',
+        amount: { value: '5000.00', currency: 'IDR' },
+      });
+      const txn = (await gw.store.findTransaction(r.body.referenceNo)) as TransactionRecord;
+      const at = Date.now();
+      const next: TransactionRecord = { ...txn, status: '03', statusDesc: 'Pending', seq: txn.seq + 1, updatedAt: at };
+      const change = {
+        referenceNo: txn.referenceNo,
+        expectedSeq: txn.seq,
+        status: '03' as const,
+        statusDesc: 'Pending',
+        reason: 'test',
+        at,
+        patch: {},
+        notification: {
+          id: '20261129000000000001',
+          body: '{"latestTransactionStatus":"03"}',
+          nextAttemptAt: at,
+          requestId: 'req-1',
+          claim: { workerId: 'worker-1', leaseUntil: at + 30_000 },
+        },
+      };
+      await assert.rejects(gw.store.changeStatus({ ...change, next: { ...next, seq: txn.seq + 2 } }), TypeError);
+      const changed = await gw.store.changeStatus({ ...change, next });
+      assert.ok(changed?.claimed, 'claimed at birth: no other undelivered notification');
+      assert.deepEqual(changed.claimed, await gw.store.findNotification('20261129000000000001'));
+      assert.deepEqual(changed.txn, await gw.store.findTransaction(txn.referenceNo));
+      // The same seq again: another change got there first, nothing is answered or written.
+      assert.equal(await gw.store.changeStatus({ ...change, notification: undefined, next }), undefined);
+      assert.equal((await gw.store.notificationsOf(txn.referenceNo)).length, 1);
+    } finally {
+      await gw.close();
+    }
+  });
+});

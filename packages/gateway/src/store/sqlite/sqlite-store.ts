@@ -321,6 +321,14 @@ export class SqliteStore extends SqlStore implements Store {
   async changeStatus(change: StatusChange): Promise<StatusChanged | undefined> {
     const { next, ...rest } = change;
     if (!next) return this.write<StatusChanged | undefined>({ name: 'changeStatus', args: [change] });
+    // The answer is taken on trust: a post-image of another row or another change is a caller's bug.
+    if (
+      next.referenceNo !== change.referenceNo ||
+      next.seq !== change.expectedSeq + 1 ||
+      next.status !== change.status
+    ) {
+      throw new TypeError(`the post-image of ${change.referenceNo} is not this change's`);
+    }
     // The caller knows the row as the change makes it: the writer answers only whether it applied.
     const lean = await this.write<{ claimed: boolean } | undefined>({
       name: 'changeStatusLean',

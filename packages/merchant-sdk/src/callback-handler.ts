@@ -18,6 +18,7 @@ import {
   type CallbackKey,
   type CallbackRequest,
   headerValue,
+  isMoney,
   type VerifyCallbackOptions,
   verifyCallback,
   verifyTransferCallback,
@@ -164,8 +165,6 @@ export type CallbackHandlerOptions = HandlerOptions<PaymentNotification> & {
 /** The refund a payment notification tells of, when it is a refund's callback of the documented shape. */
 function refundOf(n: PaymentNotification): { refund: RefundNotice; refundedAmount: Money } | undefined {
   const { refund, refundedAmount } = n.additionalInfo;
-  const isMoney = (m: unknown): m is Money =>
-    typeof m === 'object' && m !== null && typeof (m as Money).value === 'string';
   if (typeof refund !== 'object' || refund === null) return undefined;
   const texts = [refund.refundNo, refund.partnerRefundNo, refund.refundTime];
   if (!texts.every((t) => typeof t === 'string') || !isMoney(refund.refundAmount) || !isMoney(refundedAmount)) {

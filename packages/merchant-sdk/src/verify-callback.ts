@@ -4,6 +4,7 @@ import {
   callbackRsaStringToSign,
   isMoneyValue,
   isTransactionStatus,
+  type Money,
   parseSnapTimestamp,
   SERVICE,
   serviceStringToSign,
@@ -101,6 +102,10 @@ const SVC = SERVICE.callback;
 const unauthorized = (reason: string) => snapError('UNAUTHORIZED', SVC, { reason });
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A money object as a callback carries it: `{ value: "10000.00", currency }`. */
+export const isMoney = (v: unknown): v is Money =>
+  isObject(v) && isMoneyValue(v.value) && typeof v.currency === 'string';
+
 /** The body as a JSON object, or 400. */
 function parseObject(rawBody: Uint8Array | string): Record<string, unknown> {
   let body: unknown;
@@ -123,7 +128,7 @@ function requireStrings(body: Record<string, unknown>, fields: readonly string[]
 function requireMoneyAndInfo(body: Record<string, unknown>): void {
   const amount = body.amount;
   if (amount === undefined) throw snapError('INVALID_MANDATORY_FIELD', SVC, { field: 'amount' });
-  if (!isObject(amount) || !isMoneyValue(amount.value) || typeof amount.currency !== 'string') {
+  if (!isMoney(amount)) {
     throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'amount' });
   }
   if (body.additionalInfo !== undefined && !isObject(body.additionalInfo)) {

@@ -309,12 +309,14 @@ export class SqliteWrites implements WriteOps {
    */
   changeStatusLean(change: StatusChange, head: ChangedHead): { claimed: boolean } | undefined {
     const sets = statusChangeColumns(change);
-    const applied = this.prepared(
-      `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ?`,
-    ).run(...sets.map(([, v]) => v), change.referenceNo, change.expectedSeq).changes;
+    const applied = this.prepared(guardedUpdate(sets, '')).run(
+      ...sets.map(([, v]) => v),
+      change.referenceNo,
+      change.expectedSeq,
+    ).changes;
     if (applied !== 1) return undefined;
-    const changed = { ...head, referenceNo: change.referenceNo, seq: change.expectedSeq + 1, status: change.status };
-    const n = this.afterStatusUpdate(change, { ...changed, statusDesc: change.statusDesc });
+    const { referenceNo, status, statusDesc } = change;
+    const n = this.afterStatusUpdate(change, { ...head, referenceNo, seq: change.expectedSeq + 1, status, statusDesc });
     return { claimed: n?.state === 'delivering' };
   }
 
@@ -418,8 +420,14 @@ export class SqliteWrites implements WriteOps {
 
   /** `UPDATE transactions … WHERE seq = expected`: no row when another write got there first. */
   private updateGuarded(referenceNo: string, expectedSeq: number, sets: Array<[string, unknown]>): Row | undefined {
-    return this.prepared(
-      `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ? RETURNING *`,
-    ).get(...sets.map(([, v]) => v), referenceNo, expectedSeq) as Row | undefined;
+    return this.prepared(guardedUpdate(sets, ' RETURNING *')).get(
+      ...sets.map(([, v]) => v),
+      referenceNo,
+      expectedSeq,
+    ) as Row | undefined;
   }
 }
+
+/** The seq-guarded UPDATE of a transaction's columns (then `returning`): the one rule of every change. */
+const guardedUpdate = (sets: Array<[string, unknown]>, returning: '' | ' RETURNING *') =>
+  `UPDATE transactions SET ${sets.map(([c]) => `${c} = ?`).join(', ')} WHERE reference_no = ? AND seq = ?${returning}`;

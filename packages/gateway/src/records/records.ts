@@ -4,6 +4,14 @@ import type { TransactionStatus } from '@snapgate/snap';
 import type { NewLedgerEntry } from './book-records.ts';
 import type { PayoutAccount, PayoutSchedule } from './payout-records.ts';
 
+export type {
+  AdminKeyRecord,
+  AdminScope,
+  AuditEntry,
+  AuditOutcome,
+  StoredAuditEntry,
+} from './access-records.ts';
+
 export type TokenSignature = 'any' | 'hmac-sha256' | 'rsa-sha256';
 /**
  * How callbacks are authenticated: signed with the merchant's secret (`hmac-sha512`), by the
@@ -160,58 +168,6 @@ export interface VaPaymentRecord {
 export interface VirtualAccountNumbers {
   partnerServiceId: string;
   customerNos: string[];
-}
-
-/** `approve`: may only approve or reject payouts (docs/payouts.md#paying-a-settlement), nothing else. */
-export type AdminScope = 'read' | 'operate' | 'admin' | 'approve';
-
-/** A named admin API key; the key itself is never stored, only its SHA-256. */
-export interface AdminKeyRecord {
-  id: string;
-  name: string;
-  scope: AdminScope;
-  tokenSha256: string;
-  createdAt: number;
-  lastUsedAt: number | null;
-  revokedAt: number | null;
-  /** Console sessions of this key issued until then are refused (console log-out). */
-  sessionsNotBefore?: number | null;
-}
-
-/** One state-changing admin action: who, what (before and after, secrets redacted), when, from where. */
-export interface AuditEntry {
-  at: number;
-  keyId: string;
-  keyName: string;
-  address: string;
-  method: string;
-  path: string;
-  /** The route, e.g. `PATCH /admin/v1/merchants/:id`. */
-  action: string;
-  /** The id the action was about, when it had one. */
-  target: string | null;
-  httpStatus: number;
-  /** JSON texts, secrets redacted. */
-  request: string | null;
-  before: string | null;
-  after: string | null;
-}
-
-export interface StoredAuditEntry extends AuditEntry {
-  id: number;
-}
-
-/** How an action whose audit row was written before it ran ended. */
-export interface AuditOutcome {
-  at: number;
-  httpStatus: number;
-  /** The id the action made or was about, when the row did not know it yet (a create). */
-  target: string | null;
-  /** What the action was, when the row named only its route (console and portal forms). */
-  action?: string | null;
-  /** The resource before the action, when the row could not know it (console and portal forms). */
-  before?: string | null;
-  after: string | null;
 }
 
 export interface Page<T> {

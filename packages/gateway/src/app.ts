@@ -61,6 +61,7 @@ import { createMasterKeyService } from './operators/master-keys.ts';
 import { createOverviewService } from './operators/overview.ts';
 import { createSessionService } from './operators/sessions.ts';
 import { createCheckoutReads } from './payments/checkout-reads.ts';
+import { createEwalletService } from './payments/ewallet-service.ts';
 import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
 import { createQrImages } from './payments/qr-image.ts';
 import { createQrisService, type QrisService } from './payments/qris-service.ts';
@@ -252,6 +253,7 @@ export function buildApp(deps: AppDeps): Gateway {
   });
   const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream, mode: config.mode });
   const va = createVaService({ store, changer, mode: config.mode, publicUrl: () => config.publicUrl });
+  const ewallet = createEwalletService({ store, changer, mode: config.mode, publicUrl: () => config.publicUrl });
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
@@ -305,7 +307,7 @@ export function buildApp(deps: AppDeps): Gateway {
     bank: payoutBank,
     payouts: operators.payouts,
   });
-  paymentRoutes(app, { store, tokens, clock, qris, va, transfers, mounts, docs: snapDocs });
+  paymentRoutes(app, { store, tokens, clock, qris, va, ewallet, transfers, mounts, docs: snapDocs });
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode, mounts, docs: snapDocs });
   if (config.mode === 'sandbox') {
     const bank = createSandboxBank({ store, clock, gatewayKey: deps.keys.jwtKey, clockSkewSec: config.clockSkewSec });
@@ -349,6 +351,7 @@ export function buildApp(deps: AppDeps): Gateway {
     clock,
     qris,
     va,
+    ewallet,
     payer,
     authFailures,
     masterKeys,

@@ -51,6 +51,16 @@ export const SERVICE = {
   transferInterbank: '18',
   /** Where a transfer stands (Transfer Credit). */
   transferStatus: '36',
+  /** An e-wallet payment, authorised by the payer at the wallet (Direct Debit). */
+  debitPay: '54',
+  /** Where an e-wallet payment stands (Direct Debit). */
+  debitStatus: '55',
+  /** A wallet tells what its payer did (provider → snapgate); also the merchant's callback. */
+  debitNotify: '56',
+  /** Cancels an unpaid e-wallet payment (Direct Debit). */
+  debitCancel: '57',
+  /** Refunds an e-wallet payment, in parts (Direct Debit). */
+  debitRefund: '58',
 } as const;
 
 export type ServiceCode = string;

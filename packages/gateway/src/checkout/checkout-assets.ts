@@ -44,6 +44,9 @@ button, .button { font: inherit; font-weight: 600; padding: 10px 16px; border-ra
   background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
 button.secondary { background: #fff; color: var(--accent); padding: 6px 12px; font-size: 15px; }
 form label { display: block; font-size: 14px; color: var(--muted); margin: 8px 0; }
+.answers { display: flex; gap: 12px; margin: 16px 0; }
+.answers form { flex: 1; }
+.answers button { width: 100%; padding: 12px 16px; font-size: 17px; }
 #back p { margin-top: 0; }
 input { font: inherit; padding: 8px; border: 1px solid #8d98a7; border-radius: 6px; width: 100%; margin-top: 2px; }
 .copied { font-size: 14px; color: var(--ok); min-height: 1em; margin: 0; }

@@ -122,8 +122,17 @@ function vaBlock(v: CheckoutView, t: CheckoutText): Html {
 ${channel('atm', true)}${channel('mobile', false)}${channel('internet', false)}</section>`;
 }
 
+function walletBlock(v: CheckoutView, t: CheckoutText): Html {
+  const wallet = v.wallet;
+  if (!wallet || isFinal(v.state)) return html``;
+  return html`<section class="card pay" aria-labelledby="wallet-title"><h2 id="wallet-title">${wallet.name}</h2>
+<p class="muted">${t.walletNote}</p>
+<a class="button" id="wallet-pay" href="${wallet.url}">${t.walletPay(wallet.name)}</a></section>`;
+}
+
 function sandboxBlock(v: CheckoutView, t: CheckoutText, refused: boolean): Html {
-  if (!v.sandbox || isFinal(v.state)) return html``;
+  // An e-wallet payment's sandbox is its wallet's page (walletPage), behind the wallet's button.
+  if (!v.sandbox || isFinal(v.state) || v.wallet) return html``;
   const notice = refused ? html`<p role="alert" class="status s-failed">${t.sandboxRefused}</p>` : '';
   if (!v.sandbox.canPay) return refused ? html`<section class="card pay">${notice}</section>` : html``;
   const amount = v.sandbox.needsAmount
@@ -148,13 +157,15 @@ function endBlocks(v: CheckoutView, t: CheckoutText): Html {
 <a class="button" href="${v.returnUrl}">${t.backToShop}</a></section>`;
 }
 
-/** What the payer pays with: the QR to scan, or the VA number to transfer to. */
+/** What the payer pays with: the QR to scan, the VA number to transfer to, or the wallet to approve in. */
 function methodBlock(v: CheckoutView, t: CheckoutText, qrSvg: string | undefined): Html {
   switch (v.kind) {
     case 'qris':
       return qrisBlock(v, t, qrSvg);
     case 'va':
       return vaBlock(v, t);
+    case 'ewallet':
+      return walletBlock(v, t);
     default:
       return assertNever(v.kind, 'payment method');
   }
@@ -201,4 +212,29 @@ ${sandboxBlock(v, t, input.sandboxRefused ?? false)}
 ${endBlocks(v, t)}
 </main>`;
   return layout({ lang, title: `${t.title} · ${v.merchantName}`, head: headOf(v), path }, body);
+}
+
+/**
+ * The sandbox wallet's page (docs/ewallets.md#sandbox): the stand-in for a wallet's app, where the
+ * payer approves or declines the payment; once answered, only the way back to the checkout.
+ */
+export function walletPage(input: { view: CheckoutView; lang: Lang }): string {
+  const { view: v, lang } = input;
+  const t = TEXT[lang];
+  const wallet = v.wallet?.name ?? '';
+  const path = `/pay/${v.checkoutId}/wallet`;
+  const back = html`<a class="button secondary" href="/pay/${v.checkoutId}">${t.title}</a>`;
+  const answer = (value: string, label: string, cls: string) =>
+    html`<form method="post" action="${path}"><input type="hidden" name="answer" value="${value}"><button type="submit" id="wallet-${value}" class="${cls}">${label}</button></form>`;
+  const body = isFinal(v.state)
+    ? html`<p role="status">${t.walletDone}</p>${back}`
+    : html`<p>${t.walletAsk(v.merchantName)}</p>
+<p class="amount"><span class="muted">${t.amount}</span><br>${v.amount === null ? '' : rupiahShort(v.amount)}</p>
+<dl><dt>${t.order}</dt><dd>${v.orderNo}</dd></dl>
+<div class="answers">${answer('approve', t.walletApprove, '')}${answer('decline', t.walletDecline, 'secondary')}</div>
+<p class="muted">${t.walletSandbox}</p>`;
+  return layout(
+    { lang, title: t.walletTitle(wallet), path },
+    html`<main id="wallet"><section class="card" aria-labelledby="wallet-name"><h1 id="wallet-name">${wallet}</h1>${body}</section></main>`,
+  );
 }

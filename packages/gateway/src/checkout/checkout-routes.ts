@@ -13,7 +13,7 @@ import type { TransactionRecord } from '../records/records.ts';
 import { addressKey, createRateLimiter, type RateLimiter } from '../tokens/rate-limit.ts';
 import { CHECKOUT_CSS, CHECKOUT_JS, CSS_VERSION, JS_VERSION } from './checkout-assets.ts';
 import { createEventStreams, type EventStreams } from './checkout-events.ts';
-import { checkoutPage, messagePage } from './checkout-page.ts';
+import { checkoutPage, messagePage, walletPage } from './checkout-page.ts';
 import { checkoutView } from './checkout-state.ts';
 import { type Lang, langOf, TEXT } from './checkout-text.ts';
 import type { CheckoutLive } from './live.ts';
@@ -230,6 +230,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
       });
 
       if (deps.payer) sandboxPayRoute(pay, deps, deps.payer, admitted);
+      if (deps.payer) sandboxWalletRoutes(pay, deps, deps.payer, admitted);
     },
     { prefix: '/pay' },
   );
@@ -277,9 +278,63 @@ function sandboxPayRoute(
             requestId: request.id,
           });
           break;
+        case 'ewallet':
+          await payer.payEwallet(txn.referenceNo, { status: '00', payer: who, requestId: request.id });
+          break;
         default:
           assertNever(txn, 'payment method');
       }
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      return reply.redirect(`${back}?sandbox=refused`, 303);
+    }
+    return reply.redirect(back, 303);
+  });
+}
+
+/**
+ * `GET /pay/<id>/wallet` and its forms (sandbox mode): the sandbox wallet's page, an e-wallet
+ * payment's `webRedirectUrl`. Approve or Decline is the payer's answer, which the sandbox wallet
+ * tells the gateway at its notify door (`debit/notify`) as a real wallet would; then back to the
+ * checkout page, which shows the outcome (and returns to the shop once paid).
+ */
+function sandboxWalletRoutes(
+  pay: FastifyInstance,
+  deps: CheckoutDeps,
+  payer: SandboxPayer,
+  admitted: (request: FastifyRequest, reply: FastifyReply, limit: keyof CheckoutLimits) => boolean,
+): void {
+  const walletTxn = async (id: string) => {
+    const txn = await deps.reads.byCheckoutId(id);
+    return txn?.kind === 'ewallet' ? txn : undefined;
+  };
+  pay.get<{ Params: { id: string } }>('/:id/wallet', async (request, reply) => {
+    if (!admitted(request, reply, 'pagePerMin')) return reply;
+    const lang = langFor(request);
+    rememberLang(request, reply);
+    reply.header('vary', 'accept-language, cookie');
+    const txn = await walletTxn(request.params.id);
+    if (!txn) return sendMessage(request, reply, 404, TEXT[lang].notFoundTitle, TEXT[lang].notFound);
+    const view = await checkoutView({ reads: deps.reads, isSandbox: true }, txn, deps.clock.now());
+    return sendPage(reply, 200, walletPage({ view, lang }), []);
+  });
+
+  pay.post<{ Params: { id: string } }>('/:id/wallet', async (request, reply) => {
+    if (!admitted(request, reply, 'sandboxPayPerMin')) return reply;
+    const t = TEXT[langFor(request)];
+    if (!isSameOrigin(request, deps.publicUrl())) return sendMessage(request, reply, 403, t.refusedTitle, t.refused);
+    const txn = await walletTxn(request.params.id);
+    if (!txn) return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
+    const back = `/pay/${request.params.id}`;
+    const answer = new URLSearchParams(rawBodyOf(request).toString('utf8')).get('answer');
+    if (answer !== 'approve' && answer !== 'decline') return sendMessage(request, reply, 400, t.errorTitle, t.error);
+    const who = { payerName: 'SANDBOX PAYER', payerRefId: String(100_000_000_000 + randomInt(900_000_000_000)) };
+    try {
+      await payer.payEwallet(txn.referenceNo, {
+        status: answer === 'approve' ? '00' : '06',
+        payer: who,
+        requestId: request.id,
+      });
     } catch (e) {
       if (!isRefusal(e)) throw e;
       return reply.redirect(`${back}?sandbox=refused`, 303);

@@ -70,6 +70,8 @@ export interface CheckoutView {
   /** QRIS: its content; empty while an upstream acquirer has not issued it yet. */
   qrContent?: string;
   va?: { number: string; name: string; bank: string };
+  /** E-wallet: the wallet, and where the payer approves the payment (the wallet's page or app). */
+  wallet?: { name: string; url: string };
   /** Sandbox mode: whether the sandbox would pay it now, and whether the payer picks the amount. */
   sandbox?: { canPay: boolean; needsAmount: boolean };
 }
@@ -132,6 +134,9 @@ export async function checkoutView(
         name: txn.details.virtualAccountName,
         bank: await bankOf(reads, txn.details.bankCode),
       };
+      break;
+    case 'ewallet':
+      view.wallet = { name: txn.details.payOption, url: txn.details.webRedirectUrl };
       break;
     default:
       assertNever(txn, 'payment method');

@@ -15,6 +15,7 @@ import { type Caller, operatorCaller } from '../operators/caller.ts';
 import type { MasterKeyService } from '../operators/master-keys.ts';
 import type { OverviewService } from '../operators/overview.ts';
 import type { OperatorSession, SessionService } from '../operators/sessions.ts';
+import type { EwalletService } from '../payments/ewallet-service.ts';
 import type { QrisService } from '../payments/qris-service.ts';
 import type { TransactionReads } from '../payments/transaction-reads.ts';
 import type { VaService } from '../payments/va-service.ts';
@@ -61,6 +62,7 @@ export interface ConsoleDeps {
   overview: OverviewService;
   qris: QrisService;
   va: VaService;
+  ewallet: EwalletService;
   /** The master keys that seal stored secrets: status and re-sealing. */
   masterKeys: MasterKeyService;
   /** Webhook certification runs (they run in sandbox mode only). */

@@ -8,8 +8,9 @@ import {
   rsaSha256SignBase64,
   serviceStringToSign,
 } from '@snapgate/snap';
-import { isTransactionKind, methodOf } from '../methods/index.ts';
+import { isTransactionKind, methodOf, TRANSACTION_KINDS } from '../methods/index.ts';
 import type { MerchantRecord, NotificationKind } from '../records/records.ts';
+import { type AckRule, ackRuleOf, strictAck } from './send.ts';
 
 /**
  * The headers of one callback attempt (docs/protocol.md#callbacks): a fresh X-TIMESTAMP and signature each time,
@@ -76,16 +77,34 @@ export function callbackTokenUrlOf(merchant: MerchantRecord): string | undefined
 
 export const QRIS_CALLBACK_PATH = methodOf('qris').callback.path;
 export const VA_CALLBACK_PATH = methodOf('va').callback.path;
+/** The strict acknowledgement of each kind of notification (a transfer's: `2002600`). */
+const STRICT_ACK = new Map<NotificationKind, AckRule>(
+  TRANSACTION_KINDS.map((kind) => [kind, strictAck(methodOf(kind).callback.ackCodes)]),
+);
+
+/** What acknowledges a callback of this kind to this merchant (its `callbackAck`, the method's codes). */
+export const ackOf = (merchant: Pick<MerchantRecord, 'callbackAck'>, kind: NotificationKind): AckRule =>
+  ackRuleOf(merchant.callbackAck, STRICT_ACK.get(kind));
+
 /** Where a disbursement's end is told under the base URL (docs/payouts.md#transfer-callbacks). */
 export const TRANSFER_CALLBACK_PATH = '/v1.0/transfer/notify';
 
-/** Where a merchant receives a kind of notification, or `undefined` when it has not said. */
-export function callbackUrlOf(merchant: MerchantRecord, kind: NotificationKind): string | undefined {
+/**
+ * Where a merchant receives a kind of notification, or `undefined` when it has not said. `own`: the
+ * notification's own URL (an e-wallet payment's `PAY_NOTIFY`), which comes first.
+ */
+export function callbackUrlOf(
+  merchant: MerchantRecord,
+  kind: NotificationKind,
+  own?: string | null | undefined,
+): string | undefined {
   const method = isTransactionKind(kind) ? methodOf(kind) : undefined;
   // A notification of a kind this version does not know (written by a newer one) goes nowhere:
   // its attempts say so, and it is retried until a version that knows it sends it.
   if (!method && kind !== 'transfer') return undefined;
-  const explicit = method ? merchant[method.callback.urlSetting] : (merchant.transferCallbackUrl ?? null);
+  if (own) return own;
+  const setting = method?.callback.urlSetting;
+  const explicit = method ? (setting ? merchant[setting] : null) : (merchant.transferCallbackUrl ?? null);
   const path = method ? method.callback.path : TRANSFER_CALLBACK_PATH;
   if (explicit) return explicit;
   if (!merchant.callbackBaseUrl) return undefined;

@@ -7,11 +7,11 @@ import type { Logger } from '../logger.ts';
 import type { NotificationClaimer } from '../payments/status-change.ts';
 import type { AttemptRecord, NotificationRecord } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
-import { callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from './callback-signing.ts';
+import { ackOf, callbackHeaders, callbackUrlOf, loggedCallbackHeaders } from './callback-signing.ts';
 import { CallbackTokenFailed, createCallbackTokens, type TokenRequestRecord } from './callback-token.ts';
 import type { DeliveryMetrics } from './delivery-metrics.ts';
 import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.ts';
-import { ackRuleOf, type Sender } from './send.ts';
+import type { Sender } from './send.ts';
 
 export interface DispatcherOptions {
   store: Store;
@@ -86,7 +86,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     // or secret applies to the very next attempt.
     const merchant = await store.findMerchantById(n.merchantId);
     const scheduleMs = scheduleOf(merchant);
-    const target = merchant ? callbackUrlOf(merchant, n.kind) : undefined;
+    const target = merchant ? callbackUrlOf(merchant, n.kind, n.callbackUrl) : undefined;
     const base = { notificationId: n.id, workerId, startedAt };
     if (!merchant || !target) {
       return finish(
@@ -142,7 +142,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       accessToken,
       requestId: n.requestId,
     });
-    const r = await sender.post(url, headers, n.body, ackRuleOf(merchant.callbackAck));
+    const r = await sender.post(url, headers, n.body, ackOf(merchant, n.kind));
     if (accessToken && r.status === 401) tokens.drop(merchant.id, accessToken);
     // The attempt log shows the token request this attempt made, never a token.
     const logged = loggedCallbackHeaders(headers);

@@ -55,9 +55,18 @@ export function isAnySuccessCode(status: number, body: string): boolean {
   return status === 200 && (typeof code === 'string' || typeof code === 'number') && /^200\d{4}$/.test(String(code));
 }
 
-/** The rule of a merchant's `callbackAck`. */
-export const ackRuleOf = (callbackAck: 'strict' | 'any-200'): AckRule =>
-  callbackAck === 'any-200' ? isAnySuccessCode : isAcknowledgement;
+/** HTTP 200 whose `responseCode` is one of `codes` (an e-wallet's callback also takes its own `2005600`). */
+export function strictAck(codes: readonly string[]): AckRule {
+  if (codes.length === 1 && codes[0] === '2002600') return isAcknowledgement;
+  return (status, body) => {
+    const code = status === 200 ? responseCodeOf(body) : undefined;
+    return typeof code === 'string' && codes.includes(code);
+  };
+}
+
+/** The rule of a merchant's `callbackAck`; `strict`: the method's own (default: `2002600` only). */
+export const ackRuleOf = (callbackAck: 'strict' | 'any-200', strict: AckRule = isAcknowledgement): AckRule =>
+  callbackAck === 'any-200' ? isAnySuccessCode : strict;
 
 function describe(e: unknown): string {
   const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };

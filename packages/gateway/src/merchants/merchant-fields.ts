@@ -145,6 +145,9 @@ export const merchantSettings = z.object({
         .strictObject({ fixed: amount, percent: percent.optional() })
         .optional()
         .meta(about('A fixed amount per paid VA, and a percent (default `{"fixed":"0.00"}`).')),
+      ewallet: percentFee
+        .optional()
+        .meta(about('A percent of a paid e-wallet payment, and a fixed amount (default `{"percent":"1.50"}`).')),
       disbursement: z
         .strictObject({ fixed: amount })
         .optional()

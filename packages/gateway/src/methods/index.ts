@@ -1,4 +1,5 @@
 import type { TransactionKind, TransactionRecord } from '../records/records.ts';
+import { ewallet } from './ewallet.ts';
 import type { PaymentMethod } from './method.ts';
 import { qris } from './qris.ts';
 import { va } from './va.ts';
@@ -6,7 +7,7 @@ import { va } from './va.ts';
 export { assertNever, type PaymentMethod, type SandboxVerb, type TxnOf } from './method.ts';
 
 /** Every payment method, by kind: a kind of TransactionRecord without its module here does not compile. */
-const METHODS = { qris, va } as const satisfies { readonly [K in TransactionKind]: PaymentMethod<K> };
+const METHODS = { qris, va, ewallet } as const satisfies { readonly [K in TransactionKind]: PaymentMethod<K> };
 
 /** Every kind, in the order people see them. */
 export const TRANSACTION_KINDS = Object.keys(METHODS) as [TransactionKind, ...TransactionKind[]];

@@ -28,8 +28,18 @@ export interface PaymentMethod<K extends TransactionKind = TransactionKind> {
   readonly kind: K;
   /** How people read it: `short` in a table's cell, `long` in a sentence or a heading. */
   readonly label: { readonly short: string; readonly long: string };
-  /** Where its callbacks go: a path under the merchant's base URL, unless its own URL setting is set. */
-  readonly callback: { readonly path: `/${string}`; readonly urlSetting: CallbackUrlSetting };
+  /**
+   * Where its callbacks go: a path under the merchant's base URL, unless its own URL setting is set
+   * (a method without one may name a URL per transaction: an e-wallet's `PAY_NOTIFY`).
+   */
+  readonly callback: {
+    readonly path: `/${string}`;
+    readonly urlSetting?: CallbackUrlSetting;
+    /** The `responseCode`s that acknowledge it under the strict rule (`2002600`, SNAP's callback's). */
+    readonly ackCodes: readonly string[];
+  };
+  /** A URL its callbacks go to instead (an e-wallet payment's `PAY_NOTIFY`), when the transaction names one. */
+  ownCallbackUrl(t: TxnOf<K>): string | undefined;
   /** Which kind of provider takes its payments (the sandbox's own among them), and what that one is called. */
   readonly provider: { readonly kind: ProviderKind; readonly sandboxName: string };
   /** docs/protocol.md#transaction-statuses: whether a change to `to` is told to the merchant. */

@@ -4,7 +4,8 @@ import type { PaymentMethod } from './method.ts';
 export const qris: PaymentMethod<'qris'> = {
   kind: 'qris',
   label: { short: 'QRIS', long: 'QRIS' },
-  callback: { path: '/webhook/payment-qr-notification', urlSetting: 'qrisCallbackUrl' },
+  callback: { path: '/webhook/payment-qr-notification', urlSetting: 'qrisCallbackUrl', ackCodes: ['2002600'] },
+  ownCallbackUrl: () => undefined,
   provider: { kind: 'acquirer', sandboxName: 'sandbox acquirer' },
   isNotified: () => true,
   notifiedAmount: (t) => t.amount ?? '0.00',

@@ -4,7 +4,8 @@ import type { PaymentMethod } from './method.ts';
 export const va: PaymentMethod<'va'> = {
   kind: 'va',
   label: { short: 'VA', long: 'Virtual account' },
-  callback: { path: '/webhook/payment-va-notification', urlSetting: 'vaCallbackUrl' },
+  callback: { path: '/webhook/payment-va-notification', urlSetting: 'vaCallbackUrl', ackCodes: ['2002600'] },
+  ownCallbackUrl: () => undefined,
   provider: { kind: 'bank', sandboxName: 'sandbox bank' },
   isNotified: (to) => to === '00',
   // An open VA has no amount of its own: what was paid.

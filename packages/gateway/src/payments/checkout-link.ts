@@ -45,7 +45,11 @@ export async function findCheckout(store: Store, checkoutId: string): Promise<Tr
 export function readReturnUrl(f: FieldReader, serviceCode: string, mode: Mode | undefined): string | undefined {
   const field = 'additionalInfo.returnUrl';
   const value = f.str(field, RETURN_URL);
-  if (value === undefined) return undefined;
+  return value === undefined ? undefined : normalizedUrl(value, field, serviceCode, mode);
+}
+
+/** A URL the payer's browser or a callback is sent to, checked and normalised as readReturnUrl says. */
+export function normalizedUrl(value: string, field: string, serviceCode: string, mode: Mode | undefined): string {
   const refused = () => snapError('INVALID_FIELD_FORMAT', serviceCode, { field });
   let url: URL;
   try {

@@ -12,6 +12,7 @@ export interface StrRule {
 }
 
 const LATEST_DATE_MS = Date.UTC(9999, 0, 1);
+const LIST_ENTRY = /^(.+)\[(\d{1,3})\]$/;
 const isAbsent = (v: unknown) => v === undefined || v === null || v === '';
 
 /**
@@ -33,11 +34,14 @@ export class FieldReader {
     return snapError('INVALID_FIELD_FORMAT', this.serviceCode, { field });
   }
 
+  /** The value at a dotted path; `name[2]` is an entry of a list. */
   private at(path: string): unknown {
     let v: unknown = this.body;
     for (const part of path.split('.')) {
+      const entry = LIST_ENTRY.exec(part);
       if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-      v = (v as Record<string, unknown>)[part];
+      v = (v as Record<string, unknown>)[entry ? (entry[1] as string) : part];
+      if (entry) v = Array.isArray(v) ? v[Number(entry[2])] : undefined;
     }
     return v;
   }
@@ -63,6 +67,20 @@ export class FieldReader {
     }
     if (typeof v !== 'object' || Array.isArray(v) || v === null) throw this.format(field);
     return v as Record<string, unknown>;
+  }
+
+  /** A list of objects (`urlParams`, `payOptionDetails`): how many; read its entries as `name[i].member`. */
+  list(field: string, rule: { required?: boolean; max: number }): number {
+    const v = this.at(field);
+    if (isAbsent(v) || (Array.isArray(v) && v.length === 0)) {
+      if (rule.required) throw this.missing(field);
+      return 0;
+    }
+    if (!Array.isArray(v) || v.length > rule.max) throw this.format(field);
+    v.forEach((entry, i) => {
+      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw this.format(`${field}[${i}]`);
+    });
+    return v.length;
   }
 
   /** A SNAP amount object: `{ value: "10000.00", currency: "IDR" }`. */

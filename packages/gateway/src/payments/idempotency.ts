@@ -1,4 +1,4 @@
-import { snapError } from '@snapgate/snap';
+import { snapError, successCode } from '@snapgate/snap';
 import { type IdempotencyRecord, UniqueViolation } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 import type { SnapRequestBase } from './snap-request.ts';
@@ -8,6 +8,15 @@ export interface SnapResponse {
   httpStatus: number;
   body: string;
 }
+
+/** Keeps an operation's answer with the change that makes it (idempotency). */
+export type RecordFor = (response: SnapResponse) => IdempotencyRecord;
+
+/** A success answer of a service: its `200xx00` code, `Successful`, and the fields in their order. */
+export const snapOk = (serviceCode: string, fields: Record<string, unknown>): SnapResponse => ({
+  httpStatus: 200,
+  body: JSON.stringify({ responseCode: successCode(serviceCode), responseMessage: 'Successful', ...fields }),
+});
 
 /**
  * Runs a SNAP operation under X-EXTERNAL-ID idempotency (docs/protocol.md#payment-calls). A write operation stores

@@ -78,6 +78,21 @@ export function notificationBody(
     feeAmount: { value: txn.feeAmount, currency: txn.currency },
     ...(refund ? refundInfo(txn, refund) : {}),
   };
+  // SNAP's debit notify (56), as a wallet tells its merchant: the references in its order, and
+  // the wallet with the payer it reported (docs/ewallets.md#callbacks).
+  if (txn.kind === 'ewallet') {
+    return serializeCallback(
+      {
+        originalPartnerReferenceNo: txn.partnerReferenceNo,
+        originalReferenceNo: txn.referenceNo,
+        latestTransactionStatus: txn.status,
+        transactionStatusDesc: txn.statusDesc ?? '',
+        amount: { value, currency: txn.currency },
+        additionalInfo: { payOption: txn.details.payOption, ...additionalInfo },
+      },
+      style.callbackJson,
+    );
+  }
   // A payment shape carries no status: only a payment goes in it; every other change (expired,
   // deleted, refunded) keeps the standard body, so no bank-style receiver mistakes it for one.
   if (txn.kind === 'va' && style.callbackVaBody === 'snap-payment' && txn.status === '00' && !refund) {

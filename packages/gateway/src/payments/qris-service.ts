@@ -1,40 +1,27 @@
-import {
-  formatJakartaTimestamp,
-  fromMinorUnits,
-  snapError,
-  successCode,
-  TRANSACTION_STATUS,
-  toMinorUnits,
-} from '@snapgate/snap';
+import { formatJakartaTimestamp, snapError, TRANSACTION_STATUS } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
-import {
-  type IdempotencyRecord,
-  type QrisDetails,
-  type TransactionRecord,
-  UniqueViolation,
-} from '../records/records.ts';
+import { type QrisDetails, type TransactionRecord, UniqueViolation } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
+import { cancelTransaction } from './cancel.ts';
 import { checkoutUrlOf, isDrawnAgain, newCheckoutId, qrUrlOf, readAdditionalInfo } from './checkout-link.ts';
 import { expireIfDue } from './expiry.ts';
 import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader } from './fields.ts';
-import type { SnapResponse } from './idempotency.ts';
-import { newBillNumber, newReferenceNo, newRefundNo } from './ids.ts';
+import { type RecordFor, type SnapResponse, snapOk } from './idempotency.ts';
+import { newBillNumber, newReferenceNo } from './ids.ts';
 import { payerOf } from './notification-body.ts';
+import { findOwnTransaction } from './own-transaction.ts';
 import { buildQrisContent, parseQrisContent, qrisAmountFits } from './qris-content.ts';
+import { refundTransaction } from './refund.ts';
 import { QR_CANCEL, QR_GENERATE, QR_QUERY, QR_REFERENCES, QR_REFUND } from './snap-fields.ts';
 import type { MerchantRequest } from './snap-request.ts';
-import { IllegalStatusChange, LostRace, type StatusChanger } from './status-change.ts';
+import type { StatusChanger } from './status-change.ts';
 import { newExternalId, RECONCILE_AFTER_MS, type UpstreamAcquirer, upstreamOf } from './upstream.ts';
 
 const DEFAULT_VALIDITY_MS = 30 * 60_000;
-type RecordFor = (response: SnapResponse) => IdempotencyRecord;
 
-const ok = (serviceCode: string, fields: Record<string, unknown>): SnapResponse => ({
-  httpStatus: 200,
-  body: JSON.stringify({ responseCode: successCode(serviceCode), responseMessage: 'Successful', ...fields }),
-});
+const ok = snapOk;
 
 /** QRIS generate's answer (a module function: no closure made per request). */
 function generated(
@@ -143,27 +130,7 @@ export function createQrisService(deps: QrisServiceDeps) {
   }
 
   /** The merchant's QRIS by either reference; another merchant's is not found (docs/protocol.md#qris). */
-  async function findOwn(ctx: MerchantRequest, svc: string): Promise<TransactionRecord> {
-    const f = createFieldReader(ctx.body, svc);
-    const referenceNo = f.str('originalReferenceNo', QR_REFERENCES.originalReferenceNo);
-    const partnerReferenceNo = f.str('originalPartnerReferenceNo', QR_REFERENCES.originalPartnerReferenceNo);
-    if (referenceNo === undefined && partnerReferenceNo === undefined) {
-      throw snapError('INVALID_MANDATORY_FIELD', svc, { field: 'originalReferenceNo' });
-    }
-    let txn = referenceNo
-      ? await store.findTransaction(referenceNo)
-      : await store.findTransactionByPartnerRef(ctx.merchant.id, 'qris', partnerReferenceNo as string);
-    if (
-      !txn ||
-      txn.merchantId !== ctx.merchant.id ||
-      txn.kind !== 'qris' ||
-      (partnerReferenceNo !== undefined && txn.partnerReferenceNo !== partnerReferenceNo)
-    ) {
-      throw snapError('TRANSACTION_NOT_FOUND', svc);
-    }
-    txn = await expireIfDue(changer, txn, ctx.now, ctx.requestId);
-    return txn;
-  }
+  const findOwn = (ctx: MerchantRequest, _svc: string) => findOwnTransaction(deps, ctx, 'qris', QR_REFERENCES);
 
   return {
     async generate(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
@@ -300,35 +267,15 @@ export function createQrisService(deps: QrisServiceDeps) {
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx, svc);
       const reason = f.str('reason', QR_CANCEL.reason);
-      // docs/protocol.md#transaction-statuses: only an Initiated QRIS can be canceled (01 → 05).
-      if (txn.status !== '01') throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
-      const acquirer = await acquirerOf(txn);
-      if (acquirer) await upstream.cancel(acquirer, txn, svc, reason, ctx.requestId);
-      const accepted = acquirer !== undefined;
-      const response = ok(svc, {
-        originalReferenceNo: txn.referenceNo,
-        originalPartnerReferenceNo: txn.partnerReferenceNo,
-        cancelTime: formatJakartaTimestamp(ctx.now),
-        transactionDate: formatJakartaTimestamp(txn.createdAt),
+      return cancelTransaction(deps, ctx, recordFor, {
+        txn,
+        reason,
+        async forward(current) {
+          const acquirer = await acquirerOf(current);
+          if (acquirer) await upstream.cancel(acquirer, current, svc, reason, ctx.requestId);
+          return acquirer !== undefined;
+        },
       });
-      try {
-        await changer.change(
-          txn,
-          {
-            to: '05',
-            reason: reason ?? 'canceled by merchant',
-            idempotency: recordFor(response),
-            requestId: ctx.requestId,
-          },
-          ctx.now,
-        );
-      } catch (e) {
-        if (!(e instanceof IllegalStatusChange)) throw e;
-        // The acquirer canceled it and its own notify of 05 got here first: the cancel succeeded.
-        if (!accepted || e.from !== '05') throw snapError('NOT_ALLOWED', svc);
-        await store.insertIdempotency(recordFor(response), ctx.now).catch(() => undefined);
-      }
-      return response;
     },
 
     async refund(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
@@ -339,93 +286,20 @@ export function createQrisService(deps: QrisServiceDeps) {
       const refundAmount = f.money('refundAmount', QR_REFUND.refundAmount);
       const reason = f.str('reason', QR_REFUND.reason) ?? null;
       if (!refundAmount) throw snapError('INVALID_MANDATORY_FIELD', svc, { field: 'refundAmount' });
-      const refundNo = newRefundNo(ctx.now);
-      // The remaining amount is decided on the row as read: a concurrent refund that commits first
-      // makes this write lose (seq), and the decision is taken again on the fresh row.
-      let txn = await findOwn(ctx, svc);
-      // Refused before any money moves anywhere: a retry must never refund twice at the acquirer.
-      if (await store.findRefund(ctx.merchant.id, partnerRefundNo)) {
-        throw snapError('CONFLICT', svc, { detail: { duplicate: 'partnerRefundNo' } });
-      }
-      let accepted = false;
-      for (let attempt = 0; ; attempt++) {
-        // Once the acquirer accepted a full refund, its own notify may have made it 04 already.
-        const isRefundable = txn.status === '00' || (accepted && txn.status === '04');
-        if (!isRefundable) throw snapError('NOT_ALLOWED', svc, { detail: { status: txn.status } });
-        const remaining = toMinorUnits(txn.amount as string) - toMinorUnits(txn.refundedAmount);
-        if (toMinorUnits(refundAmount.value) > remaining) {
-          throw snapError('INVALID_AMOUNT', svc, { detail: { remaining: fromMinorUnits(remaining) } });
-        }
-        // The money moves at the acquirer: applied here only once it accepted (once per request).
-        const acquirer = accepted ? undefined : await acquirerOf(txn);
-        if (acquirer) {
-          await upstream.refund(
-            acquirer,
-            txn,
-            svc,
-            {
-              merchantId: ctx.merchant.id,
-              partnerRefundNo,
-              amount: refundAmount.value,
-              reason,
-            },
-            ctx.requestId,
-          );
-          accepted = true;
-        }
-        const refundedAmount = fromMinorUnits(toMinorUnits(txn.refundedAmount) + toMinorUnits(refundAmount.value));
-        const response = ok(svc, {
-          originalPartnerReferenceNo: txn.partnerReferenceNo,
-          originalReferenceNo: txn.referenceNo,
-          refundNo,
-          partnerRefundNo,
-          refundAmount,
-          refundTime: formatJakartaTimestamp(ctx.now),
-        });
-        const refund = {
-          refundNo,
-          referenceNo: txn.referenceNo,
-          merchantId: txn.merchantId,
-          partnerRefundNo,
-          amount: refundAmount.value,
-          reason,
-          createdAt: ctx.now,
-        };
-        // The whole amount back makes it Refunded (00 → 04); a part leaves it Paid (00 → 00 again).
-        // Either way it is a change with its history row and its callback, which names the refund.
-        const isWhole = refundedAmount === txn.amount;
-        let written: boolean;
-        try {
-          written = await changer
-            .change(
-              txn,
-              {
-                to: isWhole ? '04' : '00',
-                reason: reason ?? (isWhole ? 'refunded' : `refunded in part (${refundNo})`),
-                renotify: true,
-                patch: () => ({ refundedAmount }),
-                refund,
-                idempotency: recordFor(response),
-                decidedOnRead: true,
-                requestId: ctx.requestId,
-              },
-              ctx.now,
-            )
-            .then(() => true)
-            .catch((e) => {
-              if (e instanceof LostRace) return false;
-              throw e;
-            });
-        } catch (e) {
-          if (e instanceof UniqueViolation && e.constraint.includes('partner_refund_no')) {
-            throw snapError('CONFLICT', svc, { detail: { duplicate: 'partnerRefundNo' } });
-          }
-          throw e;
-        }
-        if (written) return response;
-        if (attempt >= 10) throw snapError('CONFLICT', svc, { detail: 'transaction kept changing during refund' });
-        txn = (await store.findTransaction(txn.referenceNo)) as TransactionRecord;
-      }
+      const txn = await findOwn(ctx, svc);
+      return refundTransaction(deps, ctx, recordFor, {
+        txn,
+        partnerRefundNo,
+        refundAmount,
+        reason,
+        async forward(current) {
+          const acquirer = await acquirerOf(current);
+          if (!acquirer) return false;
+          const refund = { merchantId: ctx.merchant.id, partnerRefundNo, amount: refundAmount.value, reason };
+          await upstream.refund(acquirer, current, svc, refund, ctx.requestId);
+          return true;
+        },
+      });
     },
 
     /** Sandbox: notify the current status again (01 → 01), by referenceNo or qrContent. */

@@ -36,7 +36,14 @@ export interface ObjectField {
   kind: 'passthrough' | 'members';
   description: string;
 }
-export type SnapField = TextField | MoneyField | DateTimeField | ObjectField;
+/** A list of objects, read with `f.list(name, rule)`; its entries' members are the `name[].member` fields. */
+export interface ListField {
+  kind: 'list';
+  required?: boolean;
+  max: number;
+  description: string;
+}
+export type SnapField = TextField | MoneyField | DateTimeField | ObjectField | ListField;
 export type SnapFields = Record<string, SnapField>;
 
 const text = (rule: StrRule, doc: FieldDoc & { isNonEmpty?: boolean } = {}): TextField => ({
@@ -55,6 +62,11 @@ const dateTime = (description?: string): DateTimeField => ({
 });
 const passthrough = (description: string): ObjectField => ({ kind: 'passthrough', description });
 const members = (description: string): ObjectField => ({ kind: 'members', description });
+const list = (rule: { required?: boolean; max: number }, description: string): ListField => ({
+  kind: 'list',
+  ...rule,
+  description,
+});
 
 const KEPT_AS_GIVEN = 'Kept as given; at most 4096 bytes of JSON.';
 const PRINTABLE = /^[\x20-\x7e]*$/;
@@ -218,6 +230,87 @@ export const QR_NOTIFY = {
     { max: 32, pattern: DIGITS_32 },
     { description: 'The payer’s reference: digits only.' },
   ),
+} satisfies SnapFields;
+
+// SNAP Direct Debit as merchants call it (docs/ewallets.md).
+const HTTP_URL = /^[Hh][Tt][Tt][Pp][Ss]?:\/\/\S+$/;
+export const DEBIT_PAY = {
+  partnerReferenceNo: text(
+    { required: true, max: 64 },
+    { description: 'The merchant’s order reference; unique per merchant among its e-wallet payments.' },
+  ),
+  amount: money({ required: true, positive: true }, 'What the payer pays.'),
+  validUpTo: dateTime('Until when the payer may authorise it: in the future; 30 minutes from now when absent.'),
+  urlParams: list(
+    { max: 2 },
+    'At most one `PAY_RETURN` (where the payer goes back to) and one `PAY_NOTIFY` (where this payment’s callbacks go instead of `<callbackBaseUrl>/v1.0/debit/notify`).',
+  ),
+  'urlParams[].url': text(
+    { required: true, max: RETURN_URL_MAX, pattern: HTTP_URL },
+    { description: 'An absolute http(s) URL; https in production.' },
+  ),
+  'urlParams[].type': text({ required: true, oneOf: ['PAY_RETURN', 'PAY_NOTIFY'] }),
+  'urlParams[].isDeeplink': text(
+    { required: true, oneOf: ['Y', 'N'] },
+    { description: 'Whether the url is an app’s deep link.' },
+  ),
+  payOptionDetails: list({ required: true, max: 1 }, 'Exactly one: the wallet, and the amount (equal to `amount`).'),
+  'payOptionDetails[].payMethod': text({ required: true, oneOf: ['EMONEY'] }),
+  'payOptionDetails[].payOption': text(
+    { required: true, max: 32, pattern: /^[A-Z0-9_]+$/ },
+    {
+      description:
+        'The wallet: `DANA`, `OVO`, `SHOPEEPAY`, `GOPAY`, `LINKAJA`, … as the operator connected them; `SANDBOXPAY` in sandbox.',
+    },
+  ),
+  'payOptionDetails[].transAmount': money({ required: true, positive: true }, 'Equal to `amount`.'),
+  additionalInfo: passthrough(KEPT_AS_GIVEN),
+} satisfies SnapFields;
+
+/** How status, cancel and refund name an e-wallet payment (either or both). */
+export const DEBIT_REFERENCES = {
+  originalReferenceNo: text(
+    { max: 64 },
+    { description: 'The `referenceNo` snapgate answered at payment-host-to-host.', isNonEmpty: true },
+  ),
+  originalPartnerReferenceNo: QR_REFERENCES.originalPartnerReferenceNo,
+} satisfies SnapFields;
+
+export const DEBIT_STATUS = {
+  ...DEBIT_REFERENCES,
+  serviceCode: text(
+    { required: true, oneOf: ['54'] },
+    { description: 'The service that created it: 54 (payment-host-to-host).' },
+  ),
+} satisfies SnapFields;
+
+export const DEBIT_CANCEL = {
+  ...DEBIT_REFERENCES,
+  originalPartnerReferenceNo: { ...DEBIT_REFERENCES.originalPartnerReferenceNo, required: true },
+  reason: REASON,
+} satisfies SnapFields;
+
+export const DEBIT_REFUND = {
+  ...DEBIT_REFERENCES,
+  originalPartnerReferenceNo: { ...DEBIT_REFERENCES.originalPartnerReferenceNo, required: true },
+  partnerRefundNo: QR_REFUND.partnerRefundNo,
+  refundAmount: QR_REFUND.refundAmount,
+  reason: REASON,
+} satisfies SnapFields;
+
+/** What a wallet tells snapgate (provider → snapgate, service 56). */
+export const DEBIT_NOTIFY = {
+  originalPartnerReferenceNo: text(
+    { required: true, max: 64 },
+    { description: 'snapgate’s `referenceNo` of the payment.' },
+  ),
+  originalReferenceNo: text({ max: 64 }, { description: 'The wallet’s own reference.' }),
+  latestTransactionStatus: text({ required: true, max: 2 }, { ref: 'TransactionStatus' }),
+  transactionStatusDesc: text({ max: 256 }),
+  amount: money({ required: true }, 'Must equal the payment’s amount.'),
+  additionalInfo: members('Who paid. Other members are ignored.'),
+  'additionalInfo.payerName': PAYER_NAME,
+  'additionalInfo.payerRefId': QR_NOTIFY['additionalInfo.payerRefId'],
 } satisfies SnapFields;
 
 // Transfer Credit as merchants call it (docs/payouts.md#disbursements).

@@ -1,6 +1,6 @@
 import { canChangeStatus, TRANSACTION_STATUS, type TransactionStatus } from '@snapgate/snap';
 import { paymentEntry, refundPosting } from '../books/postings.ts';
-import { methodOf } from '../methods/index.ts';
+import { methodOf, methodOfTxn } from '../methods/index.ts';
 import {
   type IdempotencyRecord,
   type NewNotification,
@@ -183,6 +183,8 @@ export function createStatusChanger(deps: {
               body: notificationBody(next, nowMs, style, request.refund),
               nextAttemptAt: nowMs + firstAttemptDelayMs,
               requestId: request.requestId ?? null,
+              // An e-wallet payment's PAY_NOTIFY; none: the merchant's URL.
+              callbackUrl: methodOfTxn(next).ownCallbackUrl(next) ?? null,
             }
           : undefined;
         // Reserved only now, with nothing left to throw before the change is sent: every place

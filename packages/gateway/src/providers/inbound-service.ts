@@ -3,16 +3,15 @@ import {
   formatJakartaTimestamp,
   isTransactionStatus,
   snapError,
-  successCode,
   type TransactionStatus,
   toMinorUnits,
 } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
 import { expireIfDue } from '../payments/expiry.ts';
 import { createFieldReader } from '../payments/fields.ts';
-import type { SnapResponse } from '../payments/idempotency.ts';
+import { type SnapResponse, snapOk } from '../payments/idempotency.ts';
 import { NO_PAYER, type Payer } from '../payments/notification-body.ts';
-import { BANK_VA_INQUIRY, BANK_VA_NUMBERS, BANK_VA_PAYMENT, QR_NOTIFY } from '../payments/snap-fields.ts';
+import { BANK_VA_INQUIRY, BANK_VA_NUMBERS, BANK_VA_PAYMENT, DEBIT_NOTIFY, QR_NOTIFY } from '../payments/snap-fields.ts';
 import type { ProviderRequest } from '../payments/snap-request.ts';
 import { IllegalStatusChange, LostRace, type StatusChanger } from '../payments/status-change.ts';
 import { upstreamOf } from '../payments/upstream.ts';
@@ -26,10 +25,7 @@ type RecordFor = (response: SnapResponse) => IdempotencyRecord;
 
 const SUCCESS_REASON = { english: 'Success', indonesia: 'Sukses' } as const;
 
-const ok = (svc: string, fields: Record<string, unknown>): SnapResponse => ({
-  httpStatus: 200,
-  body: JSON.stringify({ responseCode: successCode(svc), responseMessage: 'Successful', ...fields }),
-});
+const ok = snapOk;
 
 /** The `paidAmount` of a payment-flag answer snapgate stored: what that paymentRequestId paid. */
 function paidAmountOf(responseBody: string): { value: string; currency: string } | undefined {
@@ -106,6 +102,53 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
       virtualAccountName: d.virtualAccountName,
     };
   };
+
+  /**
+   * A status a provider told (an acquirer's notify, a wallet's), through the status machine: the
+   * current status again answers the same and changes nothing; a change the machine forbids is a
+   * conflict. `who` names the provider in the history.
+   */
+  async function applyNotified(
+    ctx: ProviderRequest,
+    recordFor: RecordFor,
+    txn: TransactionRecord,
+    told: {
+      to: TransactionStatus;
+      statusDesc?: string;
+      who: string;
+      details: (current: TransactionRecord) => TransactionRecord['details'];
+    },
+  ): Promise<SnapResponse> {
+    const { to } = told;
+    const response = ok(ctx.serviceCode, {});
+    if (txn.status === to) return response;
+    try {
+      await changer.change(
+        txn,
+        {
+          to,
+          ...(told.statusDesc === undefined ? {} : { statusDesc: told.statusDesc }),
+          reason: ctx.applied ? appliedReason(ctx.applied, told.who) : `notified by ${told.who}`,
+          patch: (current) => ({
+            ...(to === '00' ? { paidAmount: current.amount, paidAt: ctx.now } : {}),
+            details: told.details(current),
+          }),
+          idempotency: recordFor(response),
+          requestId: ctx.requestId,
+          providerId: ctx.provider.id,
+        },
+        ctx.now,
+      );
+    } catch (e) {
+      if (e instanceof IllegalStatusChange) {
+        // The same status again, reached by a concurrent notify: nothing changes.
+        if (e.from === to) return response;
+        throw snapError('CONFLICT', ctx.serviceCode, { detail: { from: e.from, to } });
+      }
+      throw e;
+    }
+    return response;
+  }
 
   return {
     /** Service 24: the bank asks what its customer is about to pay. */
@@ -298,8 +341,6 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
       if (to === '04' || to === '05') {
         throw snapError('CONFLICT', svc, { detail: { status: to, reason: 'a notify cannot refund or cancel' } });
       }
-      const response = ok(svc, {});
-      if (txn.status === to) return response;
       // Applied from the acquirer's report, the gateway knows no payer: it sends none (no made-up issuer).
       const payer: Payer = ctx.applied
         ? NO_PAYER
@@ -308,33 +349,57 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
             payerName: payerName ?? '',
             payerRefId: payerRefId ?? '',
           };
-      try {
-        await changer.change(
-          txn,
-          {
-            to,
-            reason: ctx.applied
-              ? appliedReason(ctx.applied, `acquirer ${ctx.provider.id}`)
-              : `notified by acquirer ${ctx.provider.id}`,
-            patch: (current) => ({
-              ...(to === '00' ? { paidAmount: current.amount, paidAt: ctx.now } : {}),
-              details: { ...current.details, payer, acquirerReferenceNo: acquirerReferenceNo ?? null },
-            }),
-            idempotency: recordFor(response),
-            requestId: ctx.requestId,
-            providerId: ctx.provider.id,
-          },
-          ctx.now,
-        );
-      } catch (e) {
-        if (e instanceof IllegalStatusChange) {
-          // The same status again, reached by a concurrent notify: nothing changes.
-          if (e.from === to) return response;
-          throw snapError('CONFLICT', svc, { detail: { from: e.from, to } });
-        }
-        throw e;
+      return applyNotified(ctx, recordFor, txn, {
+        to,
+        who: `acquirer ${ctx.provider.id}`,
+        details: (current) => ({ ...current.details, payer, acquirerReferenceNo: acquirerReferenceNo ?? null }),
+      });
+    },
+
+    /**
+     * Service 56: a wallet says what its payer did with a payment it serves (docs/ewallets.md):
+     * `00` authorised, `06` declined or failed. Anything else is the merchant's to do (cancel,
+     * refund) or no news (`01`): refused, nothing changes.
+     */
+    async ewalletNotify(ctx: ProviderRequest, recordFor: RecordFor): Promise<SnapResponse> {
+      const svc = ctx.serviceCode;
+      const f = createFieldReader(ctx.body, svc);
+      const referenceNo = f.str('originalPartnerReferenceNo', DEBIT_NOTIFY.originalPartnerReferenceNo) as string;
+      const walletReferenceNo = f.str('originalReferenceNo', DEBIT_NOTIFY.originalReferenceNo) ?? null;
+      const status = f.str('latestTransactionStatus', DEBIT_NOTIFY.latestTransactionStatus) as string;
+      if (!isTransactionStatus(status)) {
+        throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'latestTransactionStatus' });
       }
-      return response;
+      const amount = f.money('amount', DEBIT_NOTIFY.amount) as { value: string; currency: string };
+      f.str('transactionStatusDesc', DEBIT_NOTIFY.transactionStatusDesc);
+      const payerName = f.str('additionalInfo.payerName', DEBIT_NOTIFY['additionalInfo.payerName']);
+      const payerRefId = f.str('additionalInfo.payerRefId', DEBIT_NOTIFY['additionalInfo.payerRefId']);
+      const found = await store.findTransaction(referenceNo);
+      // Only the wallet a payment was made in may tell of it: another provider's is not found.
+      if (
+        found?.kind !== 'ewallet' ||
+        found.details.providerId !== ctx.provider.id ||
+        ctx.provider.kind !== 'ewallet'
+      ) {
+        throw snapError('TRANSACTION_NOT_FOUND', svc, { detail: { providerId: ctx.provider.id, referenceNo } });
+      }
+      if (compareMoney(amount.value, found.amount as string) !== 0 || amount.currency !== found.currency) {
+        throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'amount', detail: { expected: found.amount } });
+      }
+      const to = status as TransactionStatus;
+      if (to !== '00' && to !== '06') {
+        throw snapError('CONFLICT', svc, { detail: { status: to, reason: 'a wallet tells only 00 or 06' } });
+      }
+      const txn = await expireIfDue(changer, found, ctx.now, ctx.requestId);
+      const payer: Payer = ctx.applied
+        ? NO_PAYER
+        : { payerName: payerName ?? '', payerIssuer: ctx.provider.bankCode, payerRefId: payerRefId ?? '' };
+      return applyNotified(ctx, recordFor, txn, {
+        to,
+        ...(to === '06' ? { statusDesc: 'Declined' } : {}),
+        who: `wallet ${ctx.provider.id}`,
+        details: (current) => ({ ...current.details, payer, walletReferenceNo }),
+      });
     },
   };
 }

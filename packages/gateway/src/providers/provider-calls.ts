@@ -4,8 +4,8 @@ import type { Payer } from '../payments/notification-body.ts';
 import { newExternalId } from '../payments/upstream.ts';
 import type { SnapAnswer, SnapClient, SnapTarget } from './snap-client.ts';
 
-// What a bank and an acquirer send a SNAP gateway when a payment happens. The built-in sandbox
-// bank and acquirer use these against this gateway; `snapgate simulate --provider-key` uses them
+// What a bank, an acquirer and a wallet send a SNAP gateway when a payment happens. The built-in
+// sandbox bank, acquirer and wallet use these against this gateway; `snapgate simulate --provider-key` uses them
 // against any gateway, as any provider.
 
 /** A bank splits the whole number as its VA range is laid out: 8-char partnerServiceId + customerNo. */
@@ -84,6 +84,35 @@ export function notifyQrisAsAcquirer(
         latestTransactionStatus: input.status,
         amount: { value: input.amount, currency: 'IDR' },
         additionalInfo: input.payer,
+      },
+      externalId: newExternalId(),
+    },
+    { requestId: input.requestId },
+  );
+}
+
+/** The wallet tells the gateway what its payer did with a payment it serves (56): `00` or `06`. */
+export function notifyDebitAsWallet(
+  client: SnapClient,
+  wallet: SnapTarget,
+  input: {
+    referenceNo: string;
+    amount: string;
+    status: TransactionStatus;
+    payer: Pick<Payer, 'payerName' | 'payerRefId'>;
+    requestId?: string | undefined;
+  },
+): Promise<SnapAnswer> {
+  return client.call(
+    wallet,
+    {
+      path: 'debit/notify',
+      body: {
+        originalPartnerReferenceNo: input.referenceNo,
+        originalReferenceNo: `SBW${input.referenceNo}`,
+        latestTransactionStatus: input.status,
+        amount: { value: input.amount, currency: 'IDR' },
+        additionalInfo: { payerName: input.payer.payerName, payerRefId: input.payer.payerRefId },
       },
       externalId: newExternalId(),
     },

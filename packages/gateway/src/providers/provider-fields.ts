@@ -13,6 +13,14 @@ const name = text(100).meta(about('The provider’s name, for operators.'));
 const kind = z
   .enum(['bank', 'acquirer'])
   .meta(about('`bank`: owns the VAs of its `bankCode`. `acquirer`: notifies QRIS payments.'));
+/** What a provider is, as shown: an e-wallet too (in this version only the sandbox wallet is one). */
+const shownKind = z
+  .enum(['bank', 'acquirer', 'ewallet'])
+  .meta(
+    about(
+      '`bank`: owns the VAs of its `bankCode`. `acquirer`: notifies QRIS payments. `ewallet`: notifies the e-wallet payments of its `payOption` (docs/ewallets.md).',
+    ),
+  );
 const bankCode = z
   .string()
   .regex(/^\d{3}$/, 'must be 3 digits')
@@ -94,7 +102,7 @@ const dateTime = z.iso.datetime();
 export const providerViewSchema = z.strictObject({
   id: z.string(),
   name,
-  kind,
+  kind: shownKind,
   bankCode,
   clientKey: z.string(),
   previousValidUntil: dateTime.nullable(),
@@ -111,7 +119,11 @@ export const providerViewSchema = z.strictObject({
       hasPrivateKey: z.boolean(),
     })
     .nullable(),
-  isSandbox: z.boolean().meta(about('The built-in sandbox bank or acquirer.')),
+  isSandbox: z.boolean().meta(about('The built-in sandbox bank, acquirer or wallet.')),
+  payOption: z
+    .string()
+    .nullable()
+    .meta(about('E-wallets: the wallet (`payOption`) it serves, e.g. `SANDBOXPAY`. Null for the others.')),
   acquiresGatewayQris,
   payouts: payouts.nullable(),
   status,

@@ -24,6 +24,7 @@ export function providerView(p: ProviderRecord) {
     ...rest,
     outbound: outbound === null ? null : outboundView(outbound),
     payouts: p.payouts ?? null,
+    payOption: p.payOption ?? null,
     previousValidUntil: p.previousValidUntil === null ? null : new Date(p.previousValidUntil).toISOString(),
     createdAt: new Date(p.createdAt).toISOString(),
     updatedAt: new Date(p.updatedAt).toISOString(),

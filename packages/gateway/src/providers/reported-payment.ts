@@ -34,16 +34,18 @@ function doorOf(
   inbound: InboundService,
 ): { body: Record<string, unknown>; serviceCode: string; door: Door } {
   const paid = { value: reported.amount, currency: 'IDR' };
+  // An acquirer's notify (52) and a wallet's (56) say a payment the same way.
+  const notice = {
+    originalPartnerReferenceNo: txn.referenceNo,
+    ...(reported.providerReference ? { originalReferenceNo: reported.providerReference } : {}),
+    latestTransactionStatus: '00',
+    transactionStatusDesc: 'Success (from the provider’s report)',
+    amount: paid,
+  };
   switch (txn.kind) {
     case 'qris':
       return {
-        body: {
-          originalPartnerReferenceNo: txn.referenceNo,
-          ...(reported.providerReference ? { originalReferenceNo: reported.providerReference } : {}),
-          latestTransactionStatus: '00',
-          transactionStatusDesc: 'Success (from the provider’s report)',
-          amount: paid,
-        },
+        body: notice,
         serviceCode: '52',
         door: (ctx, recordFor) => inbound.qrisNotify(ctx, recordFor),
       };
@@ -59,6 +61,12 @@ function doorOf(
         },
         serviceCode: '25',
         door: (ctx, recordFor) => inbound.vaPayment(ctx, recordFor),
+      };
+    case 'ewallet':
+      return {
+        body: notice,
+        serviceCode: '56',
+        door: (ctx, recordFor) => inbound.ewalletNotify(ctx, recordFor),
       };
     default:
       return assertNever(txn, 'payment method');

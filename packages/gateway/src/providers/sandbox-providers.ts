@@ -4,18 +4,21 @@ import { conflict, notFound } from '../domain-error.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
 import type { Payer } from '../payments/notification-body.ts';
 import { parseQrisContent } from '../payments/qris-content.ts';
-import type { ProviderRecord } from '../records/provider-records.ts';
+import type { ProviderKind, ProviderRecord } from '../records/provider-records.ts';
 import type { TransactionRecord } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
-import { notifyQrisAsAcquirer, payVaAsBank } from './provider-calls.ts';
+import { notifyDebitAsWallet, notifyQrisAsAcquirer, payVaAsBank } from './provider-calls.ts';
 import type { SnapAnswer, SnapClient, SnapTarget } from './snap-client.ts';
 
-/** The built-in sandbox bank and acquirer (bankCode 999), the same rows on every instance. */
+/** The built-in sandbox bank, acquirer and wallet (bankCode 999), the same rows on every instance. */
 const SANDBOX = {
   bank: { setting: 'sandbox_bank_provider_id', name: 'Sandbox Bank', kind: 'bank' },
   acquirer: { setting: 'sandbox_acquirer_provider_id', name: 'Sandbox Acquirer', kind: 'acquirer' },
-} as const;
+  ewallet: { setting: 'sandbox_wallet_provider_id', name: 'Sandbox Wallet', kind: 'ewallet' },
+} as const satisfies Record<ProviderKind, { setting: string; name: string; kind: ProviderKind }>;
 export const SANDBOX_BANK_CODE = '999';
+/** The sandbox wallet's `payOption` (docs/ewallets.md#sandbox). */
+export const SANDBOX_WALLET = 'SANDBOXPAY';
 
 /** Creates the sandbox bank and acquirer once; concurrent instances agree through the settings row. */
 export async function ensureSandboxProviders(store: Store, nowMs: number): Promise<void> {
@@ -37,6 +40,7 @@ export async function ensureSandboxProviders(store: Store, nowMs: number): Promi
         outbound: null,
         isSandbox: true,
         acquiresGatewayQris: false,
+        ...(p.kind === 'ewallet' ? { payOption: SANDBOX_WALLET } : {}),
         status: 'active',
         createdAt: nowMs,
         updatedAt: nowMs,
@@ -48,8 +52,8 @@ export async function ensureSandboxProviders(store: Store, nowMs: number): Promi
   }
 }
 
-/** The id of the built-in sandbox bank or acquirer (sandbox mode). */
-export async function sandboxProviderId(store: Pick<Store, 'getSetting'>, which: 'bank' | 'acquirer'): Promise<string> {
+/** The id of the built-in sandbox bank, acquirer or wallet (sandbox mode). */
+export async function sandboxProviderId(store: Pick<Store, 'getSetting'>, which: ProviderKind): Promise<string> {
   const id = await store.getSetting(SANDBOX[which].setting);
   if (!id) throw new TypeError(`the sandbox ${which} is missing`);
   return id;
@@ -141,6 +145,36 @@ export function createSandboxPayer({ store, client, selfUrl }: SandboxPayerDeps)
       if (answer.body.responseCode === '4095200') {
         throw conflict(
           `a transaction in status ${after.status} (${TRANSACTION_STATUS[after.status]}) cannot change to ${input.status} (${TRANSACTION_STATUS[input.status]})`,
+        );
+      }
+      if (answer.httpStatus !== 200) refused(answer);
+      return after;
+    },
+
+    /**
+     * The payer answers the sandbox wallet (docs/ewallets.md#sandbox): approves (00) or declines (06)
+     * an e-wallet payment of `SANDBOXPAY`; the wallet tells the gateway at its notify door.
+     */
+    async payEwallet(
+      referenceNo: string,
+      input: { status: '00' | '06'; payer: Pick<Payer, 'payerName' | 'payerRefId'>; requestId?: string },
+    ): Promise<TransactionRecord> {
+      const wallet = await target('ewallet');
+      const txn = await store.findTransaction(referenceNo);
+      if (txn?.kind !== 'ewallet' || txn.details.providerId !== wallet.providerId) {
+        throw notFound('e-wallet payment of the sandbox wallet');
+      }
+      const answer = await notifyDebitAsWallet(client, wallet, {
+        referenceNo,
+        amount: txn.amount as string,
+        status: input.status,
+        payer: input.payer,
+        requestId: input.requestId,
+      });
+      const after = (await store.findTransaction(referenceNo)) as TransactionRecord;
+      if (answer.body.responseCode === '4095600') {
+        throw conflict(
+          `a payment in status ${after.status} (${TRANSACTION_STATUS[after.status]}) cannot change to ${input.status} (${TRANSACTION_STATUS[input.status]})`,
         );
       }
       if (answer.httpStatus !== 200) refused(answer);

@@ -28,10 +28,11 @@ const OPEN: readonly TransactionStatus[] = ['01', '02', '03'];
 const isExpired = (t: TransactionRecord, now: number) => isDue(t, now);
 
 /**
- * Whether the built-in sandbox acquirer (QRIS) or bank (VA) is the one the gateway takes this
- * transaction's payment from: a QRIS an upstream acquirer issued, or of a merchant routed to another
- * acquirer (or while another acquirer takes the gateway's own QRIS), is that acquirer's; a VA whose
- * bank code a registered bank has is that bank's.
+ * Whether the built-in sandbox acquirer (QRIS), bank (VA) or wallet (e-wallet) is the one the
+ * gateway takes this transaction's payment from: a QRIS an upstream acquirer issued, or of a merchant
+ * routed to another acquirer (or while another acquirer takes the gateway's own QRIS), is that
+ * acquirer's; a VA whose bank code a registered bank has is that bank's; an e-wallet payment is its
+ * wallet's.
  */
 export function sandboxServes(
   t: TransactionRecord,
@@ -47,6 +48,8 @@ export function sandboxServes(
       if (routed !== null) return providers.some((p) => p.id === routed && p.isSandbox);
       return !providers.some((p) => p.acquiresGatewayQris && !p.isSandbox);
     }
+    case 'ewallet':
+      return providers.some((p) => p.id === t.details.providerId && p.isSandbox);
     default:
       return assertNever(t, 'payment method');
   }

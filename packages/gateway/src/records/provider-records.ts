@@ -2,7 +2,7 @@
 import type { ProviderPayouts } from './payout-records.ts';
 import type { ClientKeys, MerchantStatus } from './records.ts';
 
-export type ProviderKind = 'bank' | 'acquirer';
+export type ProviderKind = 'bank' | 'acquirer' | 'ewallet';
 
 /** How snapgate calls an acquirer or the payout bank (SNAP client credentials snapgate holds at it). */
 export interface ProviderOutbound {
@@ -17,7 +17,7 @@ export interface ProviderOutbound {
   pathPrefix: string;
 }
 
-/** A bank that owns a VA range, or a QRIS acquirer, calling snapgate over SNAP. */
+/** A bank that owns a VA range, a QRIS acquirer or an e-wallet, calling snapgate over SNAP. */
 export interface ProviderRecord extends ClientKeys {
   id: string;
   name: string;
@@ -35,6 +35,8 @@ export interface ProviderRecord extends ClientKeys {
    * acquirer is named). At most one provider.
    */
   acquiresGatewayQris: boolean;
+  /** E-wallets: the wallet (`payOption`) it serves, e.g. `DANA` (docs/ewallets.md). At most one active each. */
+  payOption?: string | null;
   /** Banks: set on the payout bank, which snapgate pays out through (docs/payouts.md). At most one. */
   payouts?: ProviderPayouts | null;
   status: MerchantStatus;

@@ -38,6 +38,8 @@ export interface PercentFee {
 export interface MerchantFees {
   qris?: { rule: 'bi-mdr' } | PercentFee | undefined;
   va?: { fixed: string; percent?: string | undefined } | undefined;
+  /** An e-wallet payment (docs/ewallets.md): default 1.50 %. */
+  ewallet?: PercentFee | undefined;
   /** A fixed fee per disbursement (docs/payouts.md#disbursements); default 0.00. */
   disbursement?: { fixed: string } | undefined;
 }
@@ -280,7 +282,31 @@ export interface VaDetails {
   fee?: FeeSnapshot;
 }
 
-/** What QRIS and VA transactions have alike. Amounts are SNAP money strings. */
+/** Where an e-wallet payment sends its payer and its notifications (SNAP `urlParams`). */
+export interface EwalletUrls {
+  /** `PAY_RETURN`: where the payer goes back to once the wallet answered. */
+  returnUrl?: string | undefined;
+  /** `PAY_NOTIFY`: where its callbacks go instead of `<callbackBaseUrl>/v1.0/debit/notify`. */
+  notifyUrl?: string | undefined;
+}
+
+/** An e-wallet payment's own fields (stored as JSON): SNAP Direct Debit (docs/ewallets.md). */
+export interface EwalletDetails extends EwalletUrls {
+  /** The wallet (`payOption`): `DANA`, `OVO`, … or `SANDBOXPAY`. */
+  payOption: string;
+  /** The e-wallet provider that serves that wallet. */
+  providerId: string;
+  /** Where the payer authorises the payment (the wallet's page, or the sandbox wallet's). */
+  webRedirectUrl: string;
+  /** The wallet's own reference, once it told. */
+  walletReferenceNo?: string | null;
+  additionalInfo?: Record<string, unknown> | undefined;
+  /** Set once paid (or declined) by the wallet's notify. */
+  payer?: Payer;
+  fee?: FeeSnapshot;
+}
+
+/** What the transactions of every method have alike. Amounts are SNAP money strings. */
 interface TransactionBase {
   referenceNo: string;
   merchantId: string;
@@ -319,8 +345,13 @@ export interface VaTransaction extends TransactionBase {
   details: VaDetails;
 }
 
-/** A QRIS or VA transaction: `kind` says which, and so what its `details` hold. */
-export type TransactionRecord = QrisTransaction | VaTransaction;
+export interface EwalletTransaction extends TransactionBase {
+  kind: 'ewallet';
+  details: EwalletDetails;
+}
+
+/** A QRIS, VA or e-wallet transaction: `kind` says which, and so what its `details` hold. */
+export type TransactionRecord = QrisTransaction | VaTransaction | EwalletTransaction;
 export type TransactionDetails = TransactionRecord['details'];
 
 export interface StatusHistoryEntry {
@@ -358,6 +389,8 @@ export interface NotificationRecord {
   lastError: string | null;
   /** The X-Request-Id of the request that caused it; sent with every attempt. */
   requestId?: string | null;
+  /** Its own callback URL (an e-wallet payment's `PAY_NOTIFY`); null: the merchant's. */
+  callbackUrl?: string | null;
 }
 
 /** A notification as an attempt left it: everything but its body, which the attempt did not change. */
@@ -369,6 +402,8 @@ export interface NewNotification {
   body: string;
   nextAttemptAt: number;
   requestId?: string | null;
+  /** Its own callback URL instead of the merchant's (an e-wallet payment's `PAY_NOTIFY`). */
+  callbackUrl?: string | null;
   /**
    * Claimed at birth: written already leased to this worker, whose dispatcher sends it as soon as
    * the change commits (no claim of its own). Written pending as usual when the transaction has

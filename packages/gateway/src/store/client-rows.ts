@@ -216,6 +216,8 @@ export function providerFromRow(r: Row): ProviderRecord {
     outbound: r.outbound === null || r.outbound === undefined ? null : (jsonOf(r.outbound) as ProviderOutbound),
     isSandbox: r.is_sandbox === true || r.is_sandbox === 1,
     acquiresGatewayQris: Number(r.acquires_gateway_qris ?? 0) === 1,
+    // Only a wallet says so.
+    ...(r.pay_option === null || r.pay_option === undefined ? {} : { payOption: String(r.pay_option) }),
     // Only the payout bank says so.
     ...(r.payouts === null || r.payouts === undefined ? {} : { payouts: jsonOf(r.payouts) as ProviderPayouts }),
     status: r.status as MerchantStatus,
@@ -271,6 +273,7 @@ export function providerToRow(p: ProviderRecord, sqlite: boolean): Row {
     is_sandbox: sqlite ? (p.isSandbox ? 1 : 0) : p.isSandbox,
     acquires_gateway_qris: p.acquiresGatewayQris ? 1 : 0,
     payouts: p.payouts ? JSON.stringify(p.payouts) : null,
+    pay_option: p.payOption ?? null,
     status: p.status,
     created_at: p.createdAt,
     updated_at: p.updatedAt,

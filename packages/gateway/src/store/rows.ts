@@ -182,6 +182,7 @@ export function newNotificationRecord(
     deliveredAt: null,
     lastError: null,
     requestId: n.requestId ?? null,
+    callbackUrl: n.callbackUrl ?? null,
   };
 }
 
@@ -191,7 +192,7 @@ export function notificationFromRow(r: Row): NotificationRecord {
 
 /** Every column of `notifications` but the body (an attempt's result does not read it back). */
 export const MOVED_NOTIFICATION_COLUMNS =
-  'id, reference_no, merchant_id, kind, txn_seq, latest_status, state, attempt_count, next_attempt_at, claimed_by, lease_until, created_at, updated_at, delivered_at, last_error, request_id';
+  'id, reference_no, merchant_id, kind, txn_seq, latest_status, state, attempt_count, next_attempt_at, claimed_by, lease_until, created_at, updated_at, delivered_at, last_error, request_id, callback_url';
 
 export function movedNotificationFromRow(r: Row): MovedNotification {
   return {
@@ -213,6 +214,7 @@ export function movedNotificationFromRow(r: Row): MovedNotification {
     deliveredAt: numOrNull(r.delivered_at),
     lastError: strOrNull(r.last_error),
     requestId: strOrNull(r.request_id),
+    callbackUrl: strOrNull(r.callback_url),
   };
 }
 

@@ -125,6 +125,7 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
     listProviders: async (page) => openPage(await inner.listProviders(page), openProvider),
     findBanks: async (code) => (await inner.findBanks(code)).map((p) => openProvider(p) as ProviderRecord),
     findPayoutBank: async () => openProvider(await inner.findPayoutBank()),
+    findWallet: async (payOption) => openProvider(await inner.findWallet(payOption)),
     updateProvider: async (id, patch, at) => {
       const sealed: ProviderPatch =
         patch.outbound === undefined ? patch : { ...patch, outbound: sealOutbound(id, patch.outbound) };

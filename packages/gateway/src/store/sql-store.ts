@@ -136,6 +136,9 @@ export abstract class SqlStore {
   findGatewayQrisAcquirer() {
     return clients.findGatewayQrisAcquirer(this.sql);
   }
+  findWallet(payOption: string) {
+    return clients.findWallet(this.sql, payOption);
+  }
   findPayoutBank() {
     return clients.findPayoutBank(this.sql);
   }

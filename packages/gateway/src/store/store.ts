@@ -156,6 +156,8 @@ export interface ClientStore {
   findBanks(bankCode: string): Promise<ProviderRecord[]>;
   /** The acquirer named to acquire the QRIS snapgate issues itself (acquiresGatewayQris), if any. */
   findGatewayQrisAcquirer(): Promise<ProviderRecord | undefined>;
+  /** The active e-wallet provider that serves this wallet (`payOption`), if one does. */
+  findWallet(payOption: string): Promise<ProviderRecord | undefined>;
   /** The provider that is the payout bank (`payouts` set; at most one), active or not. */
   findPayoutBank(): Promise<ProviderRecord | undefined>;
   /**

@@ -239,7 +239,7 @@ describe('refund and cancel from a transaction page', browserSuite, () => {
     await page.goto(`${gw.url}${refund.headers().location}`);
     assert.equal(
       await text(page, '.flash.error'),
-      `The VA ${vaNo.trim()} (${ref}) is a virtual account: only a QRIS is refunded through snapgate.`,
+      `The VA ${vaNo.trim()} (${ref}) is a virtual account: only a QRIS or an e-wallet payment is refunded through snapgate.`,
     );
     assert.equal((await txn(ref)).refundedAmount.value, '0.00');
     await submit(page, 'button:text("Delete VA (05)")');

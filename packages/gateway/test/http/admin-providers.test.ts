@@ -55,13 +55,19 @@ describe('admin API: providers', () => {
     }
     const list = await gw.admin('GET', '/providers?limit=500');
     assert.ok(list.body.items.some((p: { id: string }) => p.id === r.body.id));
-    // The built-in sandbox bank and acquirer are listed too.
+    // The built-in sandbox bank, acquirer and wallet are listed too.
     assert.deepEqual(
       list.body.items
         .filter((p: { isSandbox: boolean }) => p.isSandbox)
         .map((p: { kind: string }) => p.kind)
         .sort(),
-      ['acquirer', 'bank'],
+      ['acquirer', 'bank', 'ewallet'],
+    );
+    assert.deepEqual(
+      list.body.items
+        .filter((p: { kind: string }) => p.kind === 'ewallet')
+        .map((p: { payOption: string }) => p.payOption),
+      ['SANDBOXPAY'],
     );
     assert.equal(JSON.stringify(list.body).includes(r.body.clientSecret), false);
   });
@@ -70,6 +76,8 @@ describe('admin API: providers', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ kind: 'bank', bankCode: '014' }, /name/],
       [{ name: 'X', kind: 'wallet', bankCode: '014' }, /kind/],
+      // This version connects no wallet of the operator's: only the sandbox wallet is one.
+      [{ name: 'X', kind: 'ewallet', bankCode: '014' }, /kind/],
       [{ name: 'X', kind: 'bank', bankCode: '14' }, /bankCode: must be 3 digits/],
       [{ name: 'X', kind: 'bank', bankCode: '014', publicKeyPem: 'nope' }, /publicKeyPem: must be a PEM/],
       [{ name: 'X', kind: 'bank', bankCode: '014', outbound: OUTBOUND }, /outbound: only an acquirer/],

@@ -378,7 +378,11 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       assert.ok(n > 20, `${api.name}: ${n} examples`);
     }
     // Webhooks: the SNAP document's callbacks to merchants.
-    assert.deepEqual(Object.keys(snapApi.doc.webhooks).sort(), ['payment-qr-notification', 'payment-va-notification']);
+    assert.deepEqual(Object.keys(snapApi.doc.webhooks).sort(), [
+      'debit-notify',
+      'payment-qr-notification',
+      'payment-va-notification',
+    ]);
   });
 
   it('lists every route the gateway serves, and nothing it does not serve (sandbox and production)', async () => {
@@ -460,8 +464,8 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     assert.equal(mediaType(res.headers.get('content-type') ?? ''), 'text/html');
     assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
     const html = await res.text();
-    // One page for both documents: about 4.5 KB per operation, some 130 operations.
-    assert.ok(html.length < 650_000, `${html.length} bytes`);
+    // One page for both documents: about 4.5 KB per operation, some 140 operations.
+    assert.ok(html.length < 700_000, `${html.length} bytes`);
     assert.doesNotMatch(html, /<script|<link|<img|<iframe|@import|url\(/i, 'no script, no external asset');
     for (const href of html.matchAll(/href="([^"]+)"/g)) {
       assert.match(href[1] as string, /^(#|\/openapi\/(snap|admin)\.json$)/, `link ${href[1]}`);
@@ -672,6 +676,94 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     );
     assert.equal((await snap(CANCEL, m, { originalReferenceNo: canceled.referenceNo })).status, 405);
     assert.equal((await snap(CANCEL, m, { originalPartnerReferenceNo: 'nobody' })).status, 404);
+
+    // E-wallet (Direct Debit): pay, status, cancel, refund; the sandbox wallet's notify and admin route.
+    const DEBIT = `${API}/debit`;
+    const debitOrder = (label: string, value = '25000.00', extra: Json = {}) => ({
+      partnerReferenceNo: next(label),
+      amount: idr(value),
+      validUpTo: formatJakartaTimestamp(Date.now() + 3600_000),
+      urlParams: [
+        { url: 'https://shop.example/orders/1', type: 'PAY_RETURN', isDeeplink: 'N' },
+        // Its callbacks at the receiver's default e-wallet path, given as its own URL.
+        { url: `${receiver.baseUrl}/v1.0/debit/notify`, type: 'PAY_NOTIFY', isDeeplink: 'N' },
+      ],
+      payOptionDetails: [{ payMethod: 'EMONEY', payOption: 'SANDBOXPAY', transAmount: idr(value) }],
+      additionalInfo: { note: 'openapi' },
+      ...extra,
+    });
+    const wallet = (await snap(`${DEBIT}/payment-host-to-host`, m, debitOrder('EW'))).body;
+    assert.equal(wallet.responseCode, '2005400');
+    assert.equal(
+      (await snap(`${DEBIT}/payment-host-to-host`, m, debitOrder('EW', '1.00', { payOptionDetails: [] }))).status,
+      400,
+    );
+    assert.equal(
+      (await snap(`${DEBIT}/status`, m, { originalReferenceNo: wallet.referenceNo, serviceCode: '54' })).status,
+      200,
+    );
+    assert.equal(
+      (await snap(`${DEBIT}/status`, m, { originalReferenceNo: '000000000000000000', serviceCode: '54' })).status,
+      404,
+    );
+    const walletProvider = await gw.store.findProviderById(
+      (await gw.store.getSetting('sandbox_wallet_provider_id')) as string,
+    );
+    assert.ok(walletProvider);
+    const walletToken = await token({ clientKey: walletProvider.clientKey, clientSecret: walletProvider.clientSecret });
+    const sandboxWallet = {
+      clientKey: walletProvider.clientKey,
+      clientSecret: walletProvider.clientSecret,
+      partnerId: walletProvider.clientKey,
+      accessToken: walletToken.body.accessToken,
+    };
+    const walletNotice = (referenceNo: string, value = '25000.00') => ({
+      originalPartnerReferenceNo: referenceNo,
+      originalReferenceNo: 'SBW-1',
+      latestTransactionStatus: '00',
+      amount: idr(value),
+      additionalInfo: { payerName: 'ANI', payerRefId: '123456' },
+    });
+    assert.equal((await snap(`${DEBIT}/notify`, sandboxWallet, walletNotice(wallet.referenceNo))).status, 200);
+    assert.equal((await snap(`${DEBIT}/notify`, sandboxWallet, walletNotice(wallet.referenceNo, '1.00'))).status, 400);
+    const debitRefund = (value: string) =>
+      snap(`${DEBIT}/refund`, m, {
+        originalPartnerReferenceNo: wallet.partnerReferenceNo,
+        originalReferenceNo: wallet.referenceNo,
+        partnerRefundNo: next('RF'),
+        refundAmount: idr(value),
+        reason: 'partly',
+      });
+    assert.equal((await debitRefund('5000.00')).status, 200);
+    assert.equal((await debitRefund('30000.00')).status, 404);
+    assert.equal(
+      (await snap(`${DEBIT}/cancel`, m, { originalPartnerReferenceNo: wallet.partnerReferenceNo })).status,
+      405,
+    );
+    const unpaidWallet = (await snap(`${DEBIT}/payment-host-to-host`, m, debitOrder('EW'))).body;
+    assert.equal(
+      (
+        await snap(`${DEBIT}/cancel`, m, {
+          originalPartnerReferenceNo: unpaidWallet.partnerReferenceNo,
+          originalReferenceNo: unpaidWallet.referenceNo,
+          reason: 'customer left',
+        })
+      ).status,
+      200,
+    );
+    const EWALLET_PAY = '/admin/v1/sandbox/ewallet/{referenceNo}/pay';
+    const walletPaid = (await snap(`${DEBIT}/payment-host-to-host`, m, debitOrder('EW'))).body;
+    assert.equal(
+      (await admin('POST', EWALLET_PAY, { params: { referenceNo: walletPaid.referenceNo }, body: { status: '00' } }))
+        .status,
+      200,
+    );
+    assert.equal((await admin('POST', EWALLET_PAY, { params: { referenceNo: 'nope' }, body: {} })).status, 404);
+    assert.equal(
+      (await admin('POST', EWALLET_PAY, { params: { referenceNo: walletPaid.referenceNo }, body: { status: '99' } }))
+        .status,
+      400,
+    );
 
     // The QR image (cached, conditional, rate limited per address) and the callback key (public).
     const qr = async (path: string, headers: Record<string, string> = {}) => {
@@ -891,8 +983,12 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     const va = await waitFor('a VA callback', () =>
       receiver.received.find((r) => r.url === '/webhook/payment-va-notification'),
     );
+    const wallet = await waitFor('an e-wallet callback', () =>
+      receiver.received.find((r) => r.url === '/v1.0/debit/notify'),
+    );
     await checkCallback('payment-qr-notification', qris);
     await checkCallback('payment-va-notification', va);
+    await checkCallback('debit-notify', wallet);
   });
 
   it('SNAP: bodies and headers the document refuses are refused by the gateway (400)', async () => {

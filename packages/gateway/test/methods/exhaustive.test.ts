@@ -1,6 +1,6 @@
 // A payment method is one module (src/methods/), and forgetting one is a type error. This compiles
 // with TypeScript's own checker the methods' registry and a `switch` ending in assertNever, as they
-// are (no error), then the whole source tree with a third kind of transaction added to records.ts in
+// are (no error), then the whole source tree with one more kind of transaction added to records.ts in
 // memory, as the next method's first step would: the registry, the switch, and every place of the
 // gateway that branches on the method fail, and no other. Nothing is written: the added kind and
 // the switch exist only in the compiler's host.
@@ -26,6 +26,8 @@ export function shown(t: TransactionRecord): string {
       return t.details.qrContent;
     case 'va':
       return t.virtualAccountNo ?? '';
+    case 'ewallet':
+      return t.details.payOption;
     default:
       return assertNever(t, 'payment method');
   }
@@ -33,16 +35,16 @@ export function shown(t: TransactionRecord): string {
 `;
 
 /** What the next method's first step adds to records.ts: its transaction, in the union. */
-function withThirdKind(records: string): string {
-  const union = 'export type TransactionRecord = QrisTransaction | VaTransaction;';
+function withNextKind(records: string): string {
+  const union = 'export type TransactionRecord = QrisTransaction | VaTransaction | EwalletTransaction;';
   assert.ok(records.includes(union), 'records.ts declares the union this test widens');
   return records.replace(
     union,
-    `export interface EwalletTransaction extends TransactionBase {
-  kind: 'ewallet';
-  details: { payOption: string; payer?: Payer; additionalInfo?: Record<string, unknown>; fee?: FeeSnapshot };
+    `export interface CardTransaction extends TransactionBase {
+  kind: 'card';
+  details: { payer?: Payer; additionalInfo?: Record<string, unknown>; fee?: FeeSnapshot };
 }
-export type TransactionRecord = QrisTransaction | VaTransaction | EwalletTransaction;`,
+export type TransactionRecord = QrisTransaction | VaTransaction | EwalletTransaction | CardTransaction;`,
   );
 }
 
@@ -108,14 +110,14 @@ describe('a payment method without its module or its case', () => {
     );
   });
 
-  it('does not compile once a third kind of transaction exists, wherever the method decides', () => {
-    const errors = typeErrors(withThirdKind, [...sources(join(GATEWAY, 'src')), SWITCH]);
+  it('does not compile once another kind of transaction exists, wherever the method decides', () => {
+    const errors = typeErrors(withNextKind, [...sources(join(GATEWAY, 'src')), SWITCH]);
     assert.ok(
-      errors.some((e) => e.startsWith('src/methods/index.ts:') && e.includes('ewallet')),
+      errors.some((e) => e.startsWith('src/methods/index.ts:') && e.includes('card')),
       `the registry names the missing method:\n${errors.join('\n')}`,
     );
     assert.ok(
-      errors.some((e) => e.startsWith('test/methods/switch-fixture.ts:') && e.includes('EwalletTransaction')),
+      errors.some((e) => e.startsWith('test/methods/switch-fixture.ts:') && e.includes('CardTransaction')),
       `the switch names the missing case:\n${errors.join('\n')}`,
     );
     const failing = [...new Set(errors.map((e) => e.slice(0, e.indexOf(':'))))].sort();

@@ -43,7 +43,7 @@ export async function sandboxState(pages: OperatorPages, t: TransactionRecord, m
 
 /**
  * Sandbox mode: the open transactions, and paying, pending or failing one as the sandbox acquirer
- * (QRIS) or bank (VA) would, through the provider API. A form redirects back to the transaction's
+ * (QRIS), bank (VA) or wallet's payer (e-wallet) would, through the provider API. A form redirects back to the transaction's
  * page (Post/Redirect/Get): done, or refused with why in plain words.
  */
 export function sandboxPages(op: FastifyInstance, pages: OperatorPages, payer: SandboxPayer): void {
@@ -63,7 +63,7 @@ export function sandboxPages(op: FastifyInstance, pages: OperatorPages, payer: S
       reply,
       'Sandbox',
       'sandbox',
-      html`<h1>Sandbox</h1><p>Open transactions (Initiated, Paying or Pending): open one to pay, pend or fail it as the sandbox acquirer (QRIS) or bank (VA) would, through the provider API.</p>
+      html`<h1>Sandbox</h1><p>Open transactions (Initiated, Paying or Pending): open one to pay, pend or fail it as the sandbox acquirer (QRIS), bank (VA) or wallet (e-wallet) would, through the provider API.</p>
 ${transactionTable(rows, '/console', new Map(all.map((m) => [m.id, m.name])))}`,
     );
   });
@@ -128,6 +128,22 @@ ${transactionTable(rows, '/console', new Map(all.map((m) => [m.id, m.name])))}`,
     });
   });
 
+  op.post<{ Params: { referenceNo: string } }>('/sandbox/ewallet/:referenceNo', { config }, async (request, reply) => {
+    pages.need(request, 'POST', '/admin/v1/sandbox/ewallet/:referenceNo/pay');
+    const fields = formOf(request);
+    const verb = VERBS[fields.status ?? ''];
+    if (verb !== 'pay' && verb !== 'fail') throw new ConsoleError(400, 'status must be 00 or 06');
+    return act(request, reply, verb, async (t) =>
+      t.kind !== 'ewallet'
+        ? undefined
+        : payer.payEwallet(t.referenceNo, {
+            status: verb === 'pay' ? '00' : '06',
+            payer: payerOf(fields),
+            requestId: request.id,
+          }),
+    );
+  });
+
   op.post<{ Params: { referenceNo: string } }>('/sandbox/va/:referenceNo', { config }, async (request, reply) => {
     pages.need(request, 'POST', '/admin/v1/sandbox/va/:virtualAccountNo/pay');
     const fields = formOf(request);
@@ -174,6 +190,8 @@ export function sandboxActions(
       return qrisSandboxForms(t, offers, csrf, section);
     case 'va':
       return vaSandboxForm(t, csrf, section);
+    case 'ewallet':
+      return ewalletSandboxForms(t, offers, csrf, section);
     default:
       return assertNever(t, 'payment method');
   }
@@ -194,6 +212,21 @@ function qrisSandboxForms(
   return section(
     'Act as the sandbox acquirer: the report goes through the provider API like a real one.',
     html`<div class="actions">${offers.pay ? form('00', 'Pay (00)') : ''}${offers.pend ? form('01', 'Pend (01, notify again)', 'secondary') : ''}${offers.fail ? form('06', 'Fail (06)', 'danger') : ''}</div>`,
+  );
+}
+
+/** As the sandbox wallet: the payer approves or declines, told at the wallet's notify door. */
+function ewalletSandboxForms(
+  t: TransactionRecord,
+  offers: Record<SandboxVerb, boolean>,
+  csrf: string,
+  section: Section,
+): Html {
+  const form = (status: string, label: string, cls = '') =>
+    html`<form method="post" action="/console/sandbox/ewallet/${encodeURIComponent(t.referenceNo)}" class="inline">${csrfField(csrf)}<input type="hidden" name="status" value="${status}"><button type="submit" class="${cls}">${label}</button></form>`;
+  return section(
+    'Act as the sandbox wallet’s payer: the answer goes through the wallet’s notify door like a real one.',
+    html`<div class="actions">${offers.pay ? form('00', 'Approve (00)') : ''}${offers.fail ? form('06', 'Decline (06)', 'danger') : ''}</div>`,
   );
 }
 

@@ -43,9 +43,14 @@ type RecordFor = Parameters<QrisService['cancel']>[1];
 const txnHref = (referenceNo: string) => `/console/transactions/${encodeURIComponent(referenceNo)}`;
 const named = (t: TransactionRecord) => methodOfTxn(t).named(t);
 /** The methods refunded through snapgate, as a sentence names them: `QRIS`. */
+/** `a QRIS or an e-wallet payment`: the methods refunded through snapgate, as a sentence names them. */
 const REFUNDABLE = TRANSACTION_KINDS.filter((k) => methodOf(k).refundable)
-  .map((k) => methodOf(k).label.short)
-  .join(' or a ');
+  .map((k) => {
+    const long = methodOf(k).label.long;
+    const word = long === long.toUpperCase() ? long : long.toLowerCase();
+    return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
+  })
+  .join(' or ');
 const DEFAULT_REFUND_REASON = 'refunded by the gateway operator';
 const DEFAULT_CANCEL_REASON = 'cancelled by the gateway operator';
 /** A VA delete carries no reason (SNAP's delete-va has none): its history says who deleted it. */
@@ -131,7 +136,7 @@ function stateText(t: TransactionRecord, verb: 'refund' | 'cancel'): string {
   const ended = t.statusDesc === 'Expired' ? 'expired' : 'failed';
   if (verb === 'refund') {
     if (!methodOfTxn(t).refundable)
-      return `${name} is a ${methodOfTxn(t).label.long.toLowerCase()}: only a ${REFUNDABLE} is refunded through snapgate.`;
+      return `${name} is a ${methodOfTxn(t).label.long.toLowerCase()}: only ${REFUNDABLE} is refunded through snapgate.`;
     switch (t.status) {
       case '04':
         return `${name} is already refunded in full: nothing remains to refund.`;
@@ -165,7 +170,7 @@ function stateText(t: TransactionRecord, verb: 'refund' | 'cancel'): string {
 
 /** Refund and cancel on a transaction's page (POST, then back to the page: Post/Redirect/Get). */
 export function transactionActionPages(op: FastifyInstance, pages: OperatorPages, show: ShowTransaction): void {
-  const { clock, merchants, transactions, qris, va } = pages.deps;
+  const { clock, merchants, transactions, qris, va, ewallet } = pages.deps;
 
   /** The transaction's payment call, as its merchant: its idempotency key is the form's number. */
   async function call(
@@ -208,6 +213,8 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
         return { serviceCode: SERVICE.qrisRefund, run: (ctx, recordFor) => qris.refund(ctx, recordFor) };
       case 'va':
         return undefined;
+      case 'ewallet':
+        return { serviceCode: SERVICE.debitRefund, run: (ctx, recordFor) => ewallet.refund(ctx, recordFor) };
       default:
         return assertNever(t, 'payment method');
     }
@@ -348,6 +355,20 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
               (ctx, recordFor) => va.remove(ctx, recordFor, VA_DELETED_BY_OPERATOR),
             );
             break;
+          case 'ewallet':
+            await call(
+              request,
+              t,
+              SERVICE.debitCancel,
+              {
+                originalPartnerReferenceNo: t.partnerReferenceNo,
+                originalReferenceNo: t.referenceNo,
+                reason: blank(fields.reason) ?? DEFAULT_CANCEL_REASON,
+              },
+              once,
+              (ctx, recordFor) => ewallet.cancel(ctx, recordFor),
+            );
+            break;
           default:
             assertNever(t, 'payment method');
         }
@@ -430,6 +451,13 @@ function cancelWords(t: TransactionRecord): { takesReason: boolean; confirm: str
         confirm: `Delete the VA ${(t.virtualAccountNo ?? '').trim()}? It takes no payment any more.`,
         button: 'Delete VA (05)',
         note: 'As the merchant’s delete-va would: the VA becomes 05 Canceled (Deleted) and takes no payment any more; a VA is notified only when paid.',
+      };
+    case 'ewallet':
+      return {
+        takesReason: true,
+        confirm: `Cancel the ${t.details.payOption} payment ${t.referenceNo}? The payer can no longer approve it.`,
+        button: 'Cancel payment (05)',
+        note: 'As the merchant’s debit/cancel would: the payment becomes 05 Canceled and its merchant is notified.',
       };
     default:
       return assertNever(t, 'payment method');

@@ -2,6 +2,7 @@ import { B2B_TOKEN_PATH } from '@snapgate/snap';
 import { methodOf, TRANSACTION_KINDS } from '../../methods/index.ts';
 import type { TransactionKind } from '../../records/records.ts';
 import { CANONICAL_MOUNTS, CANONICAL_SNAP_PREFIX, profileRoutes, type SnapMounts } from '../../snap-mounts.ts';
+import { DEBIT_SCHEMAS } from './debit-schemas.ts';
 import { json, OAS_DIALECT, type OpenApiDocument, type Operation, type PathItem, paramRef, ref } from './kit.ts';
 import { merchantSecurity, NOW, SNAP_PARAMETERS, TAG } from './snap-kit.ts';
 import { SNAP_SCHEMAS } from './snap-schemas.ts';
@@ -49,6 +50,18 @@ const WEBHOOK_DOCS: Record<TransactionKind, { what: string; operationId: string;
     operationId: 'paymentVaNotification',
     example: { order: 'INV-2026-0001', amount: '150000.00', payerIssuer: '999', payerName: 'Budi Santoso' },
   },
+  ewallet: {
+    what: 'e-wallet payment',
+    operationId: 'debitNotification',
+    example: {
+      order: 'ORDER-2001',
+      amount: '25000.00',
+      payerIssuer: '999',
+      payerName: 'ANI',
+      payOption: 'SANDBOXPAY',
+      fee: '375.00',
+    },
+  },
 };
 
 interface WebhookExample {
@@ -56,24 +69,58 @@ interface WebhookExample {
   amount: string;
   payerIssuer: string;
   payerName: string;
+  /** An e-wallet's: SNAP's debit-notify shape (its wallet, and the status in words). */
+  payOption?: string;
+  fee?: string;
 }
 
-/** The callbacks merchants receive, one per payment method, named by its path (`payment-qr-notification`). */
+/** A callback's example body: snapgate's notification, or SNAP's debit notify for an e-wallet. */
+function webhookBody(e: WebhookExample): Record<string, unknown> {
+  const refs = { originalReferenceNo: '260115123456789012', originalPartnerReferenceNo: e.order };
+  const additionalInfo = {
+    payerIssuer: e.payerIssuer,
+    payerName: e.payerName,
+    payerRefId: '123456789012',
+    billNumber: 100000000001,
+    transactionDate: NOW,
+    feeAmount: { value: e.fee ?? '0.00', currency: 'IDR' },
+  };
+  const amount = { value: e.amount, currency: 'IDR' };
+  if (e.payOption === undefined) return { ...refs, latestTransactionStatus: '00', amount, additionalInfo };
+  return {
+    originalPartnerReferenceNo: refs.originalPartnerReferenceNo,
+    originalReferenceNo: refs.originalReferenceNo,
+    latestTransactionStatus: '00',
+    transactionStatusDesc: 'Success',
+    amount,
+    additionalInfo: { payOption: e.payOption, ...additionalInfo },
+  };
+}
+
+/** The callbacks merchants receive, one per payment method, named by its path (`payment-qr-notification`, `debit-notify`). */
 function webhooks(): Record<string, PathItem> {
   return Object.fromEntries(
-    TRANSACTION_KINDS.map((kind) => [methodOf(kind).callback.path.replace(/^\/webhook\//, ''), webhook(kind)]),
+    TRANSACTION_KINDS.map((kind) => [
+      methodOf(kind)
+        .callback.path.replace(/^\/(webhook|v1\.0)\//, '')
+        .replaceAll('/', '-'),
+      webhook(kind),
+    ]),
   );
 }
 
 function webhook(kind: TransactionKind): PathItem {
-  const { path, urlSetting: setting } = methodOf(kind).callback;
+  const { path, urlSetting, ackCodes } = methodOf(kind).callback;
   const { what, operationId, example } = WEBHOOK_DOCS[kind];
+  // A method without a merchant-wide URL setting takes a URL per payment (an e-wallet's PAY_NOTIFY).
+  const where = urlSetting ? `the merchant’s \`${urlSetting}\`` : 'the payment’s `PAY_NOTIFY` url';
+  const acks = ackCodes.map((c) => `\`${c}\``).join(' or ');
   return {
     post: {
       operationId,
       tags: [TAG.callbacks],
       summary: `A ${what} changed status`,
-      description: `snapgate POSTs this to the merchant’s \`${setting}\`, by default \`<callbackBaseUrl>${path}\`, on every status change, until acknowledged (retried on \`SNAPGATE_RETRY_SCHEDULE\`). \`X-EXTERNAL-ID\` is the notification’s id, the same on every attempt and replay: drop duplicates by it, and never let an older status overwrite a newer one.\n\nThe signature depends on the merchant’s \`callbackSignature\`: \`hmac-sha512\` (default) over \`POST:<path>:<X-PARTNER-ID>:<lowerhex sha256(body)>:<X-TIMESTAMP>\` with the client secret; \`rsa-sha256\` over \`POST:<path>:<lowerhex sha256(body)>:<X-TIMESTAMP>\` by the gateway’s key (\`GET /.well-known/snapgate/callback-public-key.pem\`); \`snap-b2b\` adds \`Authorization: Bearer <token from the merchant’s token endpoint>\` and \`CHANNEL-ID\`, over \`POST:<path>:<token>:<lowerhex sha256(body)>:<X-TIMESTAMP>\` with the client secret.`,
+      description: `snapgate POSTs this to ${where}, by default \`<callbackBaseUrl>${path}\`, on every status change, until acknowledged (retried on \`SNAPGATE_RETRY_SCHEDULE\`). \`X-EXTERNAL-ID\` is the notification’s id, the same on every attempt and replay: drop duplicates by it, and never let an older status overwrite a newer one.\n\nThe signature depends on the merchant’s \`callbackSignature\`: \`hmac-sha512\` (default) over \`POST:<path>:<X-PARTNER-ID>:<lowerhex sha256(body)>:<X-TIMESTAMP>\` with the client secret; \`rsa-sha256\` over \`POST:<path>:<lowerhex sha256(body)>:<X-TIMESTAMP>\` by the gateway’s key (\`GET /.well-known/snapgate/callback-public-key.pem\`); \`snap-b2b\` adds \`Authorization: Bearer <token from the merchant’s token endpoint>\` and \`CHANNEL-ID\`, over \`POST:<path>:<token>:<lowerhex sha256(body)>:<X-TIMESTAMP>\` with the client secret.`,
       security: [{ callbackSignature: [] }],
       parameters: [
         paramRef('XTimestamp'),
@@ -84,28 +131,13 @@ function webhook(kind: TransactionKind): PathItem {
       requestBody: {
         required: true,
         description: 'JSON: compact, or as PHP’s `json_encode` writes it (`callbackJson: php`).',
-        content: json(ref('PaymentNotification'), {
-          example: {
-            value: {
-              originalReferenceNo: '260115123456789012',
-              originalPartnerReferenceNo: example.order,
-              latestTransactionStatus: '00',
-              amount: { value: example.amount, currency: 'IDR' },
-              additionalInfo: {
-                payerIssuer: example.payerIssuer,
-                payerName: example.payerName,
-                payerRefId: '123456789012',
-                billNumber: 100000000001,
-                transactionDate: NOW,
-                feeAmount: { value: '0.00', currency: 'IDR' },
-              },
-            },
-          },
+        content: json(ref(example.payOption === undefined ? 'PaymentNotification' : 'DebitNotification'), {
+          example: { value: webhookBody(example) },
         }),
       },
       responses: {
         '200': {
-          description: 'Acknowledged: HTTP 200 and `responseCode` `2002600`. Answer only once the change is stored.',
+          description: `Acknowledged: HTTP 200 and \`responseCode\` ${acks}. Answer only once the change is stored.`,
           content: json(ref('CallbackAcknowledgement'), {
             example: { value: { responseCode: '2002600', responseMessage: 'Success' } },
           }),
@@ -159,12 +191,18 @@ export function buildSnapDocument(options: {
       { name: TAG.qris, description: 'Dynamic QRIS (merchant-presented): generate, query, cancel, refund.' },
       { name: TAG.va, description: 'Virtual Accounts: create, look up, update, delete.' },
       {
+        name: TAG.ewallet,
+        description:
+          'E-wallet payments over SNAP Direct Debit: pay (the payer authorises at the wallet), status, cancel, refund.',
+      },
+      {
         name: TAG.transfers,
         description:
           'Disbursements: a merchant sends money out of its pending balance through the payout bank (account inquiry, transfer, status). Off until the merchant has `limits.disbursementDaily`.',
       },
       { name: TAG.bank, description: 'Banks call these for the VAs of the bank codes they own.' },
       { name: TAG.acquirer, description: 'Acquirers report QRIS payments here.' },
+      { name: TAG.wallet, description: 'E-wallets report what their payers did here.' },
       { name: TAG.public, description: 'No authentication.' },
       { name: TAG.callbacks, description: 'What snapgate sends to merchants (OpenAPI webhooks).' },
     ],
@@ -175,7 +213,7 @@ export function buildSnapDocument(options: {
     },
     webhooks: webhooks(),
     components: {
-      schemas: SNAP_SCHEMAS,
+      schemas: { ...SNAP_SCHEMAS, ...DEBIT_SCHEMAS },
       parameters: SNAP_PARAMETERS,
       securitySchemes: {
         b2bToken: {

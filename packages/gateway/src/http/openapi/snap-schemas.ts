@@ -38,6 +38,14 @@ function fieldSchema(field: SnapField): JsonSchema {
       return { type: 'object', ...description };
     case 'members':
       return { ...description };
+    case 'list':
+      return {
+        type: 'array',
+        ...(field.required ? { minItems: 1 } : {}),
+        maxItems: field.max,
+        items: { type: 'object', properties: {} },
+        ...description,
+      };
     case 'text': {
       const maxLength = field.max === undefined ? {} : { maxLength: field.max };
       if (field.ref !== undefined) return { ...ref(field.ref), ...maxLength, ...description };
@@ -54,7 +62,10 @@ function fieldSchema(field: SnapField): JsonSchema {
   }
 }
 
-/** The `properties` of the fields, a dotted name (`additionalInfo.bankCode`) inside its object's. */
+/**
+ * The `properties` of the fields, a dotted name (`additionalInfo.bankCode`) inside its object's, and
+ * a list's member (`urlParams[].url`) inside its items'.
+ */
 function propertiesOf(fields: SnapFields): Record<string, JsonSchema> {
   const properties: Record<string, JsonSchema> = {};
   for (const [name, field] of Object.entries(fields)) {
@@ -63,18 +74,21 @@ function propertiesOf(fields: SnapFields): Record<string, JsonSchema> {
       properties[name] = fieldSchema(field);
       continue;
     }
-    const parent = properties[name.slice(0, dot)];
+    const isEntry = name.slice(0, dot).endsWith('[]');
+    const list = properties[name.slice(0, isEntry ? dot - 2 : dot)];
+    const parent = isEntry ? (list?.items as JsonSchema | undefined) : list;
     if (!parent) throw new TypeError(`${name}: its object is not declared before it`);
-    parent.properties = {
-      ...(parent.properties as Record<string, JsonSchema>),
-      [name.slice(dot + 1)]: fieldSchema(field),
-    };
+    const member = name.slice(dot + 1);
+    parent.properties = { ...(parent.properties as Record<string, JsonSchema>), [member]: fieldSchema(field) };
+    if (isEntry && 'required' in field && field.required === true) {
+      parent.required = [...((parent.required as string[] | undefined) ?? []), member];
+    }
   }
   return properties;
 }
 
 /** A request body: its fields' properties, and its mandatory fields as `required`. */
-function requestBody(fields: SnapFields, extra: JsonSchema = {}): JsonSchema {
+export function requestBody(fields: SnapFields, extra: JsonSchema = {}): JsonSchema {
   const required = Object.entries(fields)
     .filter(([name, field]) => !name.includes('.') && 'required' in field && field.required === true)
     .map(([name]) => name);
@@ -89,18 +103,18 @@ function requestBody(fields: SnapFields, extra: JsonSchema = {}): JsonSchema {
 const MONEY = '^(0|[1-9]\\d{0,15})\\.\\d{2}$';
 const POSITIVE_MONEY = '^([1-9]\\d{0,15}\\.\\d{2}|0\\.(0[1-9]|[1-9]\\d))$';
 
-const constant = (value: string): JsonSchema => ({ type: 'string', const: value });
+export const constant = (value: string): JsonSchema => ({ type: 'string', const: value });
 
 const statusList = Object.entries(TRANSACTION_STATUS)
   .map(([code, name]) => `${code} ${name}`)
   .join(', ');
 
-const EITHER_REFERENCE: JsonSchema = {
+export const EITHER_REFERENCE: JsonSchema = {
   anyOf: [{ required: ['originalReferenceNo'] }, { required: ['originalPartnerReferenceNo'] }],
 };
 
-/** The hosted checkout page of a QRIS or VA (docs/checkout.md). */
-const CHECKOUT_URL: JsonSchema = {
+/** The hosted checkout page of a transaction (docs/checkout.md). */
+export const CHECKOUT_URL: JsonSchema = {
   type: 'string',
   format: 'uri',
   pattern: '/pay/[A-Za-z0-9_-]{22}$',

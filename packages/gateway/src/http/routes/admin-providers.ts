@@ -74,6 +74,7 @@ const PROVIDER_EXAMPLE = {
   isSandbox: false,
   acquiresGatewayQris: false,
   payouts: null,
+  payOption: null,
   status: 'active',
   createdAt: T,
   updatedAt: T,

@@ -1,9 +1,9 @@
 import { SERVICE, type SnapCase } from '@snapgate/snap';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.ts';
-import { type SnapResponse, withIdempotency } from '../../payments/idempotency.ts';
+import type { EwalletService } from '../../payments/ewallet-service.ts';
+import { withIdempotency } from '../../payments/idempotency.ts';
 import type { QrisService } from '../../payments/qris-service.ts';
-import type { MerchantRequest } from '../../payments/snap-request.ts';
 import type { VaService } from '../../payments/va-service.ts';
 import type { DisbursementService } from '../../payouts/disbursement-service.ts';
 import { CANONICAL_SNAP_PREFIX as BASE, mountsOf, type SnapMounts } from '../../snap-mounts.ts';
@@ -17,7 +17,6 @@ import {
   merchantSecurity,
   NOW,
   SIGNED_HEADERS,
-  type SnapDoc,
   snapOperation,
   TAG,
   UPSTREAM,
@@ -25,19 +24,8 @@ import {
   VA_NUMBERS_EXAMPLE,
 } from '../openapi/snap-kit.ts';
 import { merchantRequestOf, snapGuard } from '../snap-auth.ts';
-
-type Operation = {
-  method: 'POST' | 'PUT' | 'DELETE';
-  path: string;
-  serviceCode: string;
-  name: string;
-  writes: boolean;
-  /** withIdempotency's createsFirst: QRIS generate and VA create. */
-  createsFirst?: boolean;
-  run: (ctx: MerchantRequest, recordFor: Parameters<Parameters<typeof withIdempotency>[2]>[0]) => Promise<SnapResponse>;
-  /** What the SNAP document says of it. */
-  doc: SnapDoc;
-};
+import { debitOperations } from './debit-operations.ts';
+import type { PaymentOperation as Operation } from './payment-operation.ts';
 
 export function paymentRoutes(
   app: FastifyInstance,
@@ -47,6 +35,7 @@ export function paymentRoutes(
     clock: Clock;
     qris: QrisService;
     va: VaService;
+    ewallet: EwalletService;
     transfers: DisbursementService;
     mounts: SnapMounts;
     docs: RouteDocs;
@@ -411,6 +400,7 @@ export function paymentRoutes(
         cases: [...DISBURSING, 'TRANSACTION_NOT_FOUND'],
       },
     },
+    ...debitOperations(deps.ewallet),
   ];
 
   for (const op of operations) {

@@ -84,6 +84,12 @@ export function providerApiRoutes(
       name: 'qr-mpm-notify',
       writes: true,
     },
+    {
+      urls: snap('debit/notify', 'debit-notify'),
+      serviceCode: SERVICE.debitNotify,
+      name: 'debit-notify',
+      writes: true,
+    },
     // Another snapgate upstream calls back in its own callback form; acknowledged with 2002600.
     {
       urls: ['/upstream/:providerId/webhook/payment-qr-notification'],
@@ -137,6 +143,7 @@ export function providerApiRoutes(
             (recordFor) => {
               if (op.name === 'va-inquiry') return inbound.vaInquiry(ctx);
               if (op.name === 'va-payment') return inbound.vaPayment(ctx, recordFor);
+              if (op.name === 'debit-notify') return inbound.ewalletNotify(ctx, recordFor);
               return inbound.qrisNotify(ctx, recordFor);
             },
             { writes: op.writes },
@@ -234,6 +241,29 @@ function providerApiOperations(): Record<string, PathItem> {
       response: 'QrMpmNotifyResponse',
       responseExample: {},
       cases: [...SIGNED, 'TRANSACTION_NOT_FOUND'],
+    },
+    {
+      method: 'post',
+      path: `${BASE}/debit/notify`,
+      operationId: 'debitNotify',
+      tag: TAG.wallet,
+      summary: 'An e-wallet’s payment notification',
+      description:
+        'An e-wallet provider reports what its payer did with a payment it serves (`00` authorised, `06` declined or failed); the merchant is notified. `originalPartnerReferenceNo` is snapgate’s referenceNo, `originalReferenceNo` the wallet’s own.',
+      serviceCode: SERVICE.debitNotify,
+      security: providerSecurity,
+      parameters: SIGNED_HEADERS,
+      request: 'DebitNotifyRequest',
+      requestExample: {
+        originalPartnerReferenceNo: '260115123456789013',
+        originalReferenceNo: 'SBW1A2B3C4D5E6',
+        latestTransactionStatus: '00',
+        amount: { value: '25000.00', currency: 'IDR' },
+        additionalInfo: { payerName: 'ANI' },
+      },
+      response: 'DebitNotifyResponse',
+      responseExample: {},
+      cases: [...SIGNED, 'TRANSACTION_NOT_FOUND', 'CONFLICT'],
     },
     {
       method: 'post',

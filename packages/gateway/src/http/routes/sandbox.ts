@@ -25,6 +25,11 @@ const payer = {
     .optional(),
 };
 export const qrisPay = z.strictObject({ status: z.enum(['00', '01', '02', '03', '06']).default('00'), ...payer });
+export const ewalletPay = z.strictObject({
+  status: z.enum(['00', '06']).default('00'),
+  payerName: payer.payerName,
+  payerRefId: payer.payerRefId,
+});
 export const qrisScan = qrisPay.extend({ qrContent: z.string().min(1).max(512) });
 export const vaPay = z.strictObject({
   amount: z
@@ -93,6 +98,25 @@ export function sandboxRoutes(
     handler: async (request) => {
       const b = parseAdminBody(request, qrisScan);
       return transactionView(await payQris({ qrContent: b.qrContent }, b, request.id).catch(refused));
+    },
+  });
+
+  documentedRoute<{ Params: { referenceNo: string } }>(app, deps.docs, {
+    method: 'post',
+    url: '/sandbox/ewallet/:referenceNo/pay',
+    config,
+    operation: ops.sandboxPayEwallet,
+    handler: async (request) => {
+      const b = parseAdminBody(request, ewalletPay, true);
+      const who = withDefaults(b);
+      const txn = await payer
+        .payEwallet(request.params.referenceNo, {
+          status: b.status,
+          payer: { payerName: who.payerName, payerRefId: who.payerRefId },
+          requestId: request.id,
+        })
+        .catch(refused);
+      return transactionView(txn);
     },
   });
 
@@ -200,6 +224,28 @@ function sandboxOperations() {
         ...view,
         '400': REFUSED('Invalid body'),
         '404': notFoundDoc('QRIS transaction for that qrContent (or its CRC does not match)'),
+        '409': ILLEGAL_CHANGE(),
+      },
+    }),
+    sandboxPayEwallet: sandbox({
+      operationId: 'sandboxPayEwallet',
+      summary: 'Approve or decline an e-wallet payment (sandbox)',
+      description:
+        'The payer answers the sandbox wallet (`SANDBOXPAY`), and the wallet notifies the gateway over HTTP, exactly as a real wallet would (`debit/notify`).',
+      parameters: [textParam('referenceNo', 'The payment’s `referenceNo`.')],
+      requestBody: body(
+        fromZod(ewalletPay, {
+          payerName: PAYER_FIELDS.payerName,
+          payerRefId: PAYER_FIELDS.payerRefId,
+          status: 'What the payer did: 00 approved (default), 06 declined.',
+        }),
+        { status: '00', payerName: 'ANI' },
+        { optional: true },
+      ),
+      responses: {
+        ...view,
+        '400': REFUSED('Invalid body'),
+        '404': notFoundDoc('e-wallet payment of the sandbox wallet'),
         '409': ILLEGAL_CHANGE(),
       },
     }),

@@ -131,6 +131,15 @@ export async function findGatewayQrisAcquirer(sql: Sql): Promise<ProviderRecord 
   return rows[0] ? providerFromRow(rows[0]) : undefined;
 }
 
+/** The active e-wallet provider that serves this wallet (`payOption`), if one does. */
+export async function findWallet(sql: Sql, payOption: string): Promise<ProviderRecord | undefined> {
+  const rows = await sql.all(
+    `SELECT * FROM providers WHERE kind = 'ewallet' AND pay_option = ? AND status = 'active'`,
+    [payOption],
+  );
+  return rows[0] ? providerFromRow(rows[0]) : undefined;
+}
+
 /** The provider that is the payout bank (payouts set), if one is. */
 export async function findPayoutBank(sql: Sql): Promise<ProviderRecord | undefined> {
   const rows = await sql.all('SELECT * FROM providers WHERE payouts IS NOT NULL');

@@ -232,16 +232,18 @@ export async function ledgerMerchants(sql: Sql): Promise<string[]> {
   );
 }
 
-/** The provider reference a paid transaction is known by: its acquirer's reference, or the bank's flag. */
+/** The provider reference a paid transaction is known by: its acquirer's or wallet's reference, or the bank's flag. */
 function paidTransactionFromRow(r: Row): PaidTransaction {
   let providerReference = strOrNull(r.payment_request_id);
   if (providerReference === null) {
-    // A QRIS's acquirer reference is in its details (a VA's is its bank's flag, above). SQLite
-    // keeps details as JSON text, PostgreSQL as jsonb (read back as an object).
+    // A QRIS's acquirer reference, or an e-wallet payment's wallet reference, is in its details (a
+    // VA's is its bank's flag, above). SQLite keeps details as JSON text, PostgreSQL as jsonb (read
+    // back as an object).
     const details = (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as {
       acquirerReferenceNo?: string | null;
+      walletReferenceNo?: string | null;
     };
-    providerReference = details.acquirerReferenceNo ?? null;
+    providerReference = details.acquirerReferenceNo ?? details.walletReferenceNo ?? null;
   }
   return {
     referenceNo: String(r.reference_no),

@@ -408,12 +408,13 @@ export class PostgresStore extends SqlStore implements Store {
         `b AS (SELECT EXISTS (SELECT 1 FROM notifications WHERE reference_no = (SELECT reference_no FROM u)
            AND state IN ('pending', 'retrying', 'delivering')) AS busy)`,
         `n AS (INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
-           attempt_count, next_attempt_at, created_at, updated_at, request_id, claimed_by, lease_until)
+           attempt_count, next_attempt_at, created_at, updated_at, request_id, claimed_by, lease_until, callback_url)
          SELECT ${$(n.id, 'text')}, u.reference_no, u.merchant_id, u.kind, u.seq, u.status, ${$(n.body, 'text')},
            CASE WHEN b.busy THEN 'pending' ELSE ${$(n.claim ? 'delivering' : 'pending', 'text')} END, 0,
            ${$(n.nextAttemptAt, 'bigint')}, ${at}, ${at}, ${$(n.requestId ?? null, 'text')},
            CASE WHEN b.busy THEN NULL ELSE ${$(n.claim?.workerId ?? null, 'text')} END,
-           CASE WHEN b.busy THEN NULL ELSE ${$(n.claim?.leaseUntil ?? null, 'bigint')} END
+           CASE WHEN b.busy THEN NULL ELSE ${$(n.claim?.leaseUntil ?? null, 'bigint')} END,
+           ${$(n.callbackUrl ?? null, 'text')}
          FROM u, b RETURNING state)`,
       );
     }

@@ -115,9 +115,9 @@ const STATEMENTS = {
   supersede: `UPDATE notifications SET state = 'superseded', next_attempt_at = NULL, updated_at = ?
     WHERE reference_no = ? AND state IN ('pending', 'retrying')`,
   insertNotification: `INSERT INTO notifications (id, reference_no, merchant_id, kind, txn_seq, latest_status, body, state,
-      attempt_count, next_attempt_at, created_at, updated_at, request_id, claimed_by, lease_until)
+      attempt_count, next_attempt_at, created_at, updated_at, request_id, claimed_by, lease_until, callback_url)
     VALUES (@id, @referenceNo, @merchantId, @kind, @txnSeq, @latestStatus, @body, @state, 0, @nextAttemptAt,
-      @createdAt, @createdAt, @requestId, @claimedBy, @leaseUntil)`,
+      @createdAt, @createdAt, @requestId, @claimedBy, @leaseUntil, @callbackUrl)`,
   // The transaction has another undelivered notification: a new one is not claimed at birth.
   undeliveredSibling: `SELECT 1 FROM notifications WHERE reference_no = ? AND +state IN ('pending', 'retrying', 'delivering') LIMIT 1`,
   insertRefund: `INSERT INTO refunds (refund_no, reference_no, merchant_id, partner_refund_no, amount, reason, created_at)

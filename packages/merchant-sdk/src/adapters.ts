@@ -4,12 +4,17 @@ import { type CallbackHandler, type CallbackResult, readRawBody, writeResult } f
 import type { CallbackRequest, HeadersLike } from './verify-callback.ts';
 
 /**
- * The suggested callback paths, QRIS then VA.
+ * The suggested callback paths, QRIS, VA, then e-wallet (where an e-wallet payment's callbacks go
+ * unless it names its own `PAY_NOTIFY` url).
  *
  * @example
  * for (const path of CALLBACK_PATHS) server.post(path, toExpress(handler));
  */
-export const CALLBACK_PATHS = ['/webhook/payment-qr-notification', '/webhook/payment-va-notification'] as const;
+export const CALLBACK_PATHS = [
+  '/webhook/payment-qr-notification',
+  '/webhook/payment-va-notification',
+  '/v1.0/debit/notify',
+] as const;
 
 /**
  * Where the gateway posts transfer callbacks under the callback base URL, unless the operator set

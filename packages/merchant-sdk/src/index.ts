@@ -44,6 +44,7 @@ export {
   writeResult,
 } from './callback-handler.ts';
 export { type Clock, systemClock } from './clock.ts';
+export type * from './debit-types.ts';
 export { SnapApiError, SnapNetworkError } from './errors.ts';
 export { createSnapB2bTokenIssuer, type SnapB2bIssuerOptions, type SnapB2bTokenIssuer } from './snap-b2b-issuer.ts';
 export {

@@ -1,6 +1,16 @@
 import { randomInt } from 'node:crypto';
 import { formatJakartaTimestamp, hmacSha512Base64, SERVICE, serviceStringToSign } from '@snapgate/snap';
 import { type Clock, systemClock } from './clock.ts';
+import type {
+  CancelDebitRequest,
+  CancelDebitResponse,
+  DebitStatusRequest,
+  DebitStatusResponse,
+  PayDebitRequest,
+  PayDebitResponse,
+  RefundDebitRequest,
+  RefundDebitResponse,
+} from './debit-types.ts';
 import { errorFromAnswer, exchange, isSuccess, SnapApiError, SnapNetworkError } from './errors.ts';
 import type {
   AccountInquiryRequest,
@@ -81,8 +91,8 @@ export interface CallOptions {
 }
 
 /**
- * A typed method for every payment API operation (docs/protocol.md#payment-calls) and disbursement
- * (docs/protocol.md#disbursements); see {@link createSnapClient}.
+ * A typed method for every payment API operation (docs/protocol.md#payment-calls), e-wallet payment
+ * (docs/ewallets.md) and disbursement (docs/protocol.md#disbursements); see {@link createSnapClient}.
  *
  * @example
  * const snap: SnapClient = createSnapClient({ baseUrl, partnerId, clientSecret, tokenClient });
@@ -107,6 +117,14 @@ export interface SnapClient {
   transfer(body: TransferRequest, options?: CallOptions): Promise<TransferResponse>;
   /** Where a transfer stands (36); `serviceCode` defaults to `"18"`. */
   transferStatus(body: TransferStatusRequest, options?: CallOptions): Promise<TransferStatusResponse>;
+  /** An e-wallet payment (54): send the payer to its `webRedirectUrl` (docs/ewallets.md). */
+  payDebit(body: PayDebitRequest, options?: CallOptions): Promise<PayDebitResponse>;
+  /** Where an e-wallet payment stands (55); `serviceCode` defaults to `"54"`. */
+  debitStatus(body: DebitStatusRequest, options?: CallOptions): Promise<DebitStatusResponse>;
+  /** Cancels an unpaid e-wallet payment (57). */
+  cancelDebit(body: CancelDebitRequest, options?: CallOptions): Promise<CancelDebitResponse>;
+  /** Refunds part or all of a paid e-wallet payment (58). */
+  refundDebit(body: RefundDebitRequest, options?: CallOptions): Promise<RefundDebitResponse>;
 }
 
 const EXTERNAL_ID = /^\d{1,36}$/;
@@ -242,5 +260,9 @@ export function createSnapClient(options: SnapClientOptions): SnapClient {
     transfer: (body, o) => call('POST', 'transfer-interbank', SERVICE.transferInterbank, body, o),
     transferStatus: (body, o) =>
       call('POST', 'transfer/status', SERVICE.transferStatus, { ...body, serviceCode: body.serviceCode ?? '18' }, o),
+    payDebit: (body, o) => call('POST', 'debit/payment-host-to-host', SERVICE.debitPay, body, o),
+    debitStatus: (body, o) => call('POST', 'debit/status', SERVICE.debitStatus, { ...body, serviceCode: '54' }, o),
+    cancelDebit: (body, o) => call('POST', 'debit/cancel', SERVICE.debitCancel, body, o),
+    refundDebit: (body, o) => call('POST', 'debit/refund', SERVICE.debitRefund, body, o),
   };
 }

@@ -341,11 +341,15 @@ export interface DeleteVaResponse extends SnapResponseBody {
 export interface PaymentNotification {
   /** The gateway's reference of the transaction. */
   originalReferenceNo: string;
-  /** The merchant's reference: partnerReferenceNo (QRIS) or trxId (VA). */
+  /** The merchant's reference: partnerReferenceNo (QRIS, e-wallet) or trxId (VA). */
   originalPartnerReferenceNo: string;
   latestTransactionStatus: TransactionStatus;
+  /** An e-wallet payment's callback (SNAP's debit notify): the status in words. */
+  transactionStatusDesc?: string;
   amount: Money;
   additionalInfo: {
+    /** An e-wallet payment's callback: the wallet (`SANDBOXPAY`, `DANA`, …). */
+    payOption?: string;
     payerIssuer?: string;
     payerName?: string;
     payerRefId?: string;

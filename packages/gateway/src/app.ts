@@ -253,7 +253,13 @@ export function buildApp(deps: AppDeps): Gateway {
   });
   const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream, mode: config.mode });
   const va = createVaService({ store, changer, mode: config.mode, publicUrl: () => config.publicUrl });
-  const ewallet = createEwalletService({ store, changer, mode: config.mode, publicUrl: () => config.publicUrl });
+  const ewallet = createEwalletService({
+    store,
+    changer,
+    mode: config.mode,
+    publicUrl: () => config.publicUrl,
+    guard: outbound.guard,
+  });
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
   const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });

@@ -188,10 +188,18 @@ ${publicKeyField(v, false, bad)}
 ${p.kind === 'acquirer' ? outboundFields(v, p.outbound, bad) : ''}`;
 }
 
+/** What each kind of provider does, in words. */
+const KIND_TEXT: Record<ProviderRecord['kind'], string> = {
+  bank: 'bank: owns the virtual accounts of its bank code',
+  acquirer: 'acquirer: notifies QRIS payments',
+  ewallet: 'e-wallet: notifies the e-wallet payments of its wallet',
+};
+
 function detailsCard(p: ProviderRecord, now: number): Html {
   return html`<section class="card" id="provider-details"><h2>Provider</h2><dl class="kv">
 <dt>Id</dt><dd id="provider-id">${p.id}</dd>
-<dt>Kind</dt><dd>${p.kind === 'bank' ? 'bank: owns the virtual accounts of its bank code' : 'acquirer: notifies QRIS payments'}</dd>
+<dt>Kind</dt><dd>${KIND_TEXT[p.kind]}</dd>
+${p.payOption ? html`<dt>Wallet</dt><dd id="pay-option">${p.payOption}</dd>` : ''}
 <dt>Bank code</dt><dd id="bank-code">${p.bankCode}</dd>
 <dt>Client key</dt><dd id="client-key">${p.clientKey}</dd>
 <dt>Client secret</dt><dd id="secret-version">version ${p.secretVersion}, never shown${p.previousValidUntil ? html` <span class="muted">${previousSecret(p.previousValidUntil, now)}</span>` : ''}</dd>

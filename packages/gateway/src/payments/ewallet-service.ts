@@ -1,10 +1,12 @@
 import { formatJakartaTimestamp, type Money, snapError, TRANSACTION_STATUS } from '@snapgate/snap';
+import type { AddressGuard } from '../address-guard.ts';
 import type { Mode } from '../config.ts';
+import { callbackUrlProblemResolved } from '../merchants/callback-url.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import { type EwalletTransaction, type TransactionRecord, UniqueViolation } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 import { cancelTransaction } from './cancel.ts';
-import { checkoutUrlOf, isDrawnAgain, newCheckoutId, normalizedUrl } from './checkout-link.ts';
+import { checkoutUrlOf, isDrawnAgain, newCheckoutId, normalizedUrl, readAdditionalInfo } from './checkout-link.ts';
 import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader, type FieldReader } from './fields.ts';
 import { type RecordFor, type SnapResponse, snapOk } from './idempotency.ts';
@@ -28,10 +30,16 @@ export interface EwalletServiceDeps {
   /** The gateway's public address, read when a payment is made. */
   publicUrl: () => string;
   mode?: Mode;
+  /** Where callbacks may go (a `PAY_NOTIFY` url is held to it as every callback URL is); default: the mode's. */
+  guard?: AddressGuard;
 }
 
-/** `urlParams` as a payment keeps them: PAY_RETURN as its checkout's returnUrl, PAY_NOTIFY its callbacks' URL. */
-function readUrlParams(f: FieldReader, svc: string, mode: Mode | undefined) {
+/**
+ * `urlParams` as a payment keeps them: PAY_RETURN as its checkout's returnUrl (the rules of
+ * `additionalInfo.returnUrl`, which it replaces), PAY_NOTIFY as its callbacks' URL (the rules of a
+ * merchant's callback URL: docs/protocol.md#where-callbacks-go).
+ */
+async function readUrlParams(f: FieldReader, svc: string, mode: Mode | undefined, guard: AddressGuard | Mode) {
   const urls: { returnUrl?: string; notifyUrl?: string } = {};
   const count = f.list('urlParams', DEBIT_PAY.urlParams);
   for (let i = 0; i < count; i++) {
@@ -42,7 +50,11 @@ function readUrlParams(f: FieldReader, svc: string, mode: Mode | undefined) {
     const key = type === 'PAY_RETURN' ? 'returnUrl' : 'notifyUrl';
     // One of each: two of a type would leave which one counts to chance.
     if (urls[key] !== undefined) throw snapError('INVALID_FIELD_FORMAT', svc, { field: `${field}.type` });
-    urls[key] = normalizedUrl(url, `${field}.url`, svc, mode);
+    const normal = normalizedUrl(url, `${field}.url`, svc, mode);
+    if (key === 'notifyUrl' && (await callbackUrlProblemResolved(normal, guard)) !== undefined) {
+      throw snapError('INVALID_FIELD_FORMAT', svc, { field: `${field}.url` });
+    }
+    urls[key] = normal;
   }
   return urls;
 }
@@ -79,6 +91,20 @@ export function createEwalletService(deps: EwalletServiceDeps) {
     return wallet;
   }
 
+  /**
+   * A cancel or a refund happens at the wallet the payment was made in first: this version reaches
+   * only the sandbox wallet, which moves no money (and never in production, where a payment of it
+   * left from sandbox days must not be refunded as if money had moved). Whether a wallet took it.
+   */
+  async function atWallet(svc: string, txn: TransactionRecord): Promise<boolean> {
+    const providerId = txn.kind === 'ewallet' ? txn.details.providerId : undefined;
+    const wallet = providerId ? await store.findProviderById(providerId) : undefined;
+    if (!wallet?.isSandbox || deps.mode === 'production') {
+      throw snapError('FEATURE_NOT_ALLOWED', svc, { reason: 'Pay Option Not Available', detail: { providerId } });
+    }
+    return false;
+  }
+
   const findOwn = (ctx: MerchantRequest, fields: typeof DEBIT_STATUS | typeof DEBIT_CANCEL | typeof DEBIT_REFUND) =>
     findOwnTransaction(deps, ctx, 'ewallet', fields) as Promise<EwalletTransaction>;
 
@@ -93,9 +119,10 @@ export function createEwalletService(deps: EwalletServiceDeps) {
       if (validUpTo !== undefined && validUpTo <= ctx.now) {
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'validUpTo' });
       }
-      const urls = readUrlParams(f, svc, deps.mode);
+      const urls = await readUrlParams(f, svc, deps.mode, deps.guard ?? deps.mode ?? 'sandbox');
       const payOption = readPayOption(f, svc, amount);
-      const given = f.passthrough('additionalInfo');
+      // Kept as given, but a returnUrl in it is held to its rules; PAY_RETURN, when given, wins.
+      const given = readAdditionalInfo(f, svc, deps.mode);
       const wallet = await walletOf(svc, payOption);
       const m = ctx.merchant;
       const expiresAt = validUpTo ?? ctx.now + DEFAULT_VALIDITY_MS;
@@ -183,7 +210,7 @@ export function createEwalletService(deps: EwalletServiceDeps) {
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx, DEBIT_CANCEL);
       const reason = f.str('reason', DEBIT_CANCEL.reason);
-      return cancelTransaction(deps, ctx, recordFor, { txn, reason });
+      return cancelTransaction(deps, ctx, recordFor, { txn, reason, forward: (t) => atWallet(svc, t) });
     },
 
     /** Service 58: a refund, in parts, never more than was paid. */
@@ -195,7 +222,13 @@ export function createEwalletService(deps: EwalletServiceDeps) {
       const refundAmount = f.money('refundAmount', DEBIT_REFUND.refundAmount) as Money;
       const reason = f.str('reason', DEBIT_REFUND.reason) ?? null;
       const txn: TransactionRecord = await findOwn(ctx, DEBIT_REFUND);
-      return refundTransaction(deps, ctx, recordFor, { txn, partnerRefundNo, refundAmount, reason });
+      return refundTransaction(deps, ctx, recordFor, {
+        txn,
+        partnerRefundNo,
+        refundAmount,
+        reason,
+        forward: (t) => atWallet(svc, t),
+      });
     },
   };
 }

@@ -282,16 +282,13 @@ export interface VaDetails {
   fee?: FeeSnapshot;
 }
 
-/** Where an e-wallet payment sends its payer and its notifications (SNAP `urlParams`). */
-export interface EwalletUrls {
-  /** `PAY_RETURN`: where the payer goes back to once the wallet answered. */
-  returnUrl?: string | undefined;
+/**
+ * An e-wallet payment's own fields (stored as JSON): SNAP Direct Debit (docs/ewallets.md). Its
+ * `PAY_RETURN` url is its checkout's `additionalInfo.returnUrl`, as a QRIS's or a VA's is.
+ */
+export interface EwalletDetails {
   /** `PAY_NOTIFY`: where its callbacks go instead of `<callbackBaseUrl>/v1.0/debit/notify`. */
   notifyUrl?: string | undefined;
-}
-
-/** An e-wallet payment's own fields (stored as JSON): SNAP Direct Debit (docs/ewallets.md). */
-export interface EwalletDetails extends EwalletUrls {
   /** The wallet (`payOption`): `DANA`, `OVO`, … or `SANDBOXPAY`. */
   payOption: string;
   /** The e-wallet provider that serves that wallet. */

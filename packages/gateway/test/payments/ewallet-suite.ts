@@ -428,6 +428,54 @@ export function ewalletSuite(under: StoreUnderTest): void {
             () => debitOrder(ref(), '10000.00', { additionalInfo: [] }),
             format('additionalInfo'),
           ],
+          [
+            'two urlParams entries of one type',
+            () =>
+              debitOrder(ref(), '10000.00', {
+                urlParams: [
+                  { url: 'https://shop.example/a', type: 'PAY_RETURN', isDeeplink: 'N' },
+                  { url: 'https://shop.example/b', type: 'PAY_RETURN', isDeeplink: 'N' },
+                ],
+              }),
+            format('urlParams[1].type'),
+          ],
+          [
+            'a urlParams url with credentials',
+            () =>
+              debitOrder(ref(), '10000.00', {
+                urlParams: [{ url: 'https://user:pass@shop.example/n', type: 'PAY_NOTIFY', isDeeplink: 'N' }],
+              }),
+            format('urlParams[0].url'),
+          ],
+          [
+            'a urlParams url over 2048 characters',
+            () =>
+              debitOrder(ref(), '10000.00', {
+                urlParams: [{ url: `https://shop.example/${'a'.repeat(2040)}`, type: 'PAY_RETURN', isDeeplink: 'N' }],
+              }),
+            format('urlParams[0].url'),
+          ],
+          [
+            'a PAY_NOTIFY url at a cloud metadata address',
+            () =>
+              debitOrder(ref(), '10000.00', {
+                urlParams: [{ url: 'http://169.254.169.254/latest', type: 'PAY_NOTIFY', isDeeplink: 'N' }],
+              }),
+            format('urlParams[0].url'),
+          ],
+          [
+            'a PAY_NOTIFY url with a fragment',
+            () =>
+              debitOrder(ref(), '10000.00', {
+                urlParams: [{ url: 'https://shop.example/n#here', type: 'PAY_NOTIFY', isDeeplink: 'N' }],
+              }),
+            format('urlParams[0].url'),
+          ],
+          [
+            'an additionalInfo.returnUrl that is no http(s) URL',
+            () => debitOrder(ref(), '10000.00', { additionalInfo: { returnUrl: 'ftp://shop.example/back' } }),
+            format('additionalInfo.returnUrl'),
+          ],
         ];
         for (const [name, body, expected] of bad) {
           it(`answers 400 ${expected.responseCode} for ${name}`, async () => {
@@ -522,7 +570,7 @@ export function ewalletSuite(under: StoreUnderTest): void {
         await pay(t.referenceNo, { status: '06' }, '06');
         const s = await statusOf(t.referenceNo);
         assert.equal(s.latestTransactionStatus, '06');
-        assert.equal(typeof s.transactionStatusDesc, 'string');
+        assert.equal(s.transactionStatusDesc, 'Declined');
         assert.equal(s.paidTime, undefined);
       });
 
@@ -612,6 +660,53 @@ export function ewalletSuite(under: StoreUnderTest): void {
         assert.equal(r.status, 404, r.text);
         assert.deepEqual(r.body, snap('4045601', 'Transaction Not Found'));
         assert.equal((await gw.store.findTransaction(t.referenceNo))?.status, '01');
+      });
+
+      it('refuses another wallet’s notify of a payment (404 4045601), and a refund no wallet can take (403)', async () => {
+        const t = await create('10000.00');
+        // A second wallet, as an operator's would be (this version connects none through the API).
+        const other = {
+          id: `wallet-${ref()}`,
+          name: 'Other Wallet',
+          kind: 'ewallet' as const,
+          bankCode: '998',
+          clientKey: `other-wallet-${ref()}`,
+          clientSecret: 'other-wallet-secret-0123456789abcdef',
+          previousSecret: null,
+          previousValidUntil: null,
+          secretVersion: 1,
+          publicKeyPem: null,
+          outbound: null,
+          isSandbox: false,
+          acquiresGatewayQris: false,
+          payOption: `OTHERPAY${refs}`,
+          status: 'active' as const,
+          createdAt: Date.now(),
+          updatedAt: Date.now(),
+        };
+        await gw.store.insertProvider(other);
+        const asOther = await providerCaller(other.clientKey, other.clientSecret);
+        const r = await snapCall(gw.url, asOther, `${DEBIT}/notify`, told(t.referenceNo));
+        assert.equal(r.status, 404, r.text);
+        assert.deepEqual(r.body, snap('4045601', 'Transaction Not Found'));
+        assert.equal((await gw.store.findTransaction(t.referenceNo))?.status, '01');
+        // A paid payment of that wallet: the gateway cannot refund it there, so it refunds nothing.
+        const stored = await gw.store.findTransaction(t.referenceNo);
+        assert.ok(stored?.kind === 'ewallet');
+        const theirs = {
+          ...stored,
+          referenceNo: `9${stored.referenceNo.slice(1)}`,
+          partnerReferenceNo: ref(),
+          checkoutId: null,
+          details: { ...stored.details, providerId: other.id, payOption: other.payOption },
+        };
+        await gw.store.insertTransaction(theirs);
+        const paidThere = await snapCall(gw.url, asOther, `${DEBIT}/notify`, told(theirs.referenceNo));
+        assert.equal(paidThere.status, 200, paidThere.text);
+        const refund = await refundCall(c, theirs, `${theirs.partnerReferenceNo}-1`, '1000.00');
+        assert.equal(refund.status, 403, refund.text);
+        assert.deepEqual(refund.body, snap('4035801', 'Feature Not Allowed [Pay Option Not Available]'));
+        assert.equal((await gw.store.findTransaction(theirs.referenceNo))?.refundedAmount, '0.00');
       });
 
       it('refuses a forged signature (401), another amount (400 4005601) and a refund or cancel told (409 4095600)', async () => {
@@ -802,8 +897,8 @@ export function ewalletSuite(under: StoreUnderTest): void {
         assert.deepEqual(view.body.refundedAmount, idr('10000.00'));
 
         const nothingLeft = await refundCall(c, t, `${t.partnerReferenceNo}-4`, '0.01');
-        assert.notEqual(nothingLeft.status, 200, nothingLeft.text);
-        assert.ok(nothingLeft.status < 500, nothingLeft.text);
+        assert.equal(nothingLeft.status, 405, nothingLeft.text);
+        assert.deepEqual(nothingLeft.body, snap('4055801', 'Requested Operation Is Not Allowed'));
       });
 
       it('refuses to refund an unpaid payment with 405 4055801', async () => {
@@ -950,7 +1045,7 @@ export function ewalletSuite(under: StoreUnderTest): void {
         assert.equal(b.originalPartnerReferenceNo, t.partnerReferenceNo);
         assert.equal(b.originalReferenceNo, t.referenceNo);
         assert.equal(b.latestTransactionStatus, '06');
-        assert.equal(typeof b.transactionStatusDesc, 'string');
+        assert.equal(b.transactionStatusDesc, 'Declined');
         assert.deepEqual(b.amount, idr('10000.00'));
         assert.deepEqual(b.additionalInfo.feeAmount, idr('0.00'), 'no fee on a payment nobody made');
         assert.equal(b.additionalInfo.payOption, 'SANDBOXPAY');

@@ -42,7 +42,6 @@ type RecordFor = Parameters<QrisService['cancel']>[1];
 
 const txnHref = (referenceNo: string) => `/console/transactions/${encodeURIComponent(referenceNo)}`;
 const named = (t: TransactionRecord) => methodOfTxn(t).named(t);
-/** The methods refunded through snapgate, as a sentence names them: `QRIS`. */
 /** `a QRIS or an e-wallet payment`: the methods refunded through snapgate, as a sentence names them. */
 const REFUNDABLE = TRANSACTION_KINDS.filter((k) => methodOf(k).refundable)
   .map((k) => {

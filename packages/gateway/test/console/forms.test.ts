@@ -349,6 +349,44 @@ describe('console and portal forms: Post/Redirect/Get, shown once', browserSuite
     assert.deepEqual(alerts, []);
   });
 
+  test('e-wallet: Approve redirects, a reload repeats nothing; paid, no Approve or Decline; a declined one says why', async () => {
+    const caller = await authenticate(gw.url, merchant);
+    const order = async (partnerReferenceNo: string) => {
+      const r = await snapCall(gw.url, caller, '/api/snap/v1.0/debit/payment-host-to-host', {
+        partnerReferenceNo,
+        amount: { value: '21000.00', currency: 'IDR' },
+        payOptionDetails: [
+          { payMethod: 'EMONEY', payOption: 'SANDBOXPAY', transAmount: { value: '21000.00', currency: 'IDR' } },
+        ],
+      });
+      assert.equal(r.status, 200, r.text);
+      return r.body.referenceNo as string;
+    };
+    const approved = await order('KOPI-EW-1');
+    await page.goto(`${gw.url}/console/transactions/${approved}`);
+    assert.ok(await page.$('#sandbox button:text("Decline (06)")'), 'Decline is offered on an open payment');
+    await submit(page, 'button:text("Approve (00)")');
+    assert.match(page.url(), /\?ok=paid$/);
+    await reloadRepeatsNothing(page, () => stateOf(approved));
+    assert.equal((await historyOf(approved)).status, '00');
+    assert.equal(await audits('console: sandbox ewallet pay'), 1);
+    for (const label of ['Approve (00)', 'Decline (06)']) {
+      assert.equal(await page.$(`button:text("${label}")`), null, `${label} is not offered on a paid payment`);
+    }
+    const declined = await order('KOPI-EW-2');
+    await page.goto(`${gw.url}/console/transactions/${declined}`);
+    await submit(page, 'button:text("Decline (06)")');
+    assert.match(page.url(), /\?ok=failed$/);
+    assert.deepEqual(
+      [(await historyOf(declined)).status, (await gw.store.findTransaction(declined))?.statusDesc],
+      ['06', 'Declined'],
+    );
+    assert.match(
+      await text(page, '#sandbox-none'),
+      new RegExp(`payment ${declined} .*can no longer be paid or failed`),
+    );
+  });
+
   test('VA: a wrong amount and a stale Pay VA say why in words; paying redirects, a reload pays nothing; paid, no Pay VA', async () => {
     const v = await snapCall(gw.url, await authenticate(gw.url, merchant), '/api/snap/v1.0/transfer-va/create-va', {
       virtualAccountName: 'Budi',

@@ -200,6 +200,18 @@ export function sandboxActions(
 /** The sandbox card around what it offers. */
 type Section = (lead: string, body: Html | string) => Html;
 
+/** One form per status the sandbox may report, each its own button posting to `/console/sandbox/<method>/<ref>`. */
+function statusForms(
+  t: TransactionRecord,
+  method: 'qris' | 'ewallet',
+  buttons: ReadonlyArray<{ offered: boolean; status: string; label: string; cls?: string }>,
+  csrf: string,
+): Html {
+  const form = (status: string, label: string, cls = '') =>
+    html`<form method="post" action="/console/sandbox/${method}/${encodeURIComponent(t.referenceNo)}" class="inline">${csrfField(csrf)}<input type="hidden" name="status" value="${status}"><button type="submit" class="${cls}">${label}</button></form>`;
+  return html`<div class="actions">${buttons.map((b) => (b.offered ? form(b.status, b.label, b.cls) : ''))}</div>`;
+}
+
 /** As the sandbox acquirer: pay, pend again or fail, each what a real acquirer's notify would say. */
 function qrisSandboxForms(
   t: TransactionRecord,
@@ -207,11 +219,18 @@ function qrisSandboxForms(
   csrf: string,
   section: Section,
 ): Html {
-  const form = (status: string, label: string, cls = '') =>
-    html`<form method="post" action="/console/sandbox/qris/${encodeURIComponent(t.referenceNo)}" class="inline">${csrfField(csrf)}<input type="hidden" name="status" value="${status}"><button type="submit" class="${cls}">${label}</button></form>`;
   return section(
     'Act as the sandbox acquirer: the report goes through the provider API like a real one.',
-    html`<div class="actions">${offers.pay ? form('00', 'Pay (00)') : ''}${offers.pend ? form('01', 'Pend (01, notify again)', 'secondary') : ''}${offers.fail ? form('06', 'Fail (06)', 'danger') : ''}</div>`,
+    statusForms(
+      t,
+      'qris',
+      [
+        { offered: offers.pay, status: '00', label: 'Pay (00)' },
+        { offered: offers.pend, status: '01', label: 'Pend (01, notify again)', cls: 'secondary' },
+        { offered: offers.fail, status: '06', label: 'Fail (06)', cls: 'danger' },
+      ],
+      csrf,
+    ),
   );
 }
 
@@ -222,11 +241,17 @@ function ewalletSandboxForms(
   csrf: string,
   section: Section,
 ): Html {
-  const form = (status: string, label: string, cls = '') =>
-    html`<form method="post" action="/console/sandbox/ewallet/${encodeURIComponent(t.referenceNo)}" class="inline">${csrfField(csrf)}<input type="hidden" name="status" value="${status}"><button type="submit" class="${cls}">${label}</button></form>`;
   return section(
     'Act as the sandbox wallet’s payer: the answer goes through the wallet’s notify door like a real one.',
-    html`<div class="actions">${offers.pay ? form('00', 'Approve (00)') : ''}${offers.fail ? form('06', 'Decline (06)', 'danger') : ''}</div>`,
+    statusForms(
+      t,
+      'ewallet',
+      [
+        { offered: offers.pay, status: '00', label: 'Approve (00)' },
+        { offered: offers.fail, status: '06', label: 'Decline (06)', cls: 'danger' },
+      ],
+      csrf,
+    ),
   );
 }
 

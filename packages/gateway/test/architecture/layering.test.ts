@@ -33,6 +33,7 @@ const KIND_GUARDS: Record<string, number> = {
   'console/pages/sandbox.ts': 3,
   'console/transaction-views.ts': 1,
   'http/routes/qr-image.ts': 1,
+  'payments/ewallet-service.ts': 1,
   'payments/notification-body.ts': 2,
   'payments/qris-service.ts': 3,
   'payments/va-service.ts': 1,

@@ -20,9 +20,8 @@ import type { StatusChanger } from './status-change.ts';
 
 const DEFAULT_VALIDITY_MS = 30 * 60_000;
 
-/** Where the sandbox wallet's page for a payment is (the stand-in for the wallet's app). */
-export const sandboxWalletUrlOf = (publicUrl: string, checkoutId: string): string =>
-  `${checkoutUrlOf(publicUrl, checkoutId)}/wallet`;
+/** Where the sandbox wallet's page for a payment is (the stand-in for the wallet's app), under its checkout's. */
+const sandboxWalletUrlOf = (checkoutUrl: string): string => `${checkoutUrl}/wallet`;
 
 export interface EwalletServiceDeps {
   store: Store;
@@ -129,7 +128,8 @@ export function createEwalletService(deps: EwalletServiceDeps) {
       for (let attempt = 0; ; attempt++) {
         const referenceNo = newReferenceNo(ctx.now);
         const checkoutId = newCheckoutId();
-        const webRedirectUrl = sandboxWalletUrlOf(publicUrl(), checkoutId);
+        const checkoutUrl = checkoutUrlOf(publicUrl(), checkoutId);
+        const webRedirectUrl = sandboxWalletUrlOf(checkoutUrl);
         const additionalInfo = urls.returnUrl === undefined ? given : { ...given, returnUrl: urls.returnUrl };
         const txn: EwalletTransaction = {
           referenceNo,
@@ -164,7 +164,7 @@ export function createEwalletService(deps: EwalletServiceDeps) {
           referenceNo,
           partnerReferenceNo,
           webRedirectUrl,
-          additionalInfo: { checkoutUrl: checkoutUrlOf(publicUrl(), checkoutId) },
+          additionalInfo: { checkoutUrl },
         });
         try {
           await store.insertTransaction(txn, recordFor(response));

@@ -21,8 +21,6 @@ import { newExternalId, RECONCILE_AFTER_MS, type UpstreamAcquirer, upstreamOf } 
 
 const DEFAULT_VALIDITY_MS = 30 * 60_000;
 
-const ok = snapOk;
-
 /** QRIS generate's answer (a module function: no closure made per request). */
 function generated(
   svc: string,
@@ -30,7 +28,7 @@ function generated(
   a: { referenceNo: string; partnerReferenceNo: string; merchantName: string; expiresAt: number; checkoutId: string },
   qrContent: string,
 ): SnapResponse {
-  return ok(svc, {
+  return snapOk(svc, {
     referenceNo: a.referenceNo,
     partnerReferenceNo: a.partnerReferenceNo,
     qrContent,
@@ -130,7 +128,7 @@ export function createQrisService(deps: QrisServiceDeps) {
   }
 
   /** The merchant's QRIS by either reference; another merchant's is not found (docs/protocol.md#qris). */
-  const findOwn = (ctx: MerchantRequest, _svc: string) => findOwnTransaction(deps, ctx, 'qris', QR_REFERENCES);
+  const findOwn = (ctx: MerchantRequest) => findOwnTransaction(deps, ctx, 'qris', QR_REFERENCES);
 
   return {
     async generate(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
@@ -245,11 +243,11 @@ export function createQrisService(deps: QrisServiceDeps) {
     async query(ctx: MerchantRequest): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
-      const txn = await findOwn(ctx, svc);
+      const txn = await findOwn(ctx);
       f.str('serviceCode', QR_QUERY.serviceCode);
       const paid = txn.paidAt !== null;
       const payer = payerOf(txn);
-      return ok(svc, {
+      return snapOk(svc, {
         originalReferenceNo: txn.referenceNo,
         originalPartnerReferenceNo: txn.partnerReferenceNo,
         serviceCode: '47',
@@ -265,7 +263,7 @@ export function createQrisService(deps: QrisServiceDeps) {
     async cancel(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
       const svc = ctx.serviceCode;
       const f = createFieldReader(ctx.body, svc);
-      const txn = await findOwn(ctx, svc);
+      const txn = await findOwn(ctx);
       const reason = f.str('reason', QR_CANCEL.reason);
       return cancelTransaction(deps, ctx, recordFor, {
         txn,
@@ -286,7 +284,7 @@ export function createQrisService(deps: QrisServiceDeps) {
       const refundAmount = f.money('refundAmount', QR_REFUND.refundAmount);
       const reason = f.str('reason', QR_REFUND.reason) ?? null;
       if (!refundAmount) throw snapError('INVALID_MANDATORY_FIELD', svc, { field: 'refundAmount' });
-      const txn = await findOwn(ctx, svc);
+      const txn = await findOwn(ctx);
       return refundTransaction(deps, ctx, recordFor, {
         txn,
         partnerRefundNo,

@@ -1,18 +1,12 @@
 import { formatJakartaTimestamp, snapError, successCode, TRANSACTION_STATUS } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
-import {
-  type IdempotencyRecord,
-  type TransactionRecord,
-  UniqueViolation,
-  type VaDetails,
-  type VaTransaction,
-} from '../records/records.ts';
+import { type TransactionRecord, UniqueViolation, type VaDetails, type VaTransaction } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 import { checkoutUrlOf, isDrawnAgain, newCheckoutId, readAdditionalInfo } from './checkout-link.ts';
 import { expireIfDue } from './expiry.ts';
 import { feeSnapshotOf } from './fees.ts';
 import { createFieldReader } from './fields.ts';
-import type { SnapResponse } from './idempotency.ts';
+import type { RecordFor, SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo } from './ids.ts';
 import { VA_CREATE, VA_LOOKUP, VA_UPDATE } from './snap-fields.ts';
 import type { MerchantRequest } from './snap-request.ts';
@@ -23,7 +17,6 @@ import { createVaNumbers } from './va-numbers.ts';
 const DEFAULT_EXPIRY_MS = 24 * 3600_000;
 /** The bank code used when a request names none. */
 export const DEFAULT_BANK_CODE = '999';
-type RecordFor = (response: SnapResponse) => IdempotencyRecord;
 
 /** The transaction as the VA it is; a QRIS here is a programming mistake. */
 export function asVa(txn: TransactionRecord): VaTransaction {

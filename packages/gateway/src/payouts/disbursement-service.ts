@@ -3,13 +3,13 @@ import { disbursementEntry } from '../books/postings.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { createFieldReader } from '../payments/fields.ts';
-import type { SnapResponse } from '../payments/idempotency.ts';
+import type { RecordFor, SnapResponse } from '../payments/idempotency.ts';
 import { ACCOUNT_INQUIRY, TRANSFER_INTERBANK, TRANSFER_STATUS } from '../payments/snap-fields.ts';
 import type { MerchantRequest } from '../payments/snap-request.ts';
 import type { PayoutBank, PayoutBankClient } from '../providers/payout-bank.ts';
 import { TRANSFER_STATUS_DESC, transferServiceFor } from '../providers/transfer-credit.ts';
 import type { PayoutRecord } from '../records/payout-records.ts';
-import { type IdempotencyRecord, type MerchantRecord, UniqueViolation } from '../records/records.ts';
+import { type MerchantRecord, UniqueViolation } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 import { newPayoutId, type PayoutService, partnerReferenceOf } from './payout-service.ts';
 
@@ -18,8 +18,6 @@ import { newPayoutId, type PayoutService, partnerReferenceOf } from './payout-se
 // upstream when the beneficiary is at the payout bank) and status (36). The gateway is the merchant's
 // bank here: it funds the transfer from the merchant's pending balance and sends it through the
 // payout bank as a payout of kind `disbursement`, with the same never-twice rules.
-
-type RecordFor = (response: SnapResponse) => IdempotencyRecord;
 
 const answer = (httpStatus: number, body: Record<string, unknown>): SnapResponse => ({
   httpStatus,

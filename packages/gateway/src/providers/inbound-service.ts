@@ -9,7 +9,7 @@ import {
 import type { Mode } from '../config.ts';
 import { expireIfDue } from '../payments/expiry.ts';
 import { createFieldReader } from '../payments/fields.ts';
-import { type SnapResponse, snapOk } from '../payments/idempotency.ts';
+import { type RecordFor, type SnapResponse, snapOk } from '../payments/idempotency.ts';
 import { NO_PAYER, type Payer } from '../payments/notification-body.ts';
 import { BANK_VA_INQUIRY, BANK_VA_NUMBERS, BANK_VA_PAYMENT, DEBIT_NOTIFY, QR_NOTIFY } from '../payments/snap-fields.ts';
 import type { ProviderRequest } from '../payments/snap-request.ts';
@@ -18,14 +18,10 @@ import { upstreamOf } from '../payments/upstream.ts';
 import { closedReason, detailsOf } from '../payments/va-service.ts';
 import type { AppliedFromReport } from '../records/book-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
-import { type IdempotencyRecord, type TransactionRecord, UniqueViolation } from '../records/records.ts';
+import { type TransactionRecord, UniqueViolation } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 
-type RecordFor = (response: SnapResponse) => IdempotencyRecord;
-
 const SUCCESS_REASON = { english: 'Success', indonesia: 'Sukses' } as const;
-
-const ok = snapOk;
 
 /** The `paidAmount` of a payment-flag answer snapgate stored: what that paymentRequestId paid. */
 function paidAmountOf(responseBody: string): { value: string; currency: string } | undefined {
@@ -120,7 +116,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
     },
   ): Promise<SnapResponse> {
     const { to } = told;
-    const response = ok(ctx.serviceCode, {});
+    const response = snapOk(ctx.serviceCode, {});
     if (txn.status === to) return response;
     try {
       await changer.change(
@@ -164,7 +160,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
       if (closed === 'Paid') throw snapError('PAID_BILL', svc);
       if (closed) throw snapError('INVALID_BILL_EXPIRED', svc, { reason: 'Expired', detail: { status: txn.status } });
       const d = detailsOf(txn);
-      return ok(svc, {
+      return snapOk(svc, {
         virtualAccountData: {
           inquiryStatus: '00',
           inquiryReason: SUCCESS_REASON,
@@ -244,7 +240,7 @@ export function createInboundService({ store, changer, mode }: InboundServiceDep
               payerIssuer: ctx.provider.bankCode,
               payerRefId: digitsOf(bankReference ?? paymentRequestId),
             };
-        const response = ok(svc, {
+        const response = snapOk(svc, {
           virtualAccountData: {
             paymentFlagStatus: '00',
             paymentFlagReason: SUCCESS_REASON,

@@ -108,6 +108,22 @@ export function createSandboxPayer({ store, client, selfUrl }: SandboxPayerDeps)
     throw new ProviderRefusal(answer);
   };
 
+  /**
+   * The transaction after a notify the sandbox sent for it (an acquirer's, a wallet's): a change the
+   * status machine forbids (409 xx00) as a conflict saying both statuses, any other refusal as the
+   * provider path's.
+   */
+  async function outcome(answer: SnapAnswer, referenceNo: string, to: TransactionStatus): Promise<TransactionRecord> {
+    const after = (await store.findTransaction(referenceNo)) as TransactionRecord;
+    if (answer.httpStatus === 409 && /^409\d\d00$/.test(String(answer.body.responseCode))) {
+      throw conflict(
+        `a transaction in status ${after.status} (${TRANSACTION_STATUS[after.status]}) cannot change to ${to} (${TRANSACTION_STATUS[to]})`,
+      );
+    }
+    if (answer.httpStatus !== 200) refused(answer);
+    return after;
+  }
+
   return {
     /** A bank customer pays a VA: inquiry (24) for the bill, then the payment flag (25). */
     async payVa(
@@ -141,14 +157,7 @@ export function createSandboxPayer({ store, client, selfUrl }: SandboxPayerDeps)
         payer: input.payer,
         requestId: input.requestId,
       });
-      const after = (await store.findTransaction(txn.referenceNo)) as TransactionRecord;
-      if (answer.body.responseCode === '4095200') {
-        throw conflict(
-          `a transaction in status ${after.status} (${TRANSACTION_STATUS[after.status]}) cannot change to ${input.status} (${TRANSACTION_STATUS[input.status]})`,
-        );
-      }
-      if (answer.httpStatus !== 200) refused(answer);
-      return after;
+      return outcome(answer, txn.referenceNo, input.status);
     },
 
     /**
@@ -171,14 +180,7 @@ export function createSandboxPayer({ store, client, selfUrl }: SandboxPayerDeps)
         payer: input.payer,
         requestId: input.requestId,
       });
-      const after = (await store.findTransaction(referenceNo)) as TransactionRecord;
-      if (answer.body.responseCode === '4095600') {
-        throw conflict(
-          `a payment in status ${after.status} (${TRANSACTION_STATUS[after.status]}) cannot change to ${input.status} (${TRANSACTION_STATUS[input.status]})`,
-        );
-      }
-      if (answer.httpStatus !== 200) refused(answer);
-      return after;
+      return outcome(answer, referenceNo, input.status);
     },
   };
 }

@@ -3,8 +3,7 @@ import { fromMinorUnits, isMoneyValue, isSnapError, jakartaDay, SERVICE, toMinor
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertNever, methodOf, methodOfTxn, TRANSACTION_KINDS } from '../../methods/index.ts';
 import { isDue } from '../../payments/expiry.ts';
-import type { SnapResponse } from '../../payments/idempotency.ts';
-import type { QrisService } from '../../payments/qris-service.ts';
+import type { RecordFor, SnapResponse } from '../../payments/idempotency.ts';
 import type { MerchantRequest } from '../../payments/snap-request.ts';
 import type { TransactionRecord } from '../../payments/transaction-reads.ts';
 import { rupiah, statusName } from '../../web/format.ts';
@@ -37,8 +36,6 @@ export type ShowTransaction = (
   typed?: TypedForm,
   status?: number,
 ) => Promise<FastifyReply>;
-
-type RecordFor = Parameters<QrisService['cancel']>[1];
 
 const txnHref = (referenceNo: string) => `/console/transactions/${encodeURIComponent(referenceNo)}`;
 const named = (t: TransactionRecord) => methodOfTxn(t).named(t);

@@ -55,6 +55,7 @@ import { limitServer } from './http/server-limits.ts';
 import { isTls, serverFactoryFor } from './http/tls.ts';
 import type { Logger } from './logger.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
+import { methodOfTxn } from './methods/index.ts';
 import { createAdminKeyService } from './operators/admin-keys.ts';
 import { createAuditLog } from './operators/audit-log.ts';
 import { createMasterKeyService } from './operators/master-keys.ts';
@@ -67,6 +68,7 @@ import { createQrImages } from './payments/qr-image.ts';
 import { createQrisService, type QrisService } from './payments/qris-service.ts';
 import { createStatusChanger, type StatusChanger } from './payments/status-change.ts';
 import { createTransactionReads } from './payments/transaction-reads.ts';
+import type { UpstreamProvider } from './payments/upstream.ts';
 import { createVaService, type VaService } from './payments/va-service.ts';
 import { createInboundService, type InboundService } from './providers/inbound-service.ts';
 import { createPayoutBank, type PayoutBankClient } from './providers/payout-bank.ts';
@@ -75,6 +77,8 @@ import { createSandboxBank } from './providers/sandbox-bank.ts';
 import { createSandboxPayer } from './providers/sandbox-providers.ts';
 import { createSnapClient, type SnapClient } from './providers/snap-client.ts';
 import { createUpstreamAcquirer } from './providers/upstream-acquirer.ts';
+import { createUpstreamWallet } from './providers/upstream-wallet.ts';
+import type { ProviderKind } from './records/provider-records.ts';
 import { loadMasterKey, type MasterKeyResult } from './secrets/master-key.ts';
 import type { Sealer } from './secrets/sealer.ts';
 import { sealedStore, upgradeStoredSecrets } from './store/sealed-store.ts';
@@ -236,13 +240,11 @@ export function buildApp(deps: AppDeps): Gateway {
     claimer: dispatcher,
   });
   const snapClient = createSnapClient({ clock, timeoutMs: config.upstreamTimeoutMs, outbound });
-  const upstream = createUpstreamAcquirer({
-    store,
-    changer,
-    client: snapClient,
-    timeoutMs: config.upstreamTimeoutMs,
-    logger,
-  });
+  const upstreamDeps = { store, changer, client: snapClient, timeoutMs: config.upstreamTimeoutMs, logger };
+  const upstream = createUpstreamAcquirer(upstreamDeps);
+  const wallets = createUpstreamWallet(upstreamDeps);
+  /** Who settles an upstream payment past its validity: the kind of provider its method has. */
+  const reconcilers: Partial<Record<ProviderKind, UpstreamProvider>> = { acquirer: upstream, ewallet: wallets };
   const payoutBank = createPayoutBank({
     store,
     client: snapClient,
@@ -259,10 +261,23 @@ export function buildApp(deps: AppDeps): Gateway {
     mode: config.mode,
     publicUrl: () => config.publicUrl,
     guard: outbound.guard,
+    wallets,
+    logger,
   });
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
-  const expiry = createExpirySweeper({ store, changer, clock, logger, reconcile: upstream.reconcile });
+  const expiry = createExpirySweeper({
+    store,
+    changer,
+    clock,
+    logger,
+    reconcile(txn, nowMs) {
+      const kind = methodOfTxn(txn).provider.kind;
+      const reconciler = reconcilers[kind];
+      if (!reconciler) throw new TypeError(`no provider of kind ${kind} issues payments: ${txn.referenceNo}`);
+      return reconciler.reconcile(txn, nowMs);
+    },
+  });
   const operators = createOperatorServices({
     config,
     store,

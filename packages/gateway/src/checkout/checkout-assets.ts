@@ -42,7 +42,10 @@ ol { margin: 8px 0 0; padding-left: 22px; }
 li { margin: 2px 0; }
 button, .button { font: inherit; font-weight: 600; padding: 10px 16px; border-radius: 8px; border: 1px solid var(--accent);
   background: var(--accent); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
-button.secondary { background: #fff; color: var(--accent); padding: 6px 12px; font-size: 15px; }
+button.secondary, .button.secondary { background: #fff; color: var(--accent); padding: 6px 12px; font-size: 15px; }
+/* A wallet app's own link (a deep link) opens the app only where it is installed: on a phone. */
+.on-phone { display: none; margin: 8px 0 0 8px; }
+@media (pointer: coarse) { .on-phone { display: inline-block; } }
 form label { display: block; font-size: 14px; color: var(--muted); margin: 8px 0; }
 .answers { display: flex; gap: 12px; margin: 16px 0; }
 .answers form { flex: 1; }

@@ -127,7 +127,8 @@ function walletBlock(v: CheckoutView, t: CheckoutText): Html {
   if (!wallet || isFinal(v.state)) return html``;
   return html`<section class="card pay" aria-labelledby="wallet-title"><h2 id="wallet-title">${wallet.name}</h2>
 <p class="muted">${t.walletNote}</p>
-<a class="button" id="wallet-pay" href="${wallet.url}">${t.walletPay(wallet.name)}</a></section>`;
+${wallet.url ? html`<a class="button" id="wallet-pay" href="${wallet.url}">${t.walletPay(wallet.name)}</a>` : ''}
+${wallet.app ? html`<a class="button secondary on-phone" id="wallet-app" href="${wallet.app}">${t.walletApp(wallet.name)}</a>` : ''}</section>`;
 }
 
 function sandboxBlock(v: CheckoutView, t: CheckoutText, refused: boolean): Html {

@@ -304,9 +304,10 @@ function sandboxWalletRoutes(
   payer: SandboxPayer,
   admitted: (request: FastifyRequest, reply: FastifyReply, limit: keyof CheckoutLimits) => boolean,
 ): void {
+  /** A payment of the sandbox wallet (a connected wallet's, made there, has its own page). */
   const walletTxn = async (id: string) => {
     const txn = await deps.reads.byCheckoutId(id);
-    return txn?.kind === 'ewallet' ? txn : undefined;
+    return txn?.kind === 'ewallet' && txn.details.upstream === undefined ? txn : undefined;
   };
   pay.get<{ Params: { id: string } }>('/:id/wallet', async (request, reply) => {
     if (!admitted(request, reply, 'pagePerMin')) return reply;

@@ -71,7 +71,8 @@ export interface CheckoutView {
   qrContent?: string;
   va?: { number: string; name: string; bank: string };
   /** E-wallet: the wallet, and where the payer approves the payment (the wallet's page or app). */
-  wallet?: { name: string; url: string };
+  /** The wallet: its name, its page, and its app's own link when it gave one (a deep link). */
+  wallet?: { name: string; url: string; app?: string | undefined };
   /** Sandbox mode: whether the sandbox would pay it now, and whether the payer picks the amount. */
   sandbox?: { canPay: boolean; needsAmount: boolean };
 }
@@ -136,7 +137,7 @@ export async function checkoutView(
       };
       break;
     case 'ewallet':
-      view.wallet = { name: txn.details.payOption, url: txn.details.webRedirectUrl };
+      view.wallet = { name: txn.details.payOption, url: txn.details.webRedirectUrl, app: txn.details.appRedirectUrl };
       break;
     default:
       assertNever(txn, 'payment method');

@@ -21,6 +21,7 @@ export function valuesOf(p: ProviderRecord): ProviderFormValues {
     name: p.name,
     kind: p.kind,
     bankCode: p.bankCode,
+    payOption: p.payOption,
     publicKeyPem: p.publicKeyPem,
     acquiresGatewayQris: String(p.acquiresGatewayQris),
     'outbound.baseUrl': o?.baseUrl,
@@ -49,13 +50,21 @@ const mark = (invalid: Invalid, name: string) => (invalid.has(name) ? html` aria
 
 function identityFields(v: ProviderFormValues, creating: boolean, bad: Invalid): Html {
   const acquirer = creating || v.kind === 'acquirer';
+  // An e-wallet has a payOption, set when it is made, and no bank code.
+  const wallet = !creating && v.payOption;
   return html`<label>Name<input name="name"${mark(bad, 'name')} required maxlength="100" class="wide" value="${v.name ?? ''}"></label>
 ${
   creating
-    ? html`<label>Kind<select name="kind"${mark(bad, 'kind')}>${opt('bank', v.kind, 'bank: owns the virtual accounts of its bank code')}${opt('acquirer', v.kind, 'acquirer: notifies QRIS payments')}</select></label>`
+    ? html`<label>Kind<select name="kind"${mark(bad, 'kind')}>${opt('bank', v.kind, 'bank: owns the virtual accounts of its bank code')}${opt('acquirer', v.kind, 'acquirer: notifies QRIS payments')}${opt('ewallet', v.kind, 'e-wallet: takes the payments of its wallet')}</select></label>`
     : ''
 }
-<label>Bank code<input name="bankCode"${mark(bad, 'bankCode')} required inputmode="numeric" pattern="[0-9]{3}" maxlength="3" value="${v.bankCode ?? ''}" placeholder="014"></label>
+${wallet ? '' : html`<label>Bank code<input name="bankCode"${mark(bad, 'bankCode')}${creating ? '' : html` required`} inputmode="numeric" pattern="[0-9]{3}" maxlength="3" value="${v.bankCode ?? ''}" placeholder="014"></label>`}
+${
+  creating
+    ? html`<div><label>Wallet (payOption)<input name="payOption"${mark(bad, 'payOption')} maxlength="32" pattern="[A-Z0-9_]{1,32}" value="${v.payOption ?? ''}" placeholder="DANA" autocapitalize="characters"></label>
+<p class="muted">A bank or an acquirer has a bank code; an e-wallet has none, but the wallet it serves, as merchants name it (<code>DANA</code>, <code>OVO</code>, <code>SHOPEEPAY</code>…), and outbound settings.</p></div>`
+    : ''
+}
 ${
   acquirer
     ? html`<div><label>Acquires snapgate’s own QRIS<select name="acquiresGatewayQris"${mark(bad, 'acquiresGatewayQris')}>${opt('false', v.acquiresGatewayQris, 'No')}${opt('true', v.acquiresGatewayQris, 'Yes (one acquirer at most)')}</select></label>
@@ -72,8 +81,8 @@ function publicKeyField(v: ProviderFormValues, creating: boolean, bad: Invalid):
 /** The outbound settings of an acquirer (`current`: those set now, whose secrets an empty field keeps). */
 function outboundFields(v: ProviderFormValues, current: ProviderOutbound | null, bad: Invalid): Html {
   const keep = 'set: leave empty to keep it';
-  return html`<fieldset class="group" id="outbound-fields"${mark(bad, 'outbound')}><legend>Outbound: snapgate calls this acquirer</legend>
-<p class="muted">For an acquirer that issues the QRIS of the merchants naming it (docs/upstream.md): the SNAP client credentials snapgate holds there.${current ? '' : ' Leave them all empty for an acquirer snapgate does not call.'} The secrets are never shown.</p>
+  return html`<fieldset class="group" id="outbound-fields"${mark(bad, 'outbound')}><legend>Outbound: snapgate calls this provider</legend>
+<p class="muted">For an acquirer that issues the QRIS of the merchants naming it (docs/upstream.md), and for every e-wallet (docs/ewallets.md#connecting-a-wallet): the SNAP client credentials snapgate holds there.${current ? '' : ' Leave them all empty for an acquirer snapgate does not call.'} The secrets are never shown.</p>
 <div class="form-grid">
 <label>Base URL (origin only)<input name="outbound.baseUrl"${mark(bad, 'outbound.baseUrl')} type="url" value="${v['outbound.baseUrl'] ?? ''}" placeholder="https://api.acquirer.example"></label>
 <label>Client key<input name="outbound.clientKey"${mark(bad, 'outbound.clientKey')} class="wide" maxlength="128" value="${v['outbound.clientKey'] ?? ''}" autocomplete="off"></label>
@@ -86,7 +95,7 @@ function outboundFields(v: ProviderFormValues, current: ProviderOutbound | null,
 <label>Private key (PEM)<textarea name="outbound.privateKeyPem"${mark(bad, 'outbound.privateKeyPem')} class="report" rows="4" spellcheck="false" autocomplete="off" placeholder="${current?.privateKeyPem ? keep : '-----BEGIN PRIVATE KEY-----'}"></textarea></label>
 <p class="muted">Signs snapgate’s token request at the acquirer (SHA256withRSA); without one, HMAC-SHA256 with the client secret.</p>
 ${current?.privateKeyPem ? html`<label class="check"><input type="checkbox" name="clearPrivateKey" value="yes"${checked(v.clearPrivateKey)}> Remove the private key (sign the token request HMAC-SHA256)</label>` : ''}
-${current ? html`<label class="check"><input type="checkbox" name="clearOutbound" value="yes"${checked(v.clearOutbound)}> Remove the outbound settings: snapgate stops calling this acquirer</label>` : ''}
+${current && !v.payOption ? html`<label class="check"><input type="checkbox" name="clearOutbound" value="yes"${checked(v.clearOutbound)}> Remove the outbound settings: snapgate stops calling this acquirer</label>` : ''}
 </fieldset>`;
 }
 
@@ -98,7 +107,7 @@ export function newProviderForm(
 ): Html {
   const bad = refused?.invalid ?? NONE;
   return html`<h1>New provider</h1>
-<p>A <strong>bank</strong> owns the virtual accounts of its bank code and calls snapgate when one is paid; an <strong>acquirer</strong> notifies QRIS payments. The provider gets a client key and a client secret, shown once, to take its B2B token.</p>
+<p>A <strong>bank</strong> owns the virtual accounts of its bank code and calls snapgate when one is paid; an <strong>acquirer</strong> notifies QRIS payments; an <strong>e-wallet</strong> takes the payments of its wallet, which snapgate makes there over SNAP Direct Debit. The provider gets a client key and a client secret, shown once, to take its B2B token.</p>
 <form method="post" action="/console/providers" class="card" id="provider-form">${csrfField(csrf)}
 ${refused?.problems ?? ''}
 <div class="form-grid">${identityFields(values, true, bad)}</div>
@@ -112,7 +121,7 @@ export function providerTable(items: readonly ProviderRecord[], calls: Record<st
   if (items.length === 0) return empty('No provider is registered.');
   return html`<div class="table-wrap"><table class="stack" id="providers"><thead><tr><th>Name</th><th>Kind</th><th>Bank code</th><th>Outbound</th><th>Status</th><th class="num">Calls (24 h)</th></tr></thead><tbody>${items.map(
     (p) =>
-      html`<tr><td data-label="Name"><a href="${providerHref(p.id)}">${p.name}</a>${p.isSandbox ? html` <span class="badge">sandbox</span>` : ''}</td><td data-label="Kind">${p.kind}</td><td data-label="Bank code">${p.bankCode}</td><td data-label="Outbound">${p.outbound?.baseUrl ?? '—'}</td><td data-label="Status" class="status">${badge(p.status, p.status)}</td><td data-label="Calls (24 h)" class="num">${calls[p.id] ?? 0}</td></tr>`,
+      html`<tr><td data-label="Name"><a href="${providerHref(p.id)}">${p.name}</a>${p.isSandbox ? html` <span class="badge">sandbox</span>` : ''}</td><td data-label="Kind">${p.kind}</td><td data-label="Bank code">${p.payOption ? '—' : p.bankCode}</td><td data-label="Outbound">${p.outbound?.baseUrl ?? '—'}</td><td data-label="Status" class="status">${badge(p.status, p.status)}</td><td data-label="Calls (24 h)" class="num">${calls[p.id] ?? 0}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -185,7 +194,7 @@ function editFields(p: ProviderRecord, edit: ProviderPageOptions['edit']): Html 
   const bad = edit?.invalid ?? NONE;
   return html`<div class="form-grid">${identityFields(v, false, bad)}</div>
 ${publicKeyField(v, false, bad)}
-${p.kind === 'acquirer' ? outboundFields(v, p.outbound, bad) : ''}`;
+${p.kind === 'acquirer' || (p.payOption && !p.isSandbox) ? outboundFields(v, p.outbound, bad) : ''}`;
 }
 
 /** What each kind of provider does, in words. */
@@ -199,8 +208,7 @@ function detailsCard(p: ProviderRecord, now: number): Html {
   return html`<section class="card" id="provider-details"><h2>Provider</h2><dl class="kv">
 <dt>Id</dt><dd id="provider-id">${p.id}</dd>
 <dt>Kind</dt><dd>${KIND_TEXT[p.kind]}</dd>
-${p.payOption ? html`<dt>Wallet</dt><dd id="pay-option">${p.payOption}</dd>` : ''}
-<dt>Bank code</dt><dd id="bank-code">${p.bankCode}</dd>
+${p.payOption ? html`<dt>Wallet</dt><dd id="pay-option">${p.payOption}</dd>` : html`<dt>Bank code</dt><dd id="bank-code">${p.bankCode}</dd>`}
 <dt>Client key</dt><dd id="client-key">${p.clientKey}</dd>
 <dt>Client secret</dt><dd id="secret-version">version ${p.secretVersion}, never shown${p.previousValidUntil ? html` <span class="muted">${previousSecret(p.previousValidUntil, now)}</span>` : ''}</dd>
 <dt>Token requests</dt><dd id="token-signature">${p.publicKeyPem ? 'SHA256withRSA, verified with its public key' : 'HMAC-SHA256 with its client secret (no public key: sandbox mode only)'}</dd>
@@ -208,6 +216,14 @@ ${p.kind === 'acquirer' ? html`<dt>Acquires snapgate’s own QRIS</dt><dd id="ac
 ${p.kind === 'bank' ? html`<dt>Payout bank</dt><dd id="payout-bank">${p.payouts ? `yes: snapgate pays out through it, from account ${p.payouts.sourceAccountNo}` : 'no'}</dd>` : ''}
 <dt>Created</dt><dd>${jakartaTime(p.createdAt)}</dd><dt>Updated</dt><dd>${jakartaTime(p.updatedAt)}</dd></dl>
 ${p.publicKeyPem ? html`<details><summary>Public key</summary><pre>${p.publicKeyPem}</pre></details>` : ''}</section>`;
+}
+
+/** Why a provider has no outbound settings, by its kind. */
+function outboundNone(p: ProviderRecord): string {
+  if (p.payOption) return 'None: the sandbox wallet is the gateway’s own.';
+  return p.kind === 'acquirer'
+    ? 'None: snapgate does not call this acquirer.'
+    : 'None: a bank calls snapgate; snapgate calls a bank only as its payout bank.';
 }
 
 function outboundCard(p: ProviderRecord): Html {
@@ -219,7 +235,7 @@ function outboundCard(p: ProviderRecord): Html {
 <dt>Client secret</dt><dd>set, never shown</dd><dt>Partner id</dt><dd>${o.partnerId}</dd><dt>Channel id</dt><dd>${o.channelId}</dd>
 <dt>Token path</dt><dd>${o.tokenPath}</dd><dt>Path prefix</dt><dd>${o.pathPrefix}</dd>
 <dt>Token request</dt><dd id="outbound-signature">${o.privateKeyPem ? 'SHA256withRSA with the private key set here (never shown)' : 'HMAC-SHA256 with the client secret'}</dd></dl>`
-      : html`<p id="outbound-none">${p.kind === 'acquirer' ? 'None: snapgate does not call this acquirer.' : 'None: a bank calls snapgate; snapgate calls a bank only as its payout bank.'}</p>`
+      : html`<p id="outbound-none">${outboundNone(p)}</p>`
   }</section>`;
 }
 
@@ -247,7 +263,7 @@ ${
     ? html`<p id="shown-once"><strong>The client secret is shown this once.</strong> Copy it now and give it, with the client key, to the ${p.kind} over a channel you trust: it takes its B2B token at <code>/api/snap/v1.0/access-token/b2b</code> with them. The gateway keeps the secret sealed: neither reloading nor coming back to this page shows it again.</p>`
     : html`<p id="shown-once" class="flash error"><strong>The client secret was shown once</strong>, right after the provider was created, and is not shown again: the gateway keeps it sealed. To give the provider a new one, rotate the secret on its page (the old one keeps working for the overlap you choose).</p>`
 }
-<dl class="kv"><dt>Provider id</dt><dd id="provider-id">${p.id}</dd><dt>Kind</dt><dd>${p.kind}</dd><dt>Bank code</dt><dd>${p.bankCode}</dd><dt>Client key</dt><dd id="client-key">${p.clientKey}</dd><dt>Created</dt><dd>${jakartaTime(p.createdAt)}</dd></dl>
+<dl class="kv"><dt>Provider id</dt><dd id="provider-id">${p.id}</dd><dt>Kind</dt><dd>${p.kind}</dd>${p.payOption ? html`<dt>Wallet</dt><dd>${p.payOption}</dd>` : html`<dt>Bank code</dt><dd>${p.bankCode}</dd>`}<dt>Client key</dt><dd id="client-key">${p.clientKey}</dd><dt>Created</dt><dd>${jakartaTime(p.createdAt)}</dd></dl>
 ${secret ? secretField('client-secret', 'Client secret', secret) : ''}
 <p><a class="button secondary" href="${providerHref(p.id)}">Open the provider</a></p></section>`;
 }

@@ -22,8 +22,8 @@ export const ewallet: PaymentMethod<'ewallet'> = {
     const rule = merchant.fees?.ewallet;
     return rule ? { percent: rule.percent, fixed: rule.fixed ?? '0.00' } : { ...EWALLET_DEFAULT_FEE };
   },
-  upstreamOf: () => undefined,
-  payBy: (t) => t.expiresAt,
+  upstreamOf: (t) => t.details.upstream,
+  payBy: (t) => t.details.upstream?.validUntil ?? t.expiresAt,
   refundable: true,
   reachable: () => true,
   cancelled: 'cancelled',

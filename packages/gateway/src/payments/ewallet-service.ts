@@ -1,9 +1,16 @@
 import { formatJakartaTimestamp, type Money, snapError, TRANSACTION_STATUS } from '@snapgate/snap';
 import type { AddressGuard } from '../address-guard.ts';
 import type { Mode } from '../config.ts';
+import type { Logger } from '../logger.ts';
 import { callbackUrlProblemResolved } from '../merchants/callback-url.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
-import { type EwalletTransaction, type TransactionRecord, UniqueViolation } from '../records/records.ts';
+import {
+  type EwalletDetails,
+  type EwalletTransaction,
+  type TransactionRecord,
+  UniqueViolation,
+  type UpstreamRef,
+} from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 import { cancelTransaction } from './cancel.ts';
 import { checkoutUrlOf, isDrawnAgain, newCheckoutId, normalizedUrl, readAdditionalInfo } from './checkout-link.ts';
@@ -17,11 +24,21 @@ import { refundTransaction } from './refund.ts';
 import { DEBIT_CANCEL, DEBIT_PAY, DEBIT_REFUND, DEBIT_STATUS } from './snap-fields.ts';
 import type { MerchantRequest } from './snap-request.ts';
 import type { StatusChanger } from './status-change.ts';
+import {
+  failIssued,
+  keepIssued,
+  newExternalId,
+  RECONCILE_AFTER_MS,
+  type UpstreamWallet,
+  type WalletRedirect,
+} from './upstream.ts';
 
 const DEFAULT_VALIDITY_MS = 30 * 60_000;
 
 /** Where the sandbox wallet's page for a payment is (the stand-in for the wallet's app), under its checkout's. */
 const sandboxWalletUrlOf = (checkoutUrl: string): string => `${checkoutUrl}/wallet`;
+/** The wallets' door of this gateway (service 56), under its public address. */
+const NOTIFY_PATH = '/api/snap/v1.0/debit/notify';
 
 export interface EwalletServiceDeps {
   store: Store;
@@ -31,6 +48,9 @@ export interface EwalletServiceDeps {
   mode?: Mode;
   /** Where callbacks may go (a `PAY_NOTIFY` url is held to it as every callback URL is); default: the mode's. */
   guard?: AddressGuard;
+  /** Calls the wallets the operator connected (docs/ewallets.md#connecting-a-wallet). */
+  wallets: UpstreamWallet;
+  logger?: Logger;
 }
 
 /**
@@ -78,12 +98,13 @@ function readPayOption(f: FieldReader, svc: string, amount: Money): string {
 export function createEwalletService(deps: EwalletServiceDeps) {
   const { store, publicUrl } = deps;
 
-  /** The wallet that serves `payOption` for this gateway's merchants; refused when none does. */
+  /**
+   * The wallet that serves `payOption` for this gateway's merchants; refused when none does. The
+   * sandbox wallet pays nothing real: never in production.
+   */
   async function walletOf(svc: string, payOption: string): Promise<ProviderRecord> {
     const wallet = await store.findWallet(payOption);
-    // The sandbox wallet pays nothing real: never in production. A wallet of the operator's own is
-    // called over SNAP (its outbound settings), which this version does not do yet.
-    const isUsable = wallet?.isSandbox && deps.mode !== 'production';
+    const isUsable = wallet !== undefined && (wallet.isSandbox ? deps.mode !== 'production' : wallet.outbound !== null);
     if (!isUsable) {
       throw snapError('FEATURE_NOT_ALLOWED', svc, { reason: 'Pay Option Not Available', detail: { payOption } });
     }
@@ -91,17 +112,68 @@ export function createEwalletService(deps: EwalletServiceDeps) {
   }
 
   /**
-   * A cancel or a refund happens at the wallet the payment was made in first: this version reaches
-   * only the sandbox wallet, which moves no money (and never in production, where a payment of it
-   * left from sandbox days must not be refunded as if money had moved). Whether a wallet took it.
+   * The wallet a payment was made in, to forward its cancel or refund to first (a connected wallet
+   * takes it over SNAP; whether it took it). The sandbox wallet moves no money: it takes them outside
+   * production only, where a payment of it left from sandbox days must not be refunded as if money
+   * had moved.
    */
-  async function atWallet(svc: string, txn: TransactionRecord): Promise<boolean> {
+  async function atWallet(svc: string, txn: TransactionRecord, forward: (wallet: ProviderRecord) => Promise<void>) {
     const providerId = txn.kind === 'ewallet' ? txn.details.providerId : undefined;
     const wallet = providerId ? await store.findProviderById(providerId) : undefined;
+    if (wallet?.outbound && !wallet.isSandbox) {
+      await forward(wallet);
+      return true;
+    }
     if (!wallet?.isSandbox || deps.mode === 'production') {
       throw snapError('FEATURE_NOT_ALLOWED', svc, { reason: 'Pay Option Not Available', detail: { providerId } });
     }
     return false;
+  }
+
+  /** docs/upstream.md: recorded first, then made at the wallet (or failed: see failIssued). */
+  async function payAtWallet(
+    ctx: MerchantRequest,
+    wallet: ProviderRecord,
+    txn: EwalletTransaction,
+    checkoutUrl: string,
+    recordFor: RecordFor,
+  ): Promise<SnapResponse> {
+    await store.insertTransaction(txn);
+    let issued: WalletRedirect;
+    try {
+      const urls = { returnUrl: checkoutUrl, notifyUrl: `${publicUrl().replace(/\/+$/, '')}${NOTIFY_PATH}` };
+      issued = await deps.wallets.pay(wallet, txn, ctx.serviceCode, urls, ctx.requestId);
+      // A payer is sent there: in production over https only.
+      if (deps.mode === 'production' && !issued.webRedirectUrl.startsWith('https:')) {
+        throw snapError('EXTERNAL_SERVER_ERROR', ctx.serviceCode, { detail: { providerId: wallet.id, http: true } });
+      }
+    } catch (e) {
+      await failIssued(deps.changer, txn, `wallet ${wallet.id}`, e as Error, ctx.now);
+      // The wallet may hold a payment all the same (it timed out, or answered what cannot be used):
+      // it is canceled there, so that no payer pays one the merchant was told failed. Not awaited:
+      // the merchant's answer is due; a notify of it is refused here and kept in the inbound log.
+      deps.wallets.cancel(wallet, txn, '57', 'upstream failed', ctx.requestId).catch((err: unknown) => {
+        deps.logger?.warn({ err, referenceNo: txn.referenceNo, providerId: wallet.id }, 'cancel at the wallet failed');
+      });
+      throw e;
+    }
+    const { webRedirectUrl, appRedirectUrl, referenceNo } = issued;
+    const response = snapOk(ctx.serviceCode, {
+      referenceNo: txn.referenceNo,
+      partnerReferenceNo: txn.partnerReferenceNo,
+      webRedirectUrl,
+      ...(appRedirectUrl === undefined ? {} : { appRedirectUrl }),
+      additionalInfo: { checkoutUrl },
+    });
+    const details = (current: EwalletTransaction): EwalletDetails => ({
+      ...current.details,
+      webRedirectUrl,
+      ...(appRedirectUrl === undefined ? {} : { appRedirectUrl }),
+      walletReferenceNo: current.details.walletReferenceNo ?? referenceNo ?? null,
+      upstream: { ...(current.details.upstream as UpstreamRef), referenceNo },
+    });
+    await keepIssued(store, txn, ctx.now, details, recordFor(response));
+    return response;
   }
 
   const findOwn = (ctx: MerchantRequest, fields: typeof DEBIT_STATUS | typeof DEBIT_CANCEL | typeof DEBIT_REFUND) =>
@@ -129,7 +201,8 @@ export function createEwalletService(deps: EwalletServiceDeps) {
         const referenceNo = newReferenceNo(ctx.now);
         const checkoutId = newCheckoutId();
         const checkoutUrl = checkoutUrlOf(publicUrl(), checkoutId);
-        const webRedirectUrl = sandboxWalletUrlOf(checkoutUrl);
+        // A connected wallet's page is known once it answers; the sandbox wallet's is the gateway's.
+        const webRedirectUrl = wallet.isSandbox ? sandboxWalletUrlOf(checkoutUrl) : '';
         const additionalInfo = urls.returnUrl === undefined ? given : { ...given, returnUrl: urls.returnUrl };
         const txn: EwalletTransaction = {
           referenceNo,
@@ -146,13 +219,18 @@ export function createEwalletService(deps: EwalletServiceDeps) {
           feeAmount: '0.00',
           virtualAccountNo: null,
           billNumber: newBillNumber(),
-          expiresAt,
+          // A connected wallet's payment is settled with the wallet a minute past its validity, not
+          // expired by our clock: its due time is that of the reconciliation (the validity is in details).
+          expiresAt: wallet.isSandbox ? expiresAt : expiresAt + RECONCILE_AFTER_MS,
           paidAt: null,
           checkoutId,
           details: {
             payOption,
             providerId: wallet.id,
             webRedirectUrl,
+            ...(wallet.isSandbox
+              ? {}
+              : { upstream: { providerId: wallet.id, externalId: newExternalId(), validUntil: expiresAt } }),
             fee: feeSnapshotOf(m, 'ewallet'),
             ...(additionalInfo === undefined ? {} : { additionalInfo }),
             ...(urls.notifyUrl === undefined ? {} : { notifyUrl: urls.notifyUrl }),
@@ -160,17 +238,26 @@ export function createEwalletService(deps: EwalletServiceDeps) {
           createdAt: ctx.now,
           updatedAt: ctx.now,
         };
-        const response = snapOk(svc, {
-          referenceNo,
-          partnerReferenceNo,
-          webRedirectUrl,
-          additionalInfo: { checkoutUrl },
-        });
         try {
+          if (!wallet.isSandbox) return await payAtWallet(ctx, wallet, txn, checkoutUrl, recordFor);
+          const response = snapOk(svc, {
+            referenceNo,
+            partnerReferenceNo,
+            webRedirectUrl,
+            additionalInfo: { checkoutUrl },
+          });
           await store.insertTransaction(txn, recordFor(response));
           return response;
         } catch (e) {
           if (e instanceof UniqueViolation && e.constraint.includes('partner_reference_no')) {
+            // Its twin (a retry with the same X-EXTERNAL-ID, say) still waits for the wallet: the
+            // answer is not known yet, so this is a conflict, not a duplicate order.
+            const twin = (await store.findTransactionByPartnerRef(m.id, 'ewallet', partnerReferenceNo)) as
+              | EwalletTransaction
+              | undefined;
+            if (twin && twin.details.webRedirectUrl === '') {
+              throw snapError('CONFLICT', svc, { detail: { inFlight: twin.referenceNo } });
+            }
             throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { partnerReferenceNo } });
           }
           // A referenceNo (or checkout id) collision is astronomically rare; draw both again once.
@@ -210,7 +297,11 @@ export function createEwalletService(deps: EwalletServiceDeps) {
       const f = createFieldReader(ctx.body, svc);
       const txn = await findOwn(ctx, DEBIT_CANCEL);
       const reason = f.str('reason', DEBIT_CANCEL.reason);
-      return cancelTransaction(deps, ctx, recordFor, { txn, reason, forward: (t) => atWallet(svc, t) });
+      return cancelTransaction(deps, ctx, recordFor, {
+        txn,
+        reason,
+        forward: (t) => atWallet(svc, t, (wallet) => deps.wallets.cancel(wallet, t, svc, reason, ctx.requestId)),
+      });
     },
 
     /** Service 58: a refund, in parts, never more than was paid. */
@@ -227,7 +318,11 @@ export function createEwalletService(deps: EwalletServiceDeps) {
         partnerRefundNo,
         refundAmount,
         reason,
-        forward: (t) => atWallet(svc, t),
+        forward: (t) =>
+          atWallet(svc, t, (wallet) => {
+            const refund = { merchantId: ctx.merchant.id, partnerRefundNo, amount: refundAmount.value, reason };
+            return deps.wallets.refund(wallet, t, svc, refund, ctx.requestId);
+          }),
       });
     },
   };

@@ -1,7 +1,13 @@
 import { formatJakartaTimestamp, snapError, TRANSACTION_STATUS } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
-import { type QrisDetails, type TransactionRecord, UniqueViolation } from '../records/records.ts';
+import {
+  type QrisDetails,
+  type QrisTransaction,
+  type TransactionRecord,
+  UniqueViolation,
+  type UpstreamRef,
+} from '../records/records.ts';
 import type { Store } from '../store/store.ts';
 import { cancelTransaction } from './cancel.ts';
 import { checkoutUrlOf, isDrawnAgain, newCheckoutId, qrUrlOf, readAdditionalInfo } from './checkout-link.ts';
@@ -17,7 +23,14 @@ import { refundTransaction } from './refund.ts';
 import { QR_CANCEL, QR_GENERATE, QR_QUERY, QR_REFERENCES, QR_REFUND } from './snap-fields.ts';
 import type { MerchantRequest } from './snap-request.ts';
 import type { StatusChanger } from './status-change.ts';
-import { newExternalId, RECONCILE_AFTER_MS, type UpstreamAcquirer, upstreamOf } from './upstream.ts';
+import {
+  failIssued,
+  keepIssued,
+  newExternalId,
+  RECONCILE_AFTER_MS,
+  type UpstreamAcquirer,
+  upstreamOf,
+} from './upstream.ts';
 
 const DEFAULT_VALIDITY_MS = 30 * 60_000;
 
@@ -71,16 +84,11 @@ export function createQrisService(deps: QrisServiceDeps) {
     return ref ? store.findProviderById(ref.providerId) : undefined;
   }
 
-  /**
-   * docs/upstream.md: the transaction is recorded before the acquirer is called, so a QR it issued is never
-   * unknown here. A failed call leaves it 06 `Upstream Failed`, not holding the merchant's
-   * partnerReferenceNo (the merchant may retry the order), and tells the merchant nothing more
-   * than the error it is answered with.
-   */
+  /** docs/upstream.md: recorded first, then issued by the acquirer (or failed: see failIssued). */
   async function generateUpstream(
     ctx: MerchantRequest,
     acquirer: ProviderRecord,
-    txn: TransactionRecord,
+    txn: QrisTransaction,
     respond: (qrContent: string) => SnapResponse,
     recordFor: RecordFor,
   ): Promise<SnapResponse> {
@@ -89,42 +97,17 @@ export function createQrisService(deps: QrisServiceDeps) {
     try {
       issued = await upstream.generate(acquirer, txn, ctx.serviceCode, ctx.requestId);
     } catch (e) {
-      await changer.change(
-        txn,
-        {
-          to: '06',
-          statusDesc: 'Upstream Failed',
-          reason: `acquirer ${acquirer.id}: ${(e as Error).message}`,
-          notify: false,
-          patch: (current) => ({
-            partnerReferenceNo: `${current.partnerReferenceNo}#${current.referenceNo}`,
-            details: { ...current.details, partnerReferenceNo: current.partnerReferenceNo },
-          }),
-        },
-        ctx.now,
-      );
+      await failIssued(changer, txn, `acquirer ${acquirer.id}`, e as Error, ctx.now);
       throw e;
     }
     const response = respond(issued.qrContent);
-    // The acquirer's notify may already have moved the transaction on: write at whatever seq it has.
-    for (let current = txn; ; ) {
-      const upstream = upstreamOf(current);
-      if (current.kind !== 'qris' || !upstream) throw new TypeError(`${current.referenceNo} is no upstream QRIS`);
-      const details: QrisDetails = {
-        ...current.details,
-        qrContent: issued.qrContent,
-        upstream: { ...upstream, referenceNo: issued.referenceNo },
-      };
-      const written = await store.updateTransaction({
-        referenceNo: txn.referenceNo,
-        expectedSeq: current.seq,
-        at: ctx.now,
-        patch: { details },
-        idempotency: recordFor(response),
-      });
-      if (written) return response;
-      current = (await store.findTransaction(txn.referenceNo)) as TransactionRecord;
-    }
+    const details = (current: QrisTransaction): QrisDetails => ({
+      ...current.details,
+      qrContent: issued.qrContent,
+      upstream: { ...(current.details.upstream as UpstreamRef), referenceNo: issued.referenceNo },
+    });
+    await keepIssued(store, txn, ctx.now, details, recordFor(response));
+    return response;
   }
 
   /** The merchant's QRIS by either reference; another merchant's is not found (docs/protocol.md#qris). */
@@ -175,7 +158,7 @@ export function createQrisService(deps: QrisServiceDeps) {
               storeId,
               criteria: m.qrisCriteria,
             });
-        const txn: TransactionRecord = {
+        const txn: QrisTransaction = {
           referenceNo,
           merchantId: m.id,
           kind: 'qris',
@@ -222,13 +205,7 @@ export function createQrisService(deps: QrisServiceDeps) {
             // Its twin (a retry with the same X-EXTERNAL-ID, say) still waits for the acquirer: the
             // answer is not known yet, so this is a conflict, not a duplicate order.
             const twin = await store.findTransactionByPartnerRef(m.id, 'qris', partnerReferenceNo);
-            if (
-              twin &&
-              upstreamOf(twin) &&
-              twin.kind === 'qris' &&
-              twin.details.qrContent === '' &&
-              twin.status === '01'
-            ) {
+            if (twin && upstreamOf(twin) && twin.kind === 'qris' && twin.details.qrContent === '') {
               throw snapError('CONFLICT', svc, { detail: { inFlight: twin.referenceNo } });
             }
             throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { partnerReferenceNo } });

@@ -1,7 +1,9 @@
 import { randomInt } from 'node:crypto';
 import { methodOfTxn } from '../methods/index.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
-import type { TransactionRecord, UpstreamRef } from '../records/records.ts';
+import type { IdempotencyRecord, TransactionRecord, UpstreamRef } from '../records/records.ts';
+import type { Store } from '../store/store.ts';
+import type { StatusChanger } from './status-change.ts';
 
 // A merchant's QRIS may be issued by an upstream acquirer. payments/ says what it needs of one
 // (this interface, as it says what it needs of the dispatcher); providers/ implements it, so the
@@ -18,17 +20,72 @@ export const RECONCILE_AFTER_MS = 60_000;
 export const newExternalId = () => `${Date.now()}${String(randomInt(1_000_000)).padStart(6, '0')}`;
 
 /**
- * The calls a merchant's QRIS needs at the acquirer that issues it. Each throws the merchant's SNAP
- * error (504 xx00 when the acquirer is too slow, 500 xx02 when it refuses or does not speak SNAP).
+ * docs/upstream.md: a payment a provider issues is recorded here before the provider is called, so
+ * one it issued is never unknown here. A failed call leaves it 06 `Upstream Failed`, not holding the
+ * merchant's partnerReferenceNo (the merchant may retry the order), and tells the merchant nothing
+ * more than the error it is answered with.
  */
-export interface UpstreamAcquirer {
-  /** The acquirer's QR for a transaction already recorded here; its qrContent, unchanged. */
-  generate(
-    provider: ProviderRecord,
-    txn: TransactionRecord,
-    svc: string,
-    requestId?: string,
-  ): Promise<{ qrContent: string; referenceNo: string | undefined }>;
+export async function failIssued(
+  changer: StatusChanger,
+  txn: TransactionRecord,
+  who: string,
+  error: Error,
+  nowMs: number,
+): Promise<void> {
+  await changer.change(
+    txn,
+    {
+      to: '06',
+      statusDesc: 'Upstream Failed',
+      reason: `${who}: ${error.message}`,
+      notify: false,
+      patch: (current) => ({
+        partnerReferenceNo: `${current.partnerReferenceNo}#${current.referenceNo}`,
+        details: { ...current.details, partnerReferenceNo: current.partnerReferenceNo },
+      }),
+    },
+    nowMs,
+  );
+}
+
+/**
+ * Keeps what the provider answered (`details` of the transaction as it is then) with the merchant's
+ * answer: at whatever seq the transaction has, since the provider's notify may already have moved it on.
+ */
+export async function keepIssued<T extends TransactionRecord>(
+  store: Store,
+  txn: T,
+  nowMs: number,
+  details: (current: T) => T['details'],
+  idempotency: IdempotencyRecord,
+): Promise<void> {
+  for (let current = txn; ; ) {
+    const written = await store.updateTransaction({
+      referenceNo: txn.referenceNo,
+      expectedSeq: current.seq,
+      at: nowMs,
+      patch: { details: details(current) },
+      idempotency,
+    });
+    if (written) return;
+    current = (await store.findTransaction(txn.referenceNo)) as T;
+  }
+}
+
+/** A merchant refund as the provider that took the payment is asked for it. */
+export interface UpstreamRefund {
+  merchantId: string;
+  partnerRefundNo: string;
+  amount: string;
+  reason: string | null;
+}
+
+/**
+ * What every provider that serves a merchant's payment is asked for: each call throws the merchant's
+ * SNAP error (504 xx00 when the provider is too slow, 500 xx02 when it refuses or does not speak SNAP).
+ */
+export interface UpstreamProvider {
+  /** A cancel there first; the caller applies it locally only when this returns. */
   cancel(
     provider: ProviderRecord,
     txn: TransactionRecord,
@@ -36,13 +93,49 @@ export interface UpstreamAcquirer {
     reason: string | undefined,
     requestId?: string,
   ): Promise<void>;
+  /** A refund there first; the caller applies it locally only when this returns. */
   refund(
     provider: ProviderRecord,
     txn: TransactionRecord,
     svc: string,
-    refund: { merchantId: string; partnerRefundNo: string; amount: string; reason: string | null },
+    refund: UpstreamRefund,
     requestId?: string,
   ): Promise<void>;
-  /** Asks the acquirer what became of a QRIS past its validity, and applies it; the row as it is now. */
+  /** Asks the provider what became of a payment past its validity, and applies it; the row as it is now. */
   reconcile(txn: TransactionRecord, nowMs: number): Promise<TransactionRecord>;
+}
+
+/** The calls a merchant's QRIS needs at the acquirer that issues it. */
+export interface UpstreamAcquirer extends UpstreamProvider {
+  /** The acquirer's QR for a transaction already recorded here; its qrContent, unchanged. */
+  generate(
+    provider: ProviderRecord,
+    txn: TransactionRecord,
+    svc: string,
+    requestId?: string,
+  ): Promise<{ qrContent: string; referenceNo: string | undefined }>;
+}
+
+/** Where the payer authorises an e-wallet payment, as its wallet answered (docs/ewallets.md#connecting-a-wallet). */
+export interface WalletRedirect {
+  webRedirectUrl: string;
+  /** The wallet app's own link (a deep link), when the wallet gives one. */
+  appRedirectUrl: string | undefined;
+  /** The wallet's reference of the payment. */
+  referenceNo: string | undefined;
+}
+
+/** The calls an e-wallet payment needs at its wallet. */
+export interface UpstreamWallet extends UpstreamProvider {
+  /**
+   * The wallet's payment (54) for a transaction already recorded here: the payer comes back to
+   * `returnUrl`, the wallet notifies `notifyUrl`.
+   */
+  pay(
+    provider: ProviderRecord,
+    txn: TransactionRecord,
+    svc: string,
+    urls: { returnUrl: string; notifyUrl: string },
+    requestId?: string,
+  ): Promise<WalletRedirect>;
 }

@@ -15,7 +15,7 @@ import {
   type TransferService,
   transferServiceFor,
 } from './transfer-credit.ts';
-import { targetOf } from './upstream-acquirer.ts';
+import { targetOf } from './upstream-call.ts';
 
 /** The bank snapgate pays out through, as a SNAP client of it (docs/payouts.md). */
 export interface PayoutBank {

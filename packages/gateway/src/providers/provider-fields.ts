@@ -10,15 +10,15 @@ const path = z.string().regex(/^\/[\x21-\x7e]{0,255}$/, 'must be a path starting
 const about = (description: string) => ({ description });
 
 const name = text(100).meta(about('The provider’s name, for operators.'));
-const kind = z
-  .enum(['bank', 'acquirer'])
-  .meta(about('`bank`: owns the VAs of its `bankCode`. `acquirer`: notifies QRIS payments.'));
-/** What a provider is, as shown: an e-wallet too (in this version only the sandbox wallet is one). */
-const shownKind = z
-  .enum(['bank', 'acquirer', 'ewallet'])
+const KINDS =
+  '`bank`: owns the VAs of its `bankCode`. `acquirer`: notifies QRIS payments. `ewallet`: takes the e-wallet payments of its `payOption`, called by snapgate over SNAP Direct Debit (docs/ewallets.md#connecting-a-wallet).';
+const kind = z.enum(['bank', 'acquirer', 'ewallet']).meta(about(KINDS));
+const payOption = z
+  .string()
+  .regex(/^[A-Z0-9_]{1,32}$/, 'must be A-Z, 0-9 and _, at most 32')
   .meta(
     about(
-      '`bank`: owns the VAs of its `bankCode`. `acquirer`: notifies QRIS payments. `ewallet`: notifies the e-wallet payments of its `payOption` (docs/ewallets.md).',
+      'E-wallets: the wallet it serves, as merchants name it in `payOptionDetails` (`DANA`, `OVO`, …). One active wallet each.',
     ),
   );
 const bankCode = z
@@ -26,14 +26,14 @@ const bankCode = z
   .regex(/^\d{3}$/, 'must be 3 digits')
   .meta(
     about(
-      'Banks: the VAs created with this bank code are theirs (one active bank per code). Acquirers: the default `payerIssuer`.',
+      'Banks: the VAs created with this bank code are theirs (one active bank per code). Acquirers: the default `payerIssuer`. E-wallets have none.',
     ),
   );
 const publicKeyPem = pem.meta(
   about('RSA public key (PEM) that verifies its token requests; without one it signs HMAC-SHA256.'),
 );
 const OUTBOUND =
-  'Acquirers that issue QRIS, and the payout bank: the SNAP client credentials snapgate holds there (`baseUrl` an origin only; `privateKeyPem` signs the token request when set).';
+  'Acquirers that issue QRIS, e-wallets (required) and the payout bank: the SNAP client credentials snapgate holds there (`baseUrl` an origin only; `privateKeyPem` signs the token request when set).';
 const outbound = z
   .strictObject({
     baseUrl: z.string().max(2048),
@@ -79,8 +79,33 @@ export const providerSettings = z.object({
   payouts: payouts.nullable(),
 });
 
-/** `POST /admin/v1/providers`: what it is, and any settings. */
-export const providerCreateSchema = z.strictObject({ name, kind, bankCode, ...providerSettings.partial().shape });
+/**
+ * `POST /admin/v1/providers`: what it is, and any settings. A bank and an acquirer have a bank code;
+ * an e-wallet has none, but the wallet it serves and the outbound settings snapgate calls it with.
+ */
+export const providerCreateSchema = z
+  .strictObject({
+    name,
+    kind,
+    bankCode: bankCode.optional(),
+    payOption: payOption.optional(),
+    ...providerSettings.partial().shape,
+  })
+  .superRefine((p, ctx) => {
+    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    switch (p.kind) {
+      case 'ewallet':
+        if (p.bankCode !== undefined) problem('bankCode', 'an e-wallet has no bank code');
+        if (p.payOption === undefined) problem('payOption', 'required for an e-wallet');
+        if (!p.outbound) problem('outbound', 'required for an e-wallet: snapgate calls it');
+        return;
+      case 'bank':
+      case 'acquirer':
+        if (p.bankCode === undefined)
+          problem('bankCode', `required for ${p.kind === 'bank' ? 'a bank' : 'an acquirer'}`);
+        if (p.payOption !== undefined) problem('payOption', 'only an e-wallet serves a payOption');
+    }
+  });
 
 /** `PATCH /admin/v1/providers/:id`: at least one field; null clears a key, the outbound or payout settings. */
 export const providerPatchSchema = z
@@ -102,8 +127,8 @@ const dateTime = z.iso.datetime();
 export const providerViewSchema = z.strictObject({
   id: z.string(),
   name,
-  kind: shownKind,
-  bankCode,
+  kind,
+  bankCode: bankCode.nullable(),
   clientKey: z.string(),
   previousValidUntil: dateTime.nullable(),
   secretVersion: z.number().int().min(1),

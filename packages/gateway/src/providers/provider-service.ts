@@ -22,6 +22,8 @@ export function providerView(p: ProviderRecord) {
   const { clientSecret: _s, previousSecret: _p, tokensNotBefore: _t, outbound, ...rest } = p;
   return {
     ...rest,
+    // An e-wallet has no bank code (the sandbox wallet's '999' of earlier versions is not shown).
+    bankCode: p.payOption ? null : p.bankCode,
     outbound: outbound === null ? null : outboundView(outbound),
     payouts: p.payouts ?? null,
     payOption: p.payOption ?? null,
@@ -127,6 +129,24 @@ const isGatewayQrisConstraint = (c: string) =>
   c === 'providers.acquires_gateway_qris' || c === 'providers_one_gateway_qris_acquirer';
 /** The one-payout-bank rule of migration 029 (SQLite names the index in its message). */
 const isPayoutBankConstraint = (c: string) => c.includes('providers_one_payout_bank');
+/** The one-active-wallet-per-payOption rule of migration 040. */
+const isPayOptionConstraint = (c: string) => c.includes('pay_option');
+const payOptionTaken = (payOption: string | null | undefined) =>
+  conflict(`payOption ${payOption} is already served by an active e-wallet: disable that one first (one at a time)`);
+
+/** What an e-wallet's (a provider with a payOption) settings must keep: its outbound settings (snapgate calls it), and no bank code. */
+function walletProblems(
+  existing: ProviderRecord,
+  patch: { bankCode?: string | undefined; outbound?: ProviderOutbound | null | undefined },
+): string[] {
+  if (!existing.payOption) return [];
+  const problems: string[] = [];
+  if (patch.bankCode !== undefined) problems.push('bankCode: an e-wallet has no bank code');
+  if (patch.outbound === null && !existing.isSandbox) {
+    problems.push('outbound: required for an e-wallet: snapgate calls it (disable the provider to stop it)');
+  }
+  return problems;
+}
 const payoutBankTaken = (holder?: string) =>
   conflict(
     `another provider${holder ? ` (${holder})` : ''} is the payout bank: set its payouts to null first (one payout bank at a time)`,
@@ -180,15 +200,19 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
       );
       problems.push(...payoutProblems({ kind: input.kind, isSandbox: options.isSandbox ?? false, outbound, payouts }));
       if (problems.length > 0) throw invalid('invalid provider', problems);
-      await checkBankCodeFree(input.kind, input.bankCode);
+      await checkBankCodeFree(input.kind, input.bankCode ?? '');
       await checkPayoutBankFree(payouts);
+      if (input.payOption !== undefined && (await store.findWallet(input.payOption))) {
+        throw payOptionTaken(input.payOption);
+      }
       const now = clock.now();
       const clientSecret = newClientSecret();
       const provider: ProviderRecord = {
         id: randomUUID(),
         name: input.name,
         kind: input.kind,
-        bankCode: input.bankCode,
+        bankCode: input.bankCode ?? '',
+        ...(input.payOption === undefined ? {} : { payOption: input.payOption }),
         clientKey: randomUUID(),
         clientSecret,
         previousSecret: null,
@@ -208,6 +232,7 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
       } catch (e) {
         if (e instanceof UniqueViolation && isGatewayQrisConstraint(e.constraint)) throw gatewayQrisTaken();
         if (e instanceof UniqueViolation && isPayoutBankConstraint(e.constraint)) throw payoutBankTaken();
+        if (e instanceof UniqueViolation && isPayOptionConstraint(e.constraint)) throw payOptionTaken(input.payOption);
         // The same bankCode, taken by a concurrent create.
         if (e instanceof UniqueViolation)
           throw conflict(`bankCode ${input.bankCode} already belongs to an active bank`);
@@ -266,6 +291,7 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
           }),
         );
       }
+      problems.push(...walletProblems(existing, { bankCode: patch.bankCode, outbound }));
       if (problems.length > 0) throw invalid('invalid provider settings', problems);
       if ((patch.bankCode ?? patch.status) !== undefined && (patch.status ?? existing.status) === 'active') {
         await checkBankCodeFree(existing.kind, patch.bankCode ?? existing.bankCode, id);
@@ -278,6 +304,8 @@ export function createProviderService({ store, clock, mode, guard }: ProviderSer
       } catch (e) {
         if (e instanceof UniqueViolation && isGatewayQrisConstraint(e.constraint)) throw gatewayQrisTaken();
         if (e instanceof UniqueViolation && isPayoutBankConstraint(e.constraint)) throw payoutBankTaken();
+        if (e instanceof UniqueViolation && isPayOptionConstraint(e.constraint))
+          throw payOptionTaken(existing.payOption);
         if (e instanceof UniqueViolation) throw conflict(`duplicate ${e.constraint}`);
         throw e;
       }

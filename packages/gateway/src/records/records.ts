@@ -231,14 +231,14 @@ export interface Payer {
   payerRefId: string;
 }
 
-/** What a QRIS issued by an upstream acquirer keeps of it (`details.upstream`). */
+/** What a payment an upstream provider issued keeps of it (`details.upstream`): a QRIS of an acquirer, a wallet's payment. */
 export interface UpstreamRef {
   providerId: string;
   /** Our X-EXTERNAL-ID of the generate call, reused if it is ever sent again. */
   externalId: string;
   /** The acquirer's referenceNo, once it answered. */
   referenceNo?: string | undefined;
-  /** The QRIS's validityPeriod (the transaction's due time is when to reconcile it). */
+  /** Its validity (a QRIS's validityPeriod, a payment's validUpTo): the transaction's due time is when to reconcile it. */
   validUntil: number;
   /** Reconciliations that settled nothing so far (each waits longer before the next). */
   reconcileAttempts?: number;
@@ -293,8 +293,12 @@ export interface EwalletDetails {
   payOption: string;
   /** The e-wallet provider that serves that wallet. */
   providerId: string;
-  /** Where the payer authorises the payment (the wallet's page, or the sandbox wallet's). */
+  /** Where the payer authorises the payment (the wallet's page, or the sandbox wallet's); empty while a wallet has not answered. */
   webRedirectUrl: string;
+  /** The wallet app's own link (a deep link), when the wallet gave one. */
+  appRedirectUrl?: string | undefined;
+  /** Set when a connected wallet (not the sandbox's) serves it: reconciliation with it, not the clock, ends it. */
+  upstream?: UpstreamRef;
   /** The wallet's own reference, once it told. */
   walletReferenceNo?: string | null;
   additionalInfo?: Record<string, unknown> | undefined;

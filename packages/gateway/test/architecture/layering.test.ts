@@ -35,7 +35,7 @@ const KIND_GUARDS: Record<string, number> = {
   'http/routes/qr-image.ts': 1,
   'payments/ewallet-service.ts': 1,
   'payments/notification-body.ts': 2,
-  'payments/qris-service.ts': 3,
+  'payments/qris-service.ts': 2,
   'payments/va-service.ts': 1,
   'providers/inbound-service.ts': 4,
   'providers/sandbox-providers.ts': 3,

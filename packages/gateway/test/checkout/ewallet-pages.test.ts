@@ -9,6 +9,7 @@ import { browserSuite, type TestChromium } from '../helpers/chromium.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { type SnapCaller, snapCall } from '../helpers/snap.ts';
+import { startWallet, type TestWallet } from '../helpers/wallet.ts';
 import { launchBrowser, screenshotPath, shop, startShop } from './checkout-kit.ts';
 
 const WALLET_ACK = '{"responseCode":"2005600","responseMessage":"Success"}';
@@ -20,7 +21,9 @@ describe('an e-wallet payment in Chromium, on a phone', browserSuite, () => {
   let shopSite: Receiver;
   let merchantServer: Receiver;
   let b: TestChromium;
+  let wallet: TestWallet;
   before(async () => {
+    wallet = await startWallet();
     gw = await startGateway({ dispatch: true });
     merchantServer = await startReceiver((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(WALLET_ACK);
@@ -35,6 +38,7 @@ describe('an e-wallet payment in Chromium, on a phone', browserSuite, () => {
     await shopSite?.close();
     await merchantServer?.close();
     await gw?.close();
+    await wallet?.close();
   });
 
   /** An e-wallet payment through payment-host-to-host, back to the shop at `returnUrl`. */
@@ -95,6 +99,43 @@ describe('an e-wallet payment in Chromium, on a phone', browserSuite, () => {
     );
     await page.waitForURL(returnUrl, { timeout: 10_000 });
     await page.getByRole('heading', { name: 'Back at the shop' }).waitFor();
+  });
+
+  it('sends the payer of a connected wallet to its page, and on a phone offers its app (the deep link)', async () => {
+    const connected = await gw.admin('POST', '/providers', {
+      name: 'DANA',
+      kind: 'ewallet',
+      payOption: 'DANA',
+      outbound: wallet.outbound,
+    });
+    assert.equal(connected.status, 201, JSON.stringify(connected.body));
+    const r = await snapCall(gw.url, c, '/api/snap/v1.0/debit/payment-host-to-host', {
+      partnerReferenceNo: `WALLET-${Date.now()}-${++n}`,
+      amount: { value: '25000.00', currency: 'IDR' },
+      payOptionDetails: [
+        { payMethod: 'EMONEY', payOption: 'DANA', transAmount: { value: '25000.00', currency: 'IDR' } },
+      ],
+    });
+    assert.equal(r.status, 200, r.text);
+    const { referenceNo, additionalInfo } = r.body;
+    const phone = await (await b.newContext({ hasTouch: true, isMobile: true })).newPage();
+    await phone.goto(additionalInfo.checkoutUrl);
+    const pay = phone.getByRole('link', { name: 'Bayar dengan DANA' });
+    await pay.waitFor();
+    assert.equal(await pay.getAttribute('href'), `https://wallet.example/authorise/W${referenceNo}`);
+    const app = phone.getByRole('link', { name: 'Buka aplikasi DANA' });
+    assert.equal(await app.isVisible(), true, 'a phone is offered the wallet’s app');
+    assert.equal(await app.getAttribute('href'), `walletapp://authorise?ref=W${referenceNo}`);
+    assert.equal(await sideways(phone), false, 'the checkout page fits a phone');
+    await phone.screenshot({ path: screenshotPath('ewallet-connected-phone'), fullPage: true });
+    // On a computer, where no wallet app is, only the wallet's page.
+    const desk = await (await b.newContext({ viewport: { width: 1366, height: 900 } })).newPage();
+    await desk.goto(additionalInfo.checkoutUrl);
+    await desk.getByRole('link', { name: 'Bayar dengan DANA' }).waitFor();
+    assert.equal(await desk.locator('#wallet-app').isVisible(), false);
+    // The sandbox wallet's page is the sandbox wallet's payments' only: not this one's.
+    const sandboxPage = await desk.goto(`${additionalInfo.checkoutUrl}/wallet`);
+    assert.equal(sandboxPage?.status(), 404);
   });
 
   it('declines from the wallet’s page in English: the page shows it failed, and the merchant is told 06', async () => {

@@ -120,6 +120,52 @@ describe('snapgate provider …', () => {
     assert.deepEqual([JSON.parse(stopped.out).payouts, JSON.parse(stopped.out).outbound], [null, null]);
   });
 
+  it('registers an e-wallet by its wallet, without a bank code, with the outbound settings it is called with', async () => {
+    const outbound = ['--outbound-base-url', 'https://wallet.example', '--outbound-client-key', 'k'];
+    const keys = ['--outbound-client-secret', 's', '--outbound-partner-id', 'P1'];
+    const created = await runCli(
+      gw,
+      'provider',
+      'create',
+      '--name',
+      'DANA',
+      '--kind',
+      'ewallet',
+      '--pay-option',
+      'DANA',
+      ...outbound,
+      ...keys,
+      '--json',
+    );
+    assert.equal(created.code, 0, created.err);
+    const p = JSON.parse(created.out);
+    assert.deepEqual([p.kind, p.payOption, p.bankCode], ['ewallet', 'DANA', null]);
+    assert.equal(p.outbound.baseUrl, 'https://wallet.example');
+    const list = await runCli(gw, 'provider', 'list');
+    assert.match(list.out, /DANA/);
+    // Without its wallet: a usage error before any call; with a bank code, the API's refusal.
+    const bare = await runCli(gw, 'provider', 'create', '--name', 'OVO', '--kind', 'ewallet', ...outbound, ...keys);
+    assert.equal(bare.code, 2);
+    assert.match(bare.err, /--pay-option is required/);
+    const coded = await runCli(
+      gw,
+      'provider',
+      'create',
+      '--name',
+      'OVO',
+      '--kind',
+      'ewallet',
+      '--pay-option',
+      'OVO',
+      '--bank-code',
+      '014',
+      ...outbound,
+      ...keys,
+    );
+    assert.equal(coded.code, 1);
+    assert.match(coded.err, /bankCode: an e-wallet has no bank code/);
+  });
+
   it('exits 2 on bad usage and 1 when the admin API refuses', async () => {
     assert.equal((await runCli(gw, 'provider', 'create', '--name', 'X')).code, 2);
     assert.equal((await runCli(gw, 'provider', 'update', 'x')).code, 2);

@@ -259,6 +259,34 @@ describe('console: providers', browserSuite, () => {
     assert.ok(!JSON.stringify(row).includes(OUT_SECRET) && !JSON.stringify(row).includes(PRIVATE_LINE));
   });
 
+  test('a new e-wallet through the form: its wallet instead of a bank code, and the outbound settings it is called with', async () => {
+    await page.goto(`${gw.url}/console/providers/new`);
+    await fill('#provider-form', {
+      name: 'DANA',
+      kind: 'ewallet',
+      payOption: 'DANA',
+      'outbound.baseUrl': OUTBOUND.baseUrl,
+      'outbound.clientKey': OUTBOUND.clientKey,
+      'outbound.clientSecret': OUT_SECRET,
+      'outbound.partnerId': OUTBOUND.partnerId,
+    });
+    await submit('#provider-form button[type=submit]');
+    const id = await text('#provider-id');
+    assert.match(await text('#shown-once'), /shown this once/);
+    const shown = (await provider(id)) as Provider & { payOption: string | null };
+    assert.deepEqual([shown.kind, shown.payOption, shown.bankCode], ['ewallet', 'DANA', null]);
+    assert.equal(shown.outbound?.baseUrl, OUTBOUND.baseUrl);
+    await page.goto(`${gw.url}/console/providers/${id}`);
+    assert.equal(await text('#pay-option'), 'DANA');
+    assert.equal(await page.$('#bank-code'), null, 'an e-wallet has no bank code');
+    assert.equal(await text('#outbound-base-url'), OUTBOUND.baseUrl);
+    // Its edit form keeps the outbound settings (no way to remove them) and asks no bank code.
+    assert.equal(await page.$('#edit-form input[name=bankCode]'), null);
+    assert.equal(await page.$('#edit-form input[name=clearOutbound]'), null);
+    assert.ok(await page.$('#edit-form input[name="outbound.baseUrl"]'));
+    assert.ok(!(await page.content()).includes(OUT_SECRET), 'no secret in the page');
+  });
+
   test('every rule of the new provider form: shown again as typed, with the problem; nothing is made', async () => {
     await adminCreate({ name: 'Acquirer Utama', kind: 'acquirer', bankCode: '937', acquiresGatewayQris: true });
     const base = { name: 'Bank Uji', kind: 'bank', bankCode: '123' };
@@ -275,6 +303,15 @@ describe('console: providers', browserSuite, () => {
       [{ ...base, kind: 'wallet' }, /Kind: must be one of: bank, acquirer/],
       [{ ...base, bankCode: '14' }, /Bank code: must be 3 digits/],
       [{ ...base, bankCode: 'abc' }, /Bank code: must be 3 digits/],
+      [{ ...base, bankCode: '' }, /Bank code: required for a bank/],
+      [{ ...base, payOption: 'DANA' }, /Wallet \(payOption\): only an e-wallet serves a payOption/],
+      [{ ...base, kind: 'ewallet', payOption: 'DANA', ...outbound }, /Bank code: an e-wallet has no bank code/],
+      [{ ...base, kind: 'ewallet', bankCode: '', ...outbound }, /Wallet \(payOption\): required for an e-wallet/],
+      [{ ...base, kind: 'ewallet', bankCode: '', payOption: 'DANA' }, /Outbound settings: required for an e-wallet/],
+      [
+        { ...base, kind: 'ewallet', bankCode: '', payOption: 'dana', ...outbound },
+        /Wallet \(payOption\): must be A-Z, 0-9 and _, at most 32/,
+      ],
       [{ ...base, publicKeyPem: 'not a key' }, /Public key: must be a PEM-encoded RSA public key of at least 2048/],
       [
         { ...base, publicKeyPem: rsa(1024).publicKey },

@@ -76,8 +76,18 @@ describe('admin API: providers', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ kind: 'bank', bankCode: '014' }, /name/],
       [{ name: 'X', kind: 'wallet', bankCode: '014' }, /kind/],
-      // This version connects no wallet of the operator's: only the sandbox wallet is one.
-      [{ name: 'X', kind: 'ewallet', bankCode: '014' }, /kind/],
+      // An e-wallet: no bank code, but its payOption and the outbound settings snapgate calls it with.
+      [
+        { name: 'X', kind: 'ewallet', bankCode: '014', payOption: 'DANA', outbound: OUTBOUND },
+        /bankCode: an e-wallet has no bank code/,
+      ],
+      [{ name: 'X', kind: 'ewallet', outbound: OUTBOUND }, /payOption: required for an e-wallet/],
+      [{ name: 'X', kind: 'ewallet', payOption: 'DANA' }, /outbound: required for an e-wallet/],
+      [{ name: 'X', kind: 'ewallet', payOption: 'dana', outbound: OUTBOUND }, /payOption: must be A-Z, 0-9 and _/],
+      [{ name: 'X', kind: 'ewallet', payOption: 'D'.repeat(33), outbound: OUTBOUND }, /payOption: must be A-Z/],
+      [{ name: 'X', kind: 'bank' }, /bankCode: required for a bank/],
+      [{ name: 'X', kind: 'acquirer' }, /bankCode: required for an acquirer/],
+      [{ name: 'X', kind: 'acquirer', bankCode: '014', payOption: 'DANA' }, /payOption: only an e-wallet/],
       [{ name: 'X', kind: 'bank', bankCode: '14' }, /bankCode: must be 3 digits/],
       [{ name: 'X', kind: 'bank', bankCode: '014', publicKeyPem: 'nope' }, /publicKeyPem: must be a PEM/],
       [{ name: 'X', kind: 'bank', bankCode: '014', outbound: OUTBOUND }, /outbound: only an acquirer/],

@@ -36,7 +36,10 @@ function typedOutbound(fields: Record<string, string>): Record<string, string | 
 
 /** The body of `POST /admin/v1/providers` a new provider form stands for. */
 export function createBody(fields: Record<string, string>): Record<string, unknown> {
-  const body: Record<string, unknown> = { name: fields.name, kind: fields.kind, bankCode: fields.bankCode?.trim() };
+  const body: Record<string, unknown> = { name: fields.name, kind: fields.kind };
+  // A bank and an acquirer have a bank code, an e-wallet a payOption: an empty one is absent.
+  if (filled(fields.bankCode)) body.bankCode = fields.bankCode.trim();
+  if (filled(fields.payOption)) body.payOption = fields.payOption.trim();
   if (filled(fields.publicKeyPem)) body.publicKeyPem = pem(fields.publicKeyPem);
   if (filled(fields.acquiresGatewayQris)) body.acquiresGatewayQris = yesNo(fields.acquiresGatewayQris);
   const outbound = typedOutbound(fields);
@@ -75,6 +78,7 @@ const LABELS: Record<string, string> = {
   name: 'Name',
   kind: 'Kind',
   bankCode: 'Bank code',
+  payOption: 'Wallet (payOption)',
   publicKeyPem: 'Public key',
   acquiresGatewayQris: 'Acquires snapgate’s own QRIS',
   status: 'Status',
@@ -137,7 +141,7 @@ function plain(i: Issue): string {
 export interface Wanted {
   id?: string;
   kind: string;
-  bankCode: string;
+  bankCode?: string | undefined;
 }
 
 /**

@@ -5,6 +5,12 @@ import { CHECKOUT_URL, constant, EITHER_REFERENCE, requestBody, SNAP_SCHEMAS } f
 // SNAP Direct Debit's bodies (docs/ewallets.md): what merchants send and get, and what a wallet
 // tells snapgate. Request bodies are rendered from the fields' rules, as the other services' are.
 
+/** `schema` with `names` no longer required. */
+const optional = (names: readonly string[], schema: JsonSchema): JsonSchema => ({
+  ...schema,
+  required: ((schema.required ?? []) as string[]).filter((n) => !names.includes(n)),
+});
+
 const REFERENCES = {
   originalReferenceNo: ref('ReferenceNo'),
   originalPartnerReferenceNo: { type: 'string' },
@@ -19,18 +25,25 @@ export const DEBIT_SCHEMAS: Record<string, JsonSchema> = {
     description:
       'One `payOptionDetails` entry, its `transAmount` equal to `amount`. At most one `urlParams` entry of each type.',
   }),
-  DebitPayResponse: closed({
-    responseCode: constant('2005400'),
-    responseMessage: constant('Successful'),
-    referenceNo: ref('ReferenceNo'),
-    partnerReferenceNo: { type: 'string' },
-    webRedirectUrl: {
-      type: 'string',
-      format: 'uri',
-      description: 'Where the payer authorises the payment: the wallet’s page (in sandbox, the sandbox wallet’s).',
-    },
-    additionalInfo: closed({ checkoutUrl: CHECKOUT_URL }),
-  }),
+  DebitPayResponse: optional(
+    ['appRedirectUrl'],
+    closed({
+      responseCode: constant('2005400'),
+      responseMessage: constant('Successful'),
+      referenceNo: ref('ReferenceNo'),
+      partnerReferenceNo: { type: 'string' },
+      webRedirectUrl: {
+        type: 'string',
+        format: 'uri',
+        description: 'Where the payer authorises the payment: the wallet’s page (in sandbox, the sandbox wallet’s).',
+      },
+      appRedirectUrl: {
+        type: 'string',
+        description: 'The wallet app’s own link (a deep link), when a connected wallet gives one; never in sandbox.',
+      },
+      additionalInfo: closed({ checkoutUrl: CHECKOUT_URL }),
+    }),
+  ),
   DebitStatusRequest: requestBody(DEBIT_STATUS, {
     ...EITHER_REFERENCE,
     description: 'Names the payment by either reference, or both (then both must match).',

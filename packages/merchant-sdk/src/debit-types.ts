@@ -58,6 +58,11 @@ export interface PayDebitResponse extends SnapResponseBody {
   referenceNo: string;
   partnerReferenceNo: string;
   webRedirectUrl: string;
+  /**
+   * A connected wallet's app link (a deep link such as `dana://…`), when the wallet gives one: it
+   * opens the app directly, so use it only where you know the app is installed.
+   */
+  appRedirectUrl?: string;
   additionalInfo: { checkoutUrl: string; [key: string]: unknown };
 }
 

@@ -33,6 +33,7 @@ import { countStoreCommits, createMetrics, type Metrics } from './http/metrics.t
 import { RouteDocs } from './http/openapi/route-docs.ts';
 import { BODY_LIMIT_BYTES, registerRawBody } from './http/raw-body.ts';
 import { accessTokenB2bRoute } from './http/routes/access-token-b2b.ts';
+import { accessTokenB2b2cRoute } from './http/routes/access-token-b2b2c.ts';
 import { adminAccessRoutes } from './http/routes/admin-access.ts';
 import { adminBookRoutes } from './http/routes/admin-books.ts';
 import { adminCertificationRoutes } from './http/routes/admin-certifications.ts';
@@ -61,6 +62,7 @@ import { createAuditLog } from './operators/audit-log.ts';
 import { createMasterKeyService } from './operators/master-keys.ts';
 import { createOverviewService } from './operators/overview.ts';
 import { createSessionService } from './operators/sessions.ts';
+import { createBindingService } from './payments/binding-service.ts';
 import { createCheckoutReads } from './payments/checkout-reads.ts';
 import { createEwalletService } from './payments/ewallet-service.ts';
 import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
@@ -255,6 +257,7 @@ export function buildApp(deps: AppDeps): Gateway {
   });
   const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream, mode: config.mode });
   const va = createVaService({ store, changer, mode: config.mode, publicUrl: () => config.publicUrl });
+  const bindings = createBindingService({ store, mode: config.mode, publicUrl: () => config.publicUrl });
   const ewallet = createEwalletService({
     store,
     changer,
@@ -263,6 +266,13 @@ export function buildApp(deps: AppDeps): Gateway {
     guard: outbound.guard,
     wallets,
     logger,
+    bindings,
+    // The sandbox wallet debits a bound account at once, through its notify door as ever.
+    payBound: async (referenceNo, binding) =>
+      payer?.payEwallet(referenceNo, {
+        status: '00',
+        payer: { payerName: 'SANDBOX BOUND PAYER', payerRefId: binding.phoneNo ?? '' },
+      }),
   });
   const inbound = createInboundService({ store, changer, mode: config.mode });
   const retention = createPruner({ store, clock, logger, retentionDays: config.retentionDays });
@@ -321,6 +331,7 @@ export function buildApp(deps: AppDeps): Gateway {
   );
   const mounts = config.snapMounts;
   accessTokenB2bRoute(app, { tokens, mounts, docs: snapDocs });
+  accessTokenB2b2cRoute(app, { tokens, bindings, mounts, docs: snapDocs });
   const transfers = createDisbursementService({
     store,
     clock,
@@ -328,7 +339,7 @@ export function buildApp(deps: AppDeps): Gateway {
     bank: payoutBank,
     payouts: operators.payouts,
   });
-  paymentRoutes(app, { store, tokens, clock, qris, va, ewallet, transfers, mounts, docs: snapDocs });
+  paymentRoutes(app, { store, tokens, clock, qris, va, ewallet, bindings, transfers, mounts, docs: snapDocs });
   providerApiRoutes(app, { store, tokens, clock, logger, inbound, mode: config.mode, mounts, docs: snapDocs });
   if (config.mode === 'sandbox') {
     const bank = createSandboxBank({ store, clock, gatewayKey: deps.keys.jwtKey, clockSkewSec: config.clockSkewSec });
@@ -351,6 +362,7 @@ export function buildApp(deps: AppDeps): Gateway {
     mode: config.mode,
     publicUrl: () => config.publicUrl,
     payer,
+    bindings: payer ? bindings : undefined,
     limits: deps.checkoutLimits,
   });
   openapiRoutes(app, { config, adminDocs, snapDocs });

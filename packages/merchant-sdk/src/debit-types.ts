@@ -57,13 +57,14 @@ export interface PayDebitRequest {
 export interface PayDebitResponse extends SnapResponseBody {
   referenceNo: string;
   partnerReferenceNo: string;
-  webRedirectUrl: string;
+  /** Absent for a payment from a bound account (`customerToken`), which needs no page. */
+  webRedirectUrl?: string;
   /**
    * A connected wallet's app link (a deep link such as `dana://…`), when the wallet gives one: it
    * opens the app directly, so use it only where you know the app is installed.
    */
   appRedirectUrl?: string;
-  additionalInfo: { checkoutUrl: string; [key: string]: unknown };
+  additionalInfo: { checkoutUrl: string; bindingReferenceNo?: string; [key: string]: unknown };
 }
 
 /**
@@ -160,4 +161,89 @@ export interface RefundDebitResponse extends SnapResponseBody {
   partnerRefundNo: string;
   refundAmount: Money;
   refundTime: string;
+}
+
+/**
+ * `POST registration-account-binding` (07): asks a customer to bind their wallet account
+ * (docs/ewallets.md#account-binding). Send the customer to the answer's `redirectUrl`.
+ *
+ * @example
+ * const b: BindAccountRequest = { partnerReferenceNo: 'CUSTOMER-77', redirectUrl: 'https://shop.example/linked',
+ *   additionalInfo: { payOption: 'SANDBOXPAY' } };
+ */
+export interface BindAccountRequest {
+  /** The merchant's reference of the binding, unique. */
+  partnerReferenceNo: string;
+  /** Where the customer comes back to, with `authCode`, `state` and `resultCode` in its query. */
+  redirectUrl: string;
+  /** The customer's phone number, digits (`62…`). */
+  phoneNo?: string;
+  additionalInfo: { payOption: string; [key: string]: unknown };
+}
+
+/**
+ * The answer to {@link BindAccountRequest}.
+ *
+ * @example
+ * const { redirectUrl } = await snap.bindAccount(b);
+ */
+export interface BindAccountResponse extends SnapResponseBody {
+  /** The gateway's reference of the binding. */
+  referenceNo: string;
+  partnerReferenceNo: string;
+  /** The wallet's consent page: send the customer there. */
+  redirectUrl: string;
+  additionalInfo: { payOption: string };
+}
+
+/**
+ * `POST registration-account-unbinding` (09), with the customer token in {@link CallOptions}.
+ *
+ * @example
+ * await snap.unbindAccount({ partnerReferenceNo: 'CUSTOMER-77' }, { customerToken });
+ */
+export interface UnbindAccountRequest {
+  /** When given, it must be the customer token's binding. */
+  partnerReferenceNo?: string;
+}
+
+/**
+ * The answer to {@link UnbindAccountRequest}.
+ *
+ * @example
+ * const { unlinkResult } = await snap.unbindAccount({}, { customerToken });
+ */
+export interface UnbindAccountResponse extends SnapResponseBody {
+  referenceNo: string;
+  partnerReferenceNo: string;
+  unlinkResult: 'success';
+  additionalInfo: { payOption: string };
+}
+
+/**
+ * `POST access-token/b2b2c` (74): a bound customer's token, by the one-time `authCode` the customer
+ * came back with, or by the last `refreshToken`.
+ *
+ * @example
+ * const t = await tokens.customerToken({ grantType: 'authorization_code', authCode });
+ */
+export type CustomerTokenRequest =
+  | { grantType: 'authorization_code'; authCode: string }
+  | { grantType: 'refresh_token'; refreshToken: string };
+
+/**
+ * The answer to {@link CustomerTokenRequest}: keep both tokens as secrets.
+ *
+ * @example
+ * await snap.payDebit(order, { customerToken: t.accessToken });
+ */
+export interface CustomerTokenResponse extends SnapResponseBody {
+  /** `Authorization-Customer: Bearer <it>`: an hour. */
+  accessToken: string;
+  tokenType: 'Bearer';
+  accessTokenExpiryTime: string;
+  /** Takes the next access token, once: 30 days. */
+  refreshToken: string;
+  refreshTokenExpiryTime: string;
+  additionalInfo: { referenceNo: string; partnerReferenceNo: string; payOption: string };
 }

@@ -2,6 +2,8 @@ import { randomInt } from 'node:crypto';
 import { formatJakartaTimestamp, hmacSha512Base64, SERVICE, serviceStringToSign } from '@snapgate/snap';
 import { type Clock, systemClock } from './clock.ts';
 import type {
+  BindAccountRequest,
+  BindAccountResponse,
   CancelDebitRequest,
   CancelDebitResponse,
   DebitStatusRequest,
@@ -10,6 +12,8 @@ import type {
   PayDebitResponse,
   RefundDebitRequest,
   RefundDebitResponse,
+  UnbindAccountRequest,
+  UnbindAccountResponse,
 } from './debit-types.ts';
 import { errorFromAnswer, exchange, isSuccess, SnapApiError, SnapNetworkError } from './errors.ts';
 import type {
@@ -88,6 +92,12 @@ export interface CallOptions {
    * request later (after a crash): the gateway answers a repeat from its idempotency record.
    */
   externalId?: string;
+  /**
+   * A bound customer's token (`Authorization-Customer`, docs/ewallets.md#account-binding): a
+   * {@link SnapClient.payDebit} is then debited from the bound account without a redirect;
+   * {@link SnapClient.unbindAccount} needs it.
+   */
+  customerToken?: string;
 }
 
 /**
@@ -125,6 +135,13 @@ export interface SnapClient {
   cancelDebit(body: CancelDebitRequest, options?: CallOptions): Promise<CancelDebitResponse>;
   /** Refunds part or all of a paid e-wallet payment (58). */
   refundDebit(body: RefundDebitRequest, options?: CallOptions): Promise<RefundDebitResponse>;
+  /** Asks a customer to bind their wallet account (07): send them to the answer's `redirectUrl`. */
+  bindAccount(body: BindAccountRequest, options?: CallOptions): Promise<BindAccountResponse>;
+  /** Ends the binding of `options.customerToken` (09). */
+  unbindAccount(
+    body: UnbindAccountRequest,
+    options: CallOptions & { customerToken: string },
+  ): Promise<UnbindAccountResponse>;
 }
 
 const EXTERNAL_ID = /^\d{1,36}$/;
@@ -183,6 +200,7 @@ export function createSnapClient(options: SnapClientOptions): SnapClient {
     raw: Uint8Array<ArrayBuffer>,
     externalId: string,
     serviceCode: string,
+    customerToken: string | undefined,
   ) {
     const accessToken = await tokenClient.getToken();
     const timestamp = formatJakartaTimestamp(clock.now());
@@ -203,6 +221,7 @@ export function createSnapClient(options: SnapClientOptions): SnapClient {
           'x-partner-id': partnerId,
           'x-external-id': externalId,
           'channel-id': channelId,
+          ...(customerToken === undefined ? {} : { 'authorization-customer': `Bearer ${customerToken}` }),
         },
         body: raw,
       },
@@ -228,7 +247,7 @@ export function createSnapClient(options: SnapClientOptions): SnapClient {
     let networkFailures = 0;
     for (;;) {
       try {
-        return (await attempt(method, path, raw, externalId, serviceCode)) as T;
+        return (await attempt(method, path, raw, externalId, serviceCode, callOptions.customerToken)) as T;
       } catch (e) {
         if (e instanceof SnapApiError) {
           // A refused token is not kept by the gateway's idempotency: the same id may go again.
@@ -264,5 +283,7 @@ export function createSnapClient(options: SnapClientOptions): SnapClient {
     debitStatus: (body, o) => call('POST', 'debit/status', SERVICE.debitStatus, { ...body, serviceCode: '54' }, o),
     cancelDebit: (body, o) => call('POST', 'debit/cancel', SERVICE.debitCancel, body, o),
     refundDebit: (body, o) => call('POST', 'debit/refund', SERVICE.debitRefund, body, o),
+    bindAccount: (body, o) => call('POST', 'registration-account-binding', SERVICE.accountBinding, body, o),
+    unbindAccount: (body, o) => call('POST', 'registration-account-unbinding', SERVICE.accountUnbinding, body, o),
   };
 }

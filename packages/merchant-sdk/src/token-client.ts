@@ -1,6 +1,7 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import {
   B2B_TOKEN_PATH,
+  B2B2C_TOKEN_PATH,
   formatJakartaTimestamp,
   hmacSha256Base64,
   rsaSha256SignBase64,
@@ -8,6 +9,7 @@ import {
   tokenStringToSign,
 } from '@snapgate/snap';
 import { type Clock, systemClock } from './clock.ts';
+import type { CustomerTokenRequest, CustomerTokenResponse } from './debit-types.ts';
 import { errorFromAnswer, exchange, isSuccess } from './errors.ts';
 
 /**
@@ -17,6 +19,8 @@ import { errorFromAnswer, exchange, isSuccess } from './errors.ts';
  * `${baseUrl}${TOKEN_PATH}`; // 'http://127.0.0.1:8080/api/snap/v1.0/access-token/b2b'
  */
 export const TOKEN_PATH = B2B_TOKEN_PATH;
+/** The B2B2C (bound customer's) token path (docs/ewallets.md#account-binding). */
+const CUSTOMER_TOKEN_PATH = B2B2C_TOKEN_PATH;
 
 /** docs/protocol.md#access-token: the lifetime when an answer does not say. */
 const DEFAULT_EXPIRES_IN_SEC = 900;
@@ -62,6 +66,12 @@ export interface TokenClient {
   getToken(): Promise<string>;
   /** Forgets the cached token (the gateway refused it: rotated secret, disabled merchant). */
   invalidate(): void;
+  /**
+   * A bound customer's token (docs/ewallets.md#account-binding), signed as the B2B token request
+   * is; never cached (each code or refresh token is good once). A refusal throws a
+   * {@link SnapApiError} (`4017400` for a spent or wrong code).
+   */
+  customerToken(request: CustomerTokenRequest): Promise<CustomerTokenResponse>;
 }
 
 /**
@@ -85,7 +95,7 @@ export function createTokenClient(options: TokenClientOptions): TokenClient {
   const clock = options.clock ?? systemClock;
   const refreshAheadMs = (options.refreshAheadSec ?? 60) * 1000;
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const url = `${options.baseUrl.replace(/\/+$/, '')}${TOKEN_PATH}`;
+  const origin = options.baseUrl.replace(/\/+$/, '');
   // Parse the PEM once: it costs more than the signature.
   const pem = options.privateKeyPem;
   const privateKey = pem === undefined ? undefined : typeof pem === 'string' ? createPrivateKey(pem) : pem;
@@ -94,15 +104,14 @@ export function createTokenClient(options: TokenClientOptions): TokenClient {
   let cached: { accessToken: string; refreshAt: number; expiresAt: number } | undefined;
   let inFlight: Promise<string> | undefined;
 
-  async function requestToken(): Promise<string> {
-    const startedAt = clock.now();
-    const timestamp = formatJakartaTimestamp(startedAt);
-    // docs/protocol.md#access-token: `<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent.
+  /** A signed token request at `path` (`<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent). */
+  function signedTokenRequest(path: string, body: string, at: number) {
+    const timestamp = formatJakartaTimestamp(at);
     const data = tokenStringToSign(clientKey, timestamp);
     const signature = privateKey ? rsaSha256SignBase64(privateKey, data) : hmacSha256Base64(secret as string, data);
-    const answer = await exchange(
+    return exchange(
       doFetch,
-      url,
+      `${origin}${path}`,
       {
         method: 'POST',
         headers: {
@@ -111,10 +120,15 @@ export function createTokenClient(options: TokenClientOptions): TokenClient {
           'x-timestamp': timestamp,
           'x-signature': signature,
         },
-        body: '{"grantType":"client_credentials"}',
+        body,
       },
       timeoutMs,
     );
+  }
+
+  async function requestToken(): Promise<string> {
+    const startedAt = clock.now();
+    const answer = await signedTokenRequest(TOKEN_PATH, '{"grantType":"client_credentials"}', startedAt);
     const body = answer.json as { accessToken?: unknown; expiresIn?: unknown } | undefined;
     if (!isSuccess(answer) || typeof body?.accessToken !== 'string' || body.accessToken === '') {
       throw errorFromAnswer(answer, SERVICE.token);
@@ -150,6 +164,11 @@ export function createTokenClient(options: TokenClientOptions): TokenClient {
     },
     invalidate() {
       cached = undefined;
+    },
+    async customerToken(request) {
+      const answer = await signedTokenRequest(CUSTOMER_TOKEN_PATH, JSON.stringify(request), clock.now());
+      if (!isSuccess(answer)) throw errorFromAnswer(answer, SERVICE.tokenB2b2c);
+      return answer.json as CustomerTokenResponse;
     },
   };
 }

@@ -6,6 +6,7 @@ export const SNAP_CASES = {
   INVALID_MANDATORY_FIELD: { httpStatus: 400, caseCode: '02', message: 'Invalid Mandatory Field' },
   UNAUTHORIZED: { httpStatus: 401, caseCode: '00', message: 'Unauthorized.' },
   INVALID_TOKEN: { httpStatus: 401, caseCode: '01', message: 'Invalid Token (B2B)' },
+  INVALID_CUSTOMER_TOKEN: { httpStatus: 401, caseCode: '02', message: 'Invalid Customer Token' },
   TRANSACTION_NOT_FOUND: { httpStatus: 404, caseCode: '01', message: 'Transaction Not Found' },
   INVALID_ACCOUNT: { httpStatus: 404, caseCode: '11', message: 'Invalid Card/Account/Customer' },
   INVALID_BILL: { httpStatus: 404, caseCode: '12', message: 'Invalid Bill/Virtual Account' },
@@ -61,6 +62,12 @@ export const SERVICE = {
   debitCancel: '57',
   /** Refunds an e-wallet payment, in parts (Direct Debit). */
   debitRefund: '58',
+  /** Binds a customer's wallet account to the merchant, for payments without a redirect (Registration). */
+  accountBinding: '07',
+  /** Ends a binding (Registration). */
+  accountUnbinding: '09',
+  /** A customer's token for a bound account, from its authCode or refresh token (B2B2C). */
+  tokenB2b2c: '74',
 } as const;
 
 export type ServiceCode = string;

@@ -7,6 +7,9 @@
  */
 export const B2B_TOKEN_PATH = '/api/snap/v1.0/access-token/b2b';
 
+/** The B2B2C (customer) token path: a bound account's token, from its authCode or refresh token. */
+export const B2B2C_TOKEN_PATH = '/api/snap/v1.0/access-token/b2b2c';
+
 /** SNAP header names, exactly as the standard spells them. */
 export const HEADER = {
   contentType: 'content-type',
@@ -17,6 +20,8 @@ export const HEADER = {
   partnerId: 'x-partner-id',
   externalId: 'x-external-id',
   channelId: 'channel-id',
+  /** A bound customer's token beside the merchant's (account binding, B2B2C). */
+  customerAuthorization: 'authorization-customer',
 } as const;
 
 /** Header names as they appear in error messages (`Invalid Mandatory Field {X-TIMESTAMP}`). */
@@ -29,4 +34,5 @@ export const HEADER_DISPLAY: Record<string, string> = {
   'x-partner-id': 'X-PARTNER-ID',
   'x-external-id': 'X-EXTERNAL-ID',
   'channel-id': 'CHANNEL-ID',
+  'authorization-customer': 'Authorization-Customer',
 };

@@ -11,7 +11,7 @@ export {
   snapError,
   successCode,
 } from './errors.ts';
-export { B2B_TOKEN_PATH, HEADER, HEADER_DISPLAY } from './headers.ts';
+export { B2B_TOKEN_PATH, B2B2C_TOKEN_PATH, HEADER, HEADER_DISPLAY } from './headers.ts';
 export { isJsonObject, isNestedDeeper, MAX_JSON_DEPTH, mediaType, parseJsonBody } from './json-body.ts';
 export { compareMoney, fromMinorUnits, idr, isMoneyValue, type Money, toMinorUnits } from './money.ts';
 export { phpJsonEncode } from './php-json.ts';

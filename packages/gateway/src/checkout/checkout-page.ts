@@ -239,3 +239,37 @@ export function walletPage(input: { view: CheckoutView; lang: Lang }): string {
     html`<main id="wallet"><section class="card" aria-labelledby="wallet-name"><h1 id="wallet-name">${wallet}</h1>${body}</section></main>`,
   );
 }
+
+/**
+ * The sandbox wallet's consent page (docs/ewallets.md#account-binding): the stand-in for a wallet's
+ * app, where the customer links their account to the merchant or declines.
+ */
+export function bindingPage(input: { consentId: string; merchantName: string; wallet: string; lang: Lang }): string {
+  const { consentId, merchantName, wallet, lang } = input;
+  const t = TEXT[lang];
+  const path = `/bind/${consentId}`;
+  const answer = (value: string, label: string, cls: string) =>
+    html`<form method="post" action="${path}"><input type="hidden" name="answer" value="${value}"><button type="submit" id="bind-${value}" class="${cls}">${label}</button></form>`;
+  return layout(
+    { lang, title: t.bindTitle(wallet), path },
+    html`<main id="bind"><section class="card" aria-labelledby="wallet-name"><h1 id="wallet-name">${wallet}</h1>
+<p>${t.bindAsk(merchantName, wallet)}</p>
+<div class="answers">${answer('approve', t.bindApprove, '')}${answer('decline', t.bindDecline, 'secondary')}</div>
+<p class="muted">${t.bindSandbox}</p></section></main>`,
+  );
+}
+
+/** After the answer: back to the shop at once (the customer's way back carries the authCode). */
+export function boundPage(input: { consentId: string; back: string; approved: boolean; lang: Lang }): string {
+  const t = TEXT[input.lang];
+  return layout(
+    {
+      lang: input.lang,
+      title: t.bindBack,
+      path: `/bind/${input.consentId}`,
+      head: html`<meta http-equiv="refresh" content="0;url=${input.back}">`,
+    },
+    html`<main id="bind"><section class="card"><p role="status">${input.approved ? t.bindDoneApproved : t.bindDoneDeclined}</p>
+<a class="button" id="bind-back" href="${input.back}">${t.bindBack}</a></section></main>`,
+  );
+}

@@ -5,6 +5,7 @@ import type { Mode } from '../config.ts';
 import { rawBodyOf } from '../http/raw-body.ts';
 import type { Logger } from '../logger.ts';
 import { assertNever } from '../methods/index.ts';
+import type { BindingService } from '../payments/binding-service.ts';
 import type { CheckoutReads } from '../payments/checkout-reads.ts';
 import type { QrImages } from '../payments/qr-image.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
@@ -13,7 +14,7 @@ import type { TransactionRecord } from '../records/records.ts';
 import { addressKey, createRateLimiter, type RateLimiter } from '../tokens/rate-limit.ts';
 import { CHECKOUT_CSS, CHECKOUT_JS, CSS_VERSION, JS_VERSION } from './checkout-assets.ts';
 import { createEventStreams, type EventStreams } from './checkout-events.ts';
-import { checkoutPage, messagePage, walletPage } from './checkout-page.ts';
+import { bindingPage, boundPage, checkoutPage, messagePage, walletPage } from './checkout-page.ts';
 import { checkoutView } from './checkout-state.ts';
 import { type Lang, langOf, TEXT } from './checkout-text.ts';
 import type { CheckoutLive } from './live.ts';
@@ -49,6 +50,8 @@ export interface CheckoutDeps {
   publicUrl: () => string;
   /** Sandbox mode only: pays as the sandbox bank or acquirer. */
   payer?: SandboxPayer | undefined;
+  /** Sandbox mode only: the sandbox wallet's consent pages of account bindings. */
+  bindings?: BindingService | undefined;
   limits?: Partial<CheckoutLimits> | undefined;
   /** The rendered QR images, shared with `GET /pay/<id>/qr.png`. */
   qrImages: QrImages;
@@ -154,29 +157,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
 
   app.register(
     async (pay) => {
-      pay.addHook('onSend', (_request, reply, payload, done) => {
-        if (!reply.getHeader('content-security-policy')) {
-          reply.header('content-security-policy', contentSecurityPolicy());
-        }
-        reply.header('x-content-type-options', 'nosniff');
-        reply.header('referrer-policy', 'no-referrer');
-        reply.header('cross-origin-opener-policy', 'same-origin');
-        if (!reply.getHeader('cache-control')) reply.header('cache-control', 'no-store');
-        done(null, payload);
-      });
-      pay.setErrorHandler((error, request, reply) => {
-        const status = (error as { statusCode?: number }).statusCode;
-        const t = TEXT[langFor(request)];
-        if (typeof status === 'number' && status >= 400 && status < 500) {
-          return sendMessage(request, reply, status === 413 ? 413 : 400, t.errorTitle, t.error);
-        }
-        deps.logger.error({ reqId: request.id, err: error, url: request.routeOptions.url }, 'checkout request failed');
-        return sendMessage(request, reply, 500, t.errorTitle, t.error);
-      });
-      pay.setNotFoundHandler((request, reply) => {
-        const t = TEXT[langFor(request)];
-        return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
-      });
+      pageScope(pay, deps);
 
       const asset =
         (type: string, body: string, version: string) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -234,7 +215,47 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
     },
     { prefix: '/pay' },
   );
+  const bindings = deps.bindings;
+  if (bindings) {
+    app.register(
+      async (bind) => {
+        pageScope(bind, deps);
+        sandboxBindingRoutes(bind, deps, bindings, admitted);
+      },
+      { prefix: '/bind' },
+    );
+  }
   return streams;
+}
+
+/**
+ * What every page of the payer's gets: the checkout's CSP, no sniffing, no referrer, its own
+ * window, not stored unless said; and an HTML page, never a stack, for an error or an unknown path.
+ */
+function pageScope(scope: FastifyInstance, deps: CheckoutDeps): void {
+  scope.addHook('onSend', (_request, reply, payload, done) => {
+    if (!reply.getHeader('content-security-policy')) {
+      reply.header('content-security-policy', contentSecurityPolicy());
+    }
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('cross-origin-opener-policy', 'same-origin');
+    if (!reply.getHeader('cache-control')) reply.header('cache-control', 'no-store');
+    done(null, payload);
+  });
+  scope.setErrorHandler((error, request, reply) => {
+    const status = (error as { statusCode?: number }).statusCode;
+    const t = TEXT[langFor(request)];
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendMessage(request, reply, status === 413 ? 413 : 400, t.errorTitle, t.error);
+    }
+    deps.logger.error({ reqId: request.id, err: error, url: request.routeOptions.url }, 'checkout request failed');
+    return sendMessage(request, reply, 500, t.errorTitle, t.error);
+  });
+  scope.setNotFoundHandler((request, reply) => {
+    const t = TEXT[langFor(request)];
+    return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
+  });
 }
 
 /**
@@ -341,5 +362,44 @@ function sandboxWalletRoutes(
       return reply.redirect(`${back}?sandbox=refused`, 303);
     }
     return reply.redirect(back, 303);
+  });
+}
+
+/**
+ * `GET /bind/<consentId>` and its form (sandbox mode): the sandbox wallet's consent page of an
+ * account binding (docs/ewallets.md#account-binding), the stand-in for the wallet's app. The answer
+ * sends the customer back to the merchant's redirectUrl: with a one-time authCode when approved.
+ */
+function sandboxBindingRoutes(
+  bind: FastifyInstance,
+  deps: CheckoutDeps,
+  bindings: BindingService,
+  admitted: (request: FastifyRequest, reply: FastifyReply, limit: keyof CheckoutLimits) => boolean,
+): void {
+  bind.get<{ Params: { id: string } }>('/:id', async (request, reply) => {
+    if (!admitted(request, reply, 'pagePerMin')) return reply;
+    const lang = langFor(request);
+    rememberLang(request, reply);
+    reply.header('vary', 'accept-language, cookie');
+    const t = TEXT[lang];
+    const consent = await bindings.consent(request.params.id, deps.clock.now());
+    if (!consent) return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
+    const page = bindingPage({ consentId: request.params.id, lang, ...consent });
+    return sendPage(reply, 200, page);
+  });
+
+  bind.post<{ Params: { id: string } }>('/:id', async (request, reply) => {
+    if (!admitted(request, reply, 'sandboxPayPerMin')) return reply;
+    const lang = langFor(request);
+    const t = TEXT[lang];
+    if (!isSameOrigin(request, deps.publicUrl())) return sendMessage(request, reply, 403, t.refusedTitle, t.refused);
+    const answer = new URLSearchParams(rawBodyOf(request).toString('utf8')).get('answer');
+    if (answer !== 'approve' && answer !== 'decline') return sendMessage(request, reply, 400, t.errorTitle, t.error);
+    const back = await bindings.answer(request.params.id, answer === 'approve', deps.clock.now());
+    if (!back) return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
+    // The way back carries the one-time authCode: never cached, never sent on as a referrer.
+    reply.header('cache-control', 'no-store');
+    const page = boundPage({ consentId: request.params.id, back, approved: answer === 'approve', lang });
+    return sendPage(reply, 200, page);
   });
 }

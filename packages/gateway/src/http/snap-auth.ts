@@ -213,8 +213,11 @@ export function snapGuard(deps: { tokens: TokenService; clock: Clock; audience?:
     // Money coming in is never throttled: a bank's payment flags are not a merchant's API calls.
     if (merchant && !tokens.takeRateLimit(merchant.clientKey)) throw snapError('TOO_MANY_REQUESTS', svc);
     const base = snapRequestBase(request, svc, raw, bodyHash, client.id, externalId, now);
+    // A customer's header that is there but no bearer token names no binding: refused, never ignored.
+    const customerHeader = merchant ? headerValue(request, HEADER.customerAuthorization) : undefined;
+    const customerToken = customerHeader === undefined ? undefined : (bearerToken(customerHeader) ?? '');
     (request as WithContext)[CONTEXT] = merchant
-      ? { ...base, merchant }
+      ? { ...base, merchant, ...(customerToken === undefined ? {} : { customerToken }) }
       : { ...base, provider: provider as ProviderRecord };
   };
 }

@@ -3,6 +3,7 @@ import type { AddressGuard } from '../address-guard.ts';
 import type { Mode } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { callbackUrlProblemResolved } from '../merchants/callback-url.ts';
+import type { AccountBinding } from '../records/binding-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import {
   type EwalletDetails,
@@ -12,6 +13,7 @@ import {
   type UpstreamRef,
 } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
+import type { BindingService } from './binding-service.ts';
 import { cancelTransaction } from './cancel.ts';
 import { checkoutUrlOf, isDrawnAgain, newCheckoutId, normalizedUrl, readAdditionalInfo } from './checkout-link.ts';
 import { feeSnapshotOf } from './fees.ts';
@@ -51,6 +53,13 @@ export interface EwalletServiceDeps {
   /** Calls the wallets the operator connected (docs/ewallets.md#connecting-a-wallet). */
   wallets: UpstreamWallet;
   logger?: Logger;
+  /** The bindings a payment may name by its customer token (docs/ewallets.md#account-binding). */
+  bindings?: BindingService;
+  /**
+   * A bound payment is paid by its wallet without the payer (the sandbox wallet's debit of the bound
+   * account): called once it is recorded, not awaited.
+   */
+  payBound?: (referenceNo: string, binding: AccountBinding) => Promise<unknown>;
 }
 
 /**
@@ -194,6 +203,8 @@ export function createEwalletService(deps: EwalletServiceDeps) {
       const payOption = readPayOption(f, svc, amount);
       // Kept as given, but a returnUrl in it is held to its rules; PAY_RETURN, when given, wins.
       const given = readAdditionalInfo(f, svc, deps.mode);
+      // A payment that names a bound account (its customer token) is paid without a redirect.
+      const binding = ctx.customerToken === undefined ? undefined : await deps.bindings?.boundFor(ctx, payOption);
       const wallet = await walletOf(svc, payOption);
       const m = ctx.merchant;
       const expiresAt = validUpTo ?? ctx.now + DEFAULT_VALIDITY_MS;
@@ -234,6 +245,7 @@ export function createEwalletService(deps: EwalletServiceDeps) {
             fee: feeSnapshotOf(m, 'ewallet'),
             ...(additionalInfo === undefined ? {} : { additionalInfo }),
             ...(urls.notifyUrl === undefined ? {} : { notifyUrl: urls.notifyUrl }),
+            ...(binding ? { bindingId: binding.id } : {}),
           },
           createdAt: ctx.now,
           updatedAt: ctx.now,
@@ -243,10 +255,16 @@ export function createEwalletService(deps: EwalletServiceDeps) {
           const response = snapOk(svc, {
             referenceNo,
             partnerReferenceNo,
-            webRedirectUrl,
-            additionalInfo: { checkoutUrl },
+            // A bound payment needs no page: its wallet debits the bound account.
+            ...(binding ? {} : { webRedirectUrl }),
+            additionalInfo: { checkoutUrl, ...(binding ? { bindingReferenceNo: binding.id } : {}) },
           });
           await store.insertTransaction(txn, recordFor(response));
+          if (binding) {
+            deps.payBound?.(referenceNo, binding).catch((err: unknown) => {
+              deps.logger?.warn({ err, referenceNo }, 'the bound payment was not paid by its wallet');
+            });
+          }
           return response;
         } catch (e) {
           if (e instanceof UniqueViolation && e.constraint.includes('partner_reference_no')) {

@@ -298,6 +298,44 @@ export const DEBIT_REFUND = {
   reason: REASON,
 } satisfies SnapFields;
 
+// Account binding (docs/ewallets.md#account-binding): 07, 09 and the customer's token (74).
+export const ACCOUNT_BINDING = {
+  partnerReferenceNo: text(
+    { required: true, max: 64 },
+    { description: 'The merchant’s reference of the binding; unique per merchant.' },
+  ),
+  phoneNo: text({ max: 16, pattern: /^\d{6,16}$/ }, { description: 'The customer’s phone number, digits: 62…' }),
+  redirectUrl: text(
+    { required: true, max: RETURN_URL_MAX, pattern: HTTP_URL },
+    {
+      description:
+        'Where the customer goes back to from the wallet, with `authCode`, `state` (the partnerReferenceNo) and `resultCode` in its query. An absolute http(s) URL; https in production.',
+    },
+  ),
+  merchantId: text({ max: 64 }, { description: 'Ignored: the merchant is the access token’s.' }),
+  additionalInfo: members('The wallet to bind. Other members are ignored.'),
+  'additionalInfo.payOption': { ...DEBIT_PAY['payOptionDetails[].payOption'], required: true },
+} satisfies SnapFields;
+
+export const ACCOUNT_UNBINDING = {
+  partnerReferenceNo: text(
+    { max: 64 },
+    { description: 'The binding’s partnerReferenceNo: when given, it must be the customer token’s binding.' },
+  ),
+  merchantId: text({ max: 64 }, { description: 'Ignored: the merchant is the access token’s.' }),
+  additionalInfo: passthrough(KEPT_AS_GIVEN),
+} satisfies SnapFields;
+
+export const CUSTOMER_TOKEN = {
+  grantType: text(
+    { required: true, oneOf: ['authorization_code', 'refresh_token', 'AUTHORIZATION_CODE', 'REFRESH_TOKEN'] },
+    { description: 'By the `authCode` the customer came back with, or by the last `refreshToken`.' },
+  ),
+  authCode: text({ max: 256 }, { description: 'For `authorization_code`: mandatory; good once, for 10 minutes.' }),
+  refreshToken: text({ max: 256 }, { description: 'For `refresh_token`: mandatory.' }),
+  additionalInfo: passthrough(KEPT_AS_GIVEN),
+} satisfies SnapFields;
+
 /** What a wallet tells snapgate (provider → snapgate, service 56). */
 export const DEBIT_NOTIFY = {
   originalPartnerReferenceNo: text(

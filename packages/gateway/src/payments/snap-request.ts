@@ -21,6 +21,8 @@ export interface SnapRequestBase {
 /** A call by a merchant (the payment API). */
 export interface MerchantRequest extends SnapRequestBase {
   merchant: MerchantRecord;
+  /** `Authorization-Customer: Bearer …`: a bound customer's token (docs/ewallets.md#account-binding). */
+  customerToken?: string | undefined;
 }
 
 /** A call by an upstream provider (a bank's VA inquiry and payment flag, an acquirer's notify). */

@@ -297,6 +297,8 @@ export interface EwalletDetails {
   webRedirectUrl: string;
   /** The wallet app's own link (a deep link), when the wallet gave one. */
   appRedirectUrl?: string | undefined;
+  /** The account binding it was paid from, without a redirect (docs/ewallets.md#account-binding). */
+  bindingId?: string | undefined;
   /** Set when a connected wallet (not the sandbox's) serves it: reconciliation with it, not the clock, ends it. */
   upstream?: UpstreamRef;
   /** The wallet's own reference, once it told. */

@@ -1,4 +1,11 @@
 import type {
+  AccountBinding,
+  BindingChange,
+  BindingChangeOptions,
+  BindingKey,
+  BindingStatus,
+} from '../records/binding-records.ts';
+import type {
   LedgerCheckpoint,
   LedgerFilter,
   NewLedgerEntry,
@@ -22,6 +29,7 @@ import type {
   AuditOutcome,
   CertificationRecord,
   IdempotencyKey,
+  IdempotencyRecord,
   MerchantPatch,
   MerchantRecord,
   NotificationFilter,
@@ -31,6 +39,7 @@ import type {
   TransactionSearch,
 } from '../records/records.ts';
 import * as access from './parts/access.ts';
+import * as bindings from './parts/bindings.ts';
 import * as certifications from './parts/certifications.ts';
 import * as clients from './parts/clients.ts';
 import { MERCHANTS, PROVIDERS, type SecretRotation } from './parts/clients.ts';
@@ -141,6 +150,31 @@ export abstract class SqlStore {
   }
   findPayoutBank() {
     return clients.findPayoutBank(this.sql);
+  }
+
+  insertBinding(binding: AccountBinding, idempotency?: IdempotencyRecord) {
+    return this.transaction(async (sql) => {
+      await bindings.insertBinding(sql, binding);
+      if (idempotency) await bindings.insertIdempotencyRow(sql, idempotency, binding.createdAt);
+    });
+  }
+  findBinding(key: BindingKey) {
+    return bindings.findBinding(this.sql, key);
+  }
+  changeBinding(
+    key: BindingKey,
+    from: readonly BindingStatus[],
+    change: BindingChange,
+    at: number,
+    options: BindingChangeOptions = {},
+  ) {
+    const { before, idempotency } = options;
+    if (!idempotency) return bindings.changeBinding(this.sql, key, from, change, at, before);
+    return this.transaction(async (sql) => {
+      const changed = await bindings.changeBinding(sql, key, from, change, at, before);
+      if (changed) await bindings.insertIdempotencyRow(sql, idempotency, at);
+      return changed;
+    });
   }
 
   insertSandboxTransfer(transfer: SandboxTransferRecord) {

@@ -2,6 +2,13 @@
 // `http/` and the services talk to this interface only; main.ts and cli/ pick the implementation.
 
 import type {
+  AccountBinding,
+  BindingChange,
+  BindingChangeOptions,
+  BindingKey,
+  BindingStatus,
+} from '../records/binding-records.ts';
+import type {
   LedgerCheckpoint,
   LedgerEntry,
   LedgerFilter,
@@ -449,6 +456,29 @@ export interface BooksStore {
   resolveProblem(resolution: ReconciliationResolution): Promise<boolean>;
 }
 
+/** Customers' wallet accounts bound to merchants (docs/ewallets.md#account-binding). */
+export interface BindingStore {
+  /**
+   * A new binding, with the answer kept under its X-EXTERNAL-ID in the same transaction; a
+   * merchant's partnerReferenceNo taken already is a UniqueViolation.
+   */
+  insertBinding(binding: AccountBinding, idempotency?: IdempotencyRecord): Promise<void>;
+  findBinding(key: BindingKey): Promise<AccountBinding | undefined>;
+  /**
+   * Changes the binding `key` names while its status is one of `from` (and, with `options.before`,
+   * while that expiry is ahead of its `now`), in one statement: of two at once, one wins; with
+   * `options.idempotency`, the answer is kept in the same transaction. The binding after, or
+   * undefined when none matched.
+   */
+  changeBinding(
+    key: BindingKey,
+    from: readonly BindingStatus[],
+    change: BindingChange,
+    at: number,
+    options?: BindingChangeOptions,
+  ): Promise<AccountBinding | undefined>;
+}
+
 /**
  * The Store speaks domain verbs; every verb is one database transaction. It is the sum of its
  * concerns, each written once for both engines where they agree (store/parts/, store/sql-store.ts).
@@ -462,4 +492,5 @@ export interface Store
     OutboxStore,
     StatisticsStore,
     CertificationStore,
+    BindingStore,
     BooksStore {}

@@ -48,6 +48,14 @@ export interface TokenResponse {
 export interface TokenService {
   /** docs/protocol.md#access-token, every check in the table's order; throws the first SnapError. */
   issueB2bToken(header: (name: string) => string | undefined, rawBody: Buffer): Promise<TokenResponse>;
+  /**
+   * The merchant that signed a B2B2C (customer) token request (service 74), checked as a B2B token
+   * request is (docs/ewallets.md#account-binding), and the request's body.
+   */
+  authenticateCustomerTokenRequest(
+    header: (name: string) => string | undefined,
+    rawBody: Buffer,
+  ): Promise<{ merchant: MerchantRecord; body: Record<string, unknown>; now: number }>;
   /** The active merchant a bearer token belongs to, or `undefined` when it must be refused. */
   merchantOfToken(accessToken: string): Promise<MerchantRecord | undefined>;
   /** The active provider a bearer token belongs to; a merchant's token never qualifies. */
@@ -127,56 +135,73 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
     return claims;
   };
 
+  /**
+   * docs/protocol.md#access-token: a token request's checks in the table's order, the body's own
+   * (`checkBody`) where the body is read; the client that signed it (a merchant, or a provider
+   * unless `merchantsOnly`).
+   */
+  async function authenticate(
+    h: (name: string) => string | undefined,
+    rawBody: Buffer,
+    svc: string,
+    checkBody: (body: Record<string, unknown>) => void,
+    merchantsOnly = false,
+  ) {
+    for (const name of MANDATORY) {
+      if (!h(name)) {
+        throw snapError('INVALID_MANDATORY_FIELD', svc, { field: HEADER_DISPLAY[name] as string });
+      }
+    }
+    const clientKey = h(HEADER.clientKey) as string;
+    const timestamp = h(HEADER.timestamp) as string;
+    const signature = h(HEADER.signature) as string;
+    if (mediaType(h(HEADER.contentType) as string) !== 'application/json') {
+      throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'Content-Type' });
+    }
+    const timestampMs = parseSnapTimestamp(timestamp);
+    if (timestampMs === undefined) throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'X-TIMESTAMP' });
+
+    const body = parseJsonBody(rawBody);
+    if (!isJsonObject(body)) throw snapError('BAD_REQUEST', svc);
+    checkBody(body);
+
+    const merchant = await store.findMerchantByClientKey(clientKey);
+    const provider = merchant || merchantsOnly ? undefined : await store.findProviderByClientKey(clientKey);
+    const client: (ClientCredentials & { id: string }) | undefined =
+      merchant ?? (provider?.isSandbox && mode === 'production' ? undefined : provider);
+    if (!client) throw snapError('UNAUTHORIZED', svc, { reason: 'Unknown Client' });
+    const who = merchant ? { merchantId: client.id } : { providerId: client.id };
+    if (client.status !== 'active') {
+      throw snapError('UNAUTHORIZED', svc, { reason: 'Client Disabled', detail: who });
+    }
+    const now = clock.now();
+    if (!isTimestampInWindow(timestampMs)) {
+      throw snapError('UNAUTHORIZED', svc, {
+        reason: 'Timestamp Out Of Range',
+        detail: { ...who, skewMs: now - timestampMs },
+      });
+    }
+    // docs/protocol.md#access-token: signed over the timestamp exactly as sent.
+    const allow = merchant ? merchantAllows(merchant) : providerAllows(provider as ProviderRecord, mode);
+    if (!verifyTokenSignature(client, allow, tokenStringToSign(clientKey, timestamp), signature, now)) {
+      throw snapError('UNAUTHORIZED', svc, { reason: 'Invalid Signature', detail: who });
+    }
+    if (!rateLimiter.take(clientKey, now)) {
+      throw snapError('TOO_MANY_REQUESTS', svc, { detail: who });
+    }
+    return { client, merchant, clientKey, body, now };
+  }
+
   return {
     isTimestampInWindow,
     takeRateLimit: (clientKey) => rateLimiter.take(clientKey, clock.now()),
 
     async issueB2bToken(h, rawBody) {
-      for (const name of MANDATORY) {
-        if (!h(name)) {
-          throw snapError('INVALID_MANDATORY_FIELD', SVC, { field: HEADER_DISPLAY[name] as string });
-        }
-      }
-      const clientKey = h(HEADER.clientKey) as string;
-      const timestamp = h(HEADER.timestamp) as string;
-      const signature = h(HEADER.signature) as string;
-      if (mediaType(h(HEADER.contentType) as string) !== 'application/json') {
-        throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'Content-Type' });
-      }
-      const timestampMs = parseSnapTimestamp(timestamp);
-      if (timestampMs === undefined) throw snapError('INVALID_FIELD_FORMAT', SVC, { field: 'X-TIMESTAMP' });
-
-      const body = parseJsonBody(rawBody);
-      if (!isJsonObject(body)) throw snapError('BAD_REQUEST', SVC);
-      // OAuth's spelling, `grant_type` (Midtrans' SnapBi sends it), is read as grantType when that is absent.
-      const grant = 'grantType' in body || !('grant_type' in body) ? body : { grantType: body.grant_type };
-      createFieldReader(grant, SVC).str('grantType', ACCESS_TOKEN.grantType);
-
-      const merchant = await store.findMerchantByClientKey(clientKey);
-      const provider = merchant ? undefined : await store.findProviderByClientKey(clientKey);
-      const client: (ClientCredentials & { id: string }) | undefined =
-        merchant ?? (provider?.isSandbox && mode === 'production' ? undefined : provider);
-      if (!client) throw snapError('UNAUTHORIZED', SVC, { reason: 'Unknown Client' });
-      const who = merchant ? { merchantId: client.id } : { providerId: client.id };
-      if (client.status !== 'active') {
-        throw snapError('UNAUTHORIZED', SVC, { reason: 'Client Disabled', detail: who });
-      }
-      const now = clock.now();
-      if (!isTimestampInWindow(timestampMs)) {
-        throw snapError('UNAUTHORIZED', SVC, {
-          reason: 'Timestamp Out Of Range',
-          detail: { ...who, skewMs: now - timestampMs },
-        });
-      }
-      // docs/protocol.md#access-token: signed over the timestamp exactly as sent.
-      const allow = merchant ? merchantAllows(merchant) : providerAllows(provider as ProviderRecord, mode);
-      if (!verifyTokenSignature(client, allow, tokenStringToSign(clientKey, timestamp), signature, now)) {
-        throw snapError('UNAUTHORIZED', SVC, { reason: 'Invalid Signature', detail: who });
-      }
-      if (!rateLimiter.take(clientKey, now)) {
-        throw snapError('TOO_MANY_REQUESTS', SVC, { detail: who });
-      }
-
+      const { client, merchant, clientKey, now } = await authenticate(h, rawBody, SVC, (body) => {
+        // OAuth's spelling, `grant_type` (Midtrans' SnapBi sends it), is read as grantType when that is absent.
+        const grant = 'grantType' in body || !('grant_type' in body) ? body : { grantType: body.grant_type };
+        createFieldReader(grant, SVC).str('grantType', ACCESS_TOKEN.grantType);
+      });
       const iat = Math.floor(now / 1000);
       const claims: AccessTokenClaims = {
         sub: clientKey,
@@ -191,6 +216,11 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         headers: { 'X-TIMESTAMP': formatJakartaTimestamp(now), 'X-CLIENT-KEY': clientKey },
         body: `{"responseCode":"${successCode(SVC)}","responseMessage":"Successful","accessToken":"${accessToken}","tokenType":"Bearer","expiresIn":${tokenTtlSec}}`,
       };
+    },
+
+    async authenticateCustomerTokenRequest(h, rawBody) {
+      const { merchant, body, now } = await authenticate(h, rawBody, SERVICE.tokenB2b2c, () => undefined, true);
+      return { merchant: merchant as MerchantRecord, body, now };
     },
 
     async merchantOfToken(accessToken) {

@@ -138,6 +138,30 @@ describe('an e-wallet payment in Chromium, on a phone', browserSuite, () => {
     assert.equal(sandboxPage?.status(), 404);
   });
 
+  it('links a customer’s account at the sandbox wallet’s consent page, back at the shop with an authCode', async () => {
+    const partnerReferenceNo = `CUSTOMER-${Date.now()}-${++n}`;
+    const bound = await snapCall(gw.url, c, '/api/snap/v1.0/registration-account-binding', {
+      partnerReferenceNo,
+      redirectUrl: `${shopSite.baseUrl}/account/linked`,
+      additionalInfo: { payOption: 'SANDBOXPAY' },
+    });
+    assert.equal(bound.status, 200, bound.text);
+    const page = await (await b.newContext()).newPage();
+    await page.goto(bound.body.redirectUrl);
+    await page.getByText('KOPI SENJA ingin menghubungkan akun SANDBOXPAY Anda', { exact: false }).waitFor();
+    assert.equal(await sideways(page), false, 'the consent page fits a phone');
+    await page.screenshot({ path: screenshotPath('ewallet-binding'), fullPage: true });
+    await Promise.all([
+      page.waitForURL(/\/account\/linked\?/),
+      page.getByRole('button', { name: 'Hubungkan' }).click(),
+    ]);
+    await page.getByRole('heading', { name: 'Back at the shop' }).waitFor();
+    const back = new URL(page.url());
+    assert.equal(back.searchParams.get('state'), partnerReferenceNo);
+    assert.equal(back.searchParams.get('resultCode'), '00');
+    assert.match(back.searchParams.get('authCode') ?? '', /^[\w-]{43}$/);
+  });
+
   it('declines from the wallet’s page in English: the page shows it failed, and the merchant is told 06', async () => {
     const o = await order(`${shopSite.baseUrl}/orders/wallet-2`);
     const page = await (await b.newContext({ locale: 'en-US' })).newPage();

@@ -10,6 +10,7 @@ import {
   type RefundEvent,
   SnapApiError,
   type SnapClient,
+  type TokenClient,
 } from '@snapgate/merchant-sdk';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/receiver.ts';
@@ -25,6 +26,7 @@ describe('merchant-sdk e-wallet payments against a real gateway (docs/ewallets.m
   let gw: TestGateway;
   let receiver: SdkReceiver;
   let snap: SnapClient;
+  let tokens: TokenClient;
   const refunds: RefundEvent[] = [];
   before(async () => {
     gw = await startGateway({ dispatch: true, env: FAST });
@@ -37,8 +39,14 @@ describe('merchant-sdk e-wallet payments against a real gateway (docs/ewallets.m
     } as Parameters<typeof startSdkReceiver>[0]);
     const patched = await gw.admin('PATCH', `/merchants/${m.id}`, { callbackBaseUrl: receiver.baseUrl });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
-    const tokenClient = createTokenClient({ baseUrl: gw.url, clientKey: m.clientKey, clientSecret: m.clientSecret });
-    snap = createSnapClient({ baseUrl: gw.url, partnerId, clientSecret: m.clientSecret, tokenClient, retryDelayMs: 0 });
+    tokens = createTokenClient({ baseUrl: gw.url, clientKey: m.clientKey, clientSecret: m.clientSecret });
+    snap = createSnapClient({
+      baseUrl: gw.url,
+      partnerId,
+      clientSecret: m.clientSecret,
+      tokenClient: tokens,
+      retryDelayMs: 0,
+    });
   });
   after(async () => {
     await gw.close();
@@ -63,7 +71,7 @@ describe('merchant-sdk e-wallet payments against a real gateway (docs/ewallets.m
   it('pays, reads the status, and receives the approval as PAID at the e-wallet path, acknowledged', async () => {
     const p = await pay('20000.00');
     assert.equal(p.responseCode, '2005400');
-    assert.match(p.webRedirectUrl, /\/pay\/[A-Za-z0-9_-]{22}\/wallet$/);
+    assert.match(p.webRedirectUrl ?? '', /\/pay\/[A-Za-z0-9_-]{22}\/wallet$/);
     assert.equal(`${p.additionalInfo.checkoutUrl}/wallet`, p.webRedirectUrl);
     const unpaid = await snap.debitStatus({ originalReferenceNo: p.referenceNo });
     assert.deepEqual(
@@ -126,6 +134,45 @@ describe('merchant-sdk e-wallet payments against a real gateway (docs/ewallets.m
     await assert.rejects(
       snap.cancelDebit({ originalPartnerReferenceNo: q.partnerReferenceNo }),
       (e: unknown) => e instanceof SnapApiError && e.responseCode === '4055701',
+    );
+  });
+
+  it('binds an account, takes the customer token, pays from it without a redirect, and unbinds', async () => {
+    const bound = await snap.bindAccount({
+      partnerReferenceNo: ref('CUST'),
+      redirectUrl: 'https://shop.example/linked',
+      additionalInfo: { payOption: 'SANDBOXPAY' },
+    });
+    assert.equal(bound.responseCode, '2000700');
+    // The customer links the account at the sandbox wallet's page, and comes back with an authCode.
+    const consent = await fetch(bound.redirectUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+      body: 'answer=approve',
+    });
+    const authCode = /authCode=([\w-]+)/.exec(await consent.text())?.[1] as string;
+    const customer = await tokens.customerToken({ grantType: 'authorization_code', authCode });
+    assert.equal(customer.additionalInfo.referenceNo, bound.referenceNo);
+    await assert.rejects(
+      tokens.customerToken({ grantType: 'authorization_code', authCode }),
+      (e: unknown) => e instanceof SnapApiError && e.responseCode === '4017400',
+    );
+    const paid = await snap.payDebit(
+      {
+        partnerReferenceNo: ref('BOUND'),
+        amount: idr('12000.00'),
+        payOptionDetails: [{ payMethod: 'EMONEY', payOption: 'SANDBOXPAY', transAmount: idr('12000.00') }],
+      },
+      { customerToken: customer.accessToken },
+    );
+    assert.equal(paid.webRedirectUrl, undefined);
+    assert.equal((await eventOf(paid.referenceNo, '00')).action, 'PAID');
+    const refreshed = await tokens.customerToken({ grantType: 'refresh_token', refreshToken: customer.refreshToken });
+    const ended = await snap.unbindAccount({}, { customerToken: refreshed.accessToken });
+    assert.equal(ended.unlinkResult, 'success');
+    await assert.rejects(
+      snap.unbindAccount({}, { customerToken: refreshed.accessToken }),
+      (e: unknown) => e instanceof SnapApiError && e.responseCode === '4010902',
     );
   });
 });

@@ -1,4 +1,13 @@
-import { DEBIT_CANCEL, DEBIT_NOTIFY, DEBIT_PAY, DEBIT_REFUND, DEBIT_STATUS } from '../../payments/snap-fields.ts';
+import {
+  ACCOUNT_BINDING,
+  ACCOUNT_UNBINDING,
+  CUSTOMER_TOKEN,
+  DEBIT_CANCEL,
+  DEBIT_NOTIFY,
+  DEBIT_PAY,
+  DEBIT_REFUND,
+  DEBIT_STATUS,
+} from '../../payments/snap-fields.ts';
 import { closed, type JsonSchema, ref } from './kit.ts';
 import { CHECKOUT_URL, constant, EITHER_REFERENCE, requestBody, SNAP_SCHEMAS } from './snap-schemas.ts';
 
@@ -26,7 +35,7 @@ export const DEBIT_SCHEMAS: Record<string, JsonSchema> = {
       'One `payOptionDetails` entry, its `transAmount` equal to `amount`. At most one `urlParams` entry of each type.',
   }),
   DebitPayResponse: optional(
-    ['appRedirectUrl'],
+    ['webRedirectUrl', 'appRedirectUrl'],
     closed({
       responseCode: constant('2005400'),
       responseMessage: constant('Successful'),
@@ -35,13 +44,20 @@ export const DEBIT_SCHEMAS: Record<string, JsonSchema> = {
       webRedirectUrl: {
         type: 'string',
         format: 'uri',
-        description: 'Where the payer authorises the payment: the wallet’s page (in sandbox, the sandbox wallet’s).',
+        description:
+          'Where the payer authorises the payment: the wallet’s page (in sandbox, the sandbox wallet’s). Absent for a payment from a bound account, which needs none.',
       },
       appRedirectUrl: {
         type: 'string',
         description: 'The wallet app’s own link (a deep link), when a connected wallet gives one; never in sandbox.',
       },
-      additionalInfo: closed({ checkoutUrl: CHECKOUT_URL }),
+      additionalInfo: optional(
+        ['bindingReferenceNo'],
+        closed({
+          checkoutUrl: CHECKOUT_URL,
+          bindingReferenceNo: { type: 'string', description: 'The account binding it is paid from, if any.' },
+        }),
+      ),
     }),
   ),
   DebitStatusRequest: requestBody(DEBIT_STATUS, {
@@ -127,4 +143,45 @@ export const DEBIT_SCHEMAS: Record<string, JsonSchema> = {
       'SNAP’s debit notify (56). Serialised once; the same bytes are signed and sent on every attempt and replay.',
   },
   DebitNotifyResponse: closed({ responseCode: constant('2005600'), responseMessage: constant('Successful') }),
+  AccountBindingRequest: requestBody(ACCOUNT_BINDING, {
+    description: 'A binding of the customer’s account at one wallet; in this version the sandbox wallet’s.',
+  }),
+  AccountBindingResponse: closed({
+    responseCode: constant('2000700'),
+    responseMessage: constant('Successful'),
+    referenceNo: { type: 'string', description: 'snapgate’s reference of the binding.' },
+    partnerReferenceNo: { type: 'string' },
+    redirectUrl: {
+      type: 'string',
+      format: 'uri',
+      description: 'Where the customer approves the binding: the wallet’s page (in sandbox, the sandbox wallet’s).',
+    },
+    additionalInfo: closed({ payOption: { type: 'string' } }),
+  }),
+  AccountUnbindingRequest: requestBody(ACCOUNT_UNBINDING, {
+    description: 'The binding is the one of the customer token (`Authorization-Customer`).',
+  }),
+  AccountUnbindingResponse: closed({
+    responseCode: constant('2000900'),
+    responseMessage: constant('Successful'),
+    referenceNo: { type: 'string' },
+    partnerReferenceNo: { type: 'string' },
+    unlinkResult: constant('success'),
+    additionalInfo: closed({ payOption: { type: 'string' } }),
+  }),
+  CustomerTokenRequest: requestBody(CUSTOMER_TOKEN, { description: 'Other members are ignored.' }),
+  CustomerTokenResponse: closed({
+    responseCode: constant('2007400'),
+    responseMessage: constant('Successful'),
+    accessToken: { type: 'string', description: 'The customer token: `Authorization-Customer: Bearer <it>`.' },
+    tokenType: constant('Bearer'),
+    accessTokenExpiryTime: ref('SnapTimestamp'),
+    refreshToken: { type: 'string', description: 'Takes the next access token (once).' },
+    refreshTokenExpiryTime: ref('SnapTimestamp'),
+    additionalInfo: closed({
+      referenceNo: { type: 'string' },
+      partnerReferenceNo: { type: 'string' },
+      payOption: { type: 'string' },
+    }),
+  }),
 };

@@ -237,4 +237,15 @@ export const SNAP_PARAMETERS: Record<string, Parameter> = {
   }),
   XPartnerIdMerchant: header('X-PARTNER-ID', 'The merchant’s `partnerId`.', { type: 'string', minLength: 1 }),
   ChannelIdCallback: header('CHANNEL-ID', '`snap-b2b` callbacks only: `95221`.', { type: 'string' }, false),
+  AuthorizationCustomer: header(
+    'Authorization-Customer',
+    '`Bearer <customer token>`: the bound account’s token from `access-token/b2b2c` (docs/ewallets.md#account-binding).',
+    { type: 'string', pattern: '^Bearer .+$' },
+  ),
+  AuthorizationCustomerOptional: header(
+    'Authorization-Customer',
+    '`Bearer <customer token>` of a bound account: the payment is then debited from it without a redirect (docs/ewallets.md#account-binding).',
+    { type: 'string', pattern: '^Bearer .+$' },
+    false,
+  ),
 };

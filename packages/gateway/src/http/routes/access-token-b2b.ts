@@ -1,4 +1,4 @@
-import { B2B_TOKEN_PATH, SERVICE, successCode } from '@snapgate/snap';
+import { B2B_TOKEN_PATH, SERVICE, type SnapCase, successCode } from '@snapgate/snap';
 import type { FastifyInstance } from 'fastify';
 import { mountsOf, type SnapMounts } from '../../snap-mounts.ts';
 import type { TokenService } from '../../tokens/token-service.ts';
@@ -24,6 +24,16 @@ export function accessTokenB2bRoute(
     );
   }
 }
+
+/** What a signed token request (B2B, and a customer's B2B2C) may be refused with. */
+export const TOKEN_REQUEST_CASES: SnapCase[] = [
+  'BAD_REQUEST',
+  'INVALID_FIELD_FORMAT',
+  'INVALID_MANDATORY_FIELD',
+  'UNAUTHORIZED',
+  'TOO_MANY_REQUESTS',
+  'GENERAL_ERROR',
+];
 
 /** What the SNAP document says of the token's route. */
 function accessTokenOperation(): Operation {
@@ -62,14 +72,7 @@ function accessTokenOperation(): Operation {
           },
         }),
       },
-      ...errorResponses(SERVICE.token, [
-        'BAD_REQUEST',
-        'INVALID_FIELD_FORMAT',
-        'INVALID_MANDATORY_FIELD',
-        'UNAUTHORIZED',
-        'TOO_MANY_REQUESTS',
-        'GENERAL_ERROR',
-      ]),
+      ...errorResponses(SERVICE.token, TOKEN_REQUEST_CASES),
     },
   };
 }

@@ -1,5 +1,6 @@
 import { SERVICE } from '@snapgate/snap';
 import type { EwalletService } from '../../payments/ewallet-service.ts';
+import { paramRef } from '../openapi/kit.ts';
 import { LATER, MERCHANT, merchantSecurity, NOW, SIGNED_HEADERS, TAG } from '../openapi/snap-kit.ts';
 import type { PaymentOperation } from './payment-operation.ts';
 
@@ -24,7 +25,7 @@ export function debitOperations(ewallet: EwalletService): PaymentOperation[] {
         description:
           'Creates an Initiated (01) payment of a fixed amount in one wallet. Send the payer to `webRedirectUrl`, where the wallet asks them to authorise it; the wallet’s answer reaches the merchant as a callback (`PAY_NOTIFY`, else `<callbackBaseUrl>/v1.0/debit/notify`). In sandbox mode the wallet `SANDBOXPAY` is a page of the gateway with Approve and Decline.',
         security: merchantSecurity,
-        parameters: SIGNED_HEADERS,
+        parameters: [...SIGNED_HEADERS, paramRef('AuthorizationCustomerOptional')],
         request: 'DebitPayRequest',
         requestExample: {
           partnerReferenceNo: PAYMENT.originalPartnerReferenceNo,
@@ -42,7 +43,7 @@ export function debitOperations(ewallet: EwalletService): PaymentOperation[] {
           webRedirectUrl: `${CHECKOUT}/wallet`,
           additionalInfo: { checkoutUrl: CHECKOUT },
         },
-        cases: [...MERCHANT, 'DUPLICATE_PARTNER_REFERENCE_NO', 'FEATURE_NOT_ALLOWED'],
+        cases: [...MERCHANT, 'DUPLICATE_PARTNER_REFERENCE_NO', 'FEATURE_NOT_ALLOWED', 'INVALID_CUSTOMER_TOKEN'],
       },
     },
     {

@@ -1,6 +1,7 @@
 import { SERVICE, type SnapCase } from '@snapgate/snap';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock.ts';
+import type { BindingService } from '../../payments/binding-service.ts';
 import type { EwalletService } from '../../payments/ewallet-service.ts';
 import { withIdempotency } from '../../payments/idempotency.ts';
 import type { QrisService } from '../../payments/qris-service.ts';
@@ -24,6 +25,7 @@ import {
   VA_NUMBERS_EXAMPLE,
 } from '../openapi/snap-kit.ts';
 import { merchantRequestOf, snapGuard } from '../snap-auth.ts';
+import { bindingOperations } from './binding-operations.ts';
 import { debitOperations } from './debit-operations.ts';
 import type { PaymentOperation as Operation } from './payment-operation.ts';
 
@@ -36,6 +38,7 @@ export function paymentRoutes(
     qris: QrisService;
     va: VaService;
     ewallet: EwalletService;
+    bindings: BindingService;
     transfers: DisbursementService;
     mounts: SnapMounts;
     docs: RouteDocs;
@@ -401,6 +404,7 @@ export function paymentRoutes(
       },
     },
     ...debitOperations(deps.ewallet),
+    ...bindingOperations(deps.bindings),
   ];
 
   for (const op of operations) {

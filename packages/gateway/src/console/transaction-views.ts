@@ -1,6 +1,6 @@
 import { TRANSACTION_STATUS } from '@snapgate/snap';
 import type { NotificationRecord, StoredAttempt } from '../delivery/notification-operations.ts';
-import { methodOf } from '../methods/index.ts';
+import { methodOf, methodOfTxn } from '../methods/index.ts';
 import type { StatusHistoryEntry, TransactionRecord } from '../payments/transaction-reads.ts';
 import { jakartaTime, prettyJson, rupiah, statusName } from '../web/format.ts';
 import { type Html, html } from '../web/html.ts';
@@ -129,7 +129,10 @@ ${o.merchantName !== undefined ? html`<dt>Merchant</dt><dd><a href="/console/mer
 <dt>Amount</dt><dd>${t.amount === null ? 'open amount' : rupiah(t.amount)}</dd>
 <dt>Paid</dt><dd>${rupiah(t.paidAmount)}${t.paidAt ? html` <span class="muted">at ${jakartaTime(t.paidAt)}</span>` : ''}</dd>
 <dt>Refunded</dt><dd id="txn-refunded">${rupiah(t.refundedAmount)}</dd>
-${t.virtualAccountNo ? html`<dt>VA number</dt><dd>${t.virtualAccountNo}</dd>` : ''}
+${methodOfTxn(t)
+  .facts(t)
+  .filter(([, value]) => value)
+  .map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}
 <dt>Created</dt><dd>${jakartaTime(t.createdAt)}</dd>
 <dt>Expires</dt><dd>${jakartaTime(t.expiresAt)}</dd>
 </dl>

@@ -29,4 +29,10 @@ export const ewallet: PaymentMethod<'ewallet'> = {
   cancelled: 'cancelled',
   sandboxVerbs: ['pay', 'fail'],
   named: (t) => `The ${t.details.payOption} payment ${t.referenceNo}`,
+  facts: (t) => [
+    ['Wallet', t.details.payOption],
+    ['Wallet reference', t.details.walletReferenceNo ?? t.details.upstream?.referenceNo],
+    ['Account binding', t.details.bindingId],
+    ['Wallet page', t.details.webRedirectUrl || undefined],
+  ],
 };

@@ -62,6 +62,11 @@ export interface PaymentMethod<K extends TransactionKind = TransactionKind> {
   readonly sandboxVerbs: readonly SandboxVerb[];
   /** How a sentence names one transaction of it. */
   named(t: TxnOf<K>): string;
+  /**
+   * What an operator (and the merchant, in the portal) reads of one beside its amounts and status:
+   * labelled values, those it has; never an internal id.
+   */
+  facts(t: TxnOf<K>): ReadonlyArray<readonly [label: string, value: string | null | undefined]>;
 }
 
 /** The end of an exhaustive `switch`: a kind without its case does not compile. */

@@ -22,4 +22,5 @@ export const qris: PaymentMethod<'qris'> = {
   cancelled: 'cancelled',
   sandboxVerbs: ['pay', 'pend', 'fail'],
   named: (t) => `QRIS ${t.referenceNo}`,
+  facts: (t) => [['Acquirer reference', t.details.acquirerReferenceNo ?? t.details.upstream?.referenceNo]],
 };

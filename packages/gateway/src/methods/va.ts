@@ -21,4 +21,9 @@ export const va: PaymentMethod<'va'> = {
   cancelled: 'deleted',
   sandboxVerbs: ['pay'],
   named: (t) => `The VA ${(t.virtualAccountNo ?? '').trim()} (${t.referenceNo})`,
+  facts: (t) => [
+    ['VA number', t.virtualAccountNo],
+    ['Bank code', t.details.bankCode],
+    ['Bank reference', t.details.bankReferenceNo],
+  ],
 };

@@ -373,6 +373,10 @@ describe('console and portal forms: Post/Redirect/Get, shown once', browserSuite
     for (const label of ['Approve (00)', 'Decline (06)']) {
       assert.equal(await page.$(`button:text("${label}")`), null, `${label} is not offered on a paid payment`);
     }
+    // The summary names the wallet and the wallet's own reference of the payment.
+    const summary = await text(page, '#h-summary + dl');
+    assert.match(summary, /Wallet\s*SANDBOXPAY/);
+    assert.match(summary, new RegExp(`Wallet reference\\s*SBW${approved}`));
     const declined = await order('KOPI-EW-2');
     await page.goto(`${gw.url}/console/transactions/${declined}`);
     await submit(page, 'button:text("Decline (06)")');

@@ -1,6 +1,6 @@
 // E-wallet payments over SNAP Direct Debit (docs/ewallets.md), as the SDK's client calls them.
 import type { Money, TransactionStatus } from '@snapgate/snap';
-import type { SnapResponseBody } from './types.ts';
+import type { RefundQrisResponse, SnapResponseBody } from './types.ts';
 
 /**
  * Where the payer goes back to (`PAY_RETURN`), or where this payment's callbacks go (`PAY_NOTIFY`).
@@ -149,19 +149,12 @@ export interface RefundDebitRequest {
 }
 
 /**
- * The answer to {@link RefundDebitRequest}.
+ * The answer to {@link RefundDebitRequest}: a QRIS refund's fields (one refund for every method).
  *
  * @example
  * const { refundNo } = await snap.refundDebit(r);
  */
-export interface RefundDebitResponse extends SnapResponseBody {
-  originalPartnerReferenceNo: string;
-  originalReferenceNo: string;
-  refundNo: string;
-  partnerRefundNo: string;
-  refundAmount: Money;
-  refundTime: string;
-}
+export type RefundDebitResponse = RefundQrisResponse;
 
 /**
  * `POST registration-account-binding` (07): asks a customer to bind their wallet account

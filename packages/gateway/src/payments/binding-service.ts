@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { formatJakartaTimestamp, SERVICE, snapError } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
+import { newClientSecret } from '../merchants/merchant-service.ts';
 import type { AccountBinding, BindingKey } from '../records/binding-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import { type MerchantRecord, UniqueViolation } from '../records/records.ts';
@@ -25,8 +26,8 @@ export const BINDING_TTL = {
 } as const;
 
 const sha256 = (secret: string) => createHash('sha256').update(secret).digest('hex');
-/** A code or token the merchant holds: 256 random bits, base64url. Only its hash is kept. */
-const newSecret = () => randomBytes(32).toString('base64url');
+/** A code or token the merchant holds: 256 random bits, base64url, as a client secret. Only its hash is kept. */
+const newSecret = newClientSecret;
 
 /** Where the wallet asks the customer to bind the account: the sandbox wallet's page on this gateway. */
 export const consentPathOf = (consentId: string) => `/bind/${consentId}`;

@@ -15,7 +15,7 @@ import {
   type TransferService,
   transferServiceFor,
 } from './transfer-credit.ts';
-import { targetOf } from './upstream-call.ts';
+import { targetOf, textOf } from './upstream-call.ts';
 
 /** The bank snapgate pays out through, as a SNAP client of it (docs/payouts.md). */
 export interface PayoutBank {
@@ -114,11 +114,9 @@ export interface PayoutBankDeps {
   selfUrl: () => string;
 }
 
-const text = (v: unknown) => (typeof v === 'string' ? v : '');
-
 /** ASPI answers transfers 409 xx01 for a partnerReferenceNo it took before, and 404 xx18 for one inconsistent with it. */
 const isMaybeTaken = (a: SnapAnswer) =>
-  a.httpStatus === 409 || (a.httpStatus === 404 && text(a.body.responseCode).endsWith('18'));
+  a.httpStatus === 409 || (a.httpStatus === 404 && textOf(a.body.responseCode).endsWith('18'));
 
 /**
  * snapgate as a client of the payout bank, SNAP Transfer Credit (ASPI): account inquiry (15 inside
@@ -195,7 +193,7 @@ export function createPayoutBank({ store, client, clock, mode, timeoutMs, selfUr
           ? { ...ref, beneficiaryAccountNo: account.accountNo }
           : { ...ref, beneficiaryBankCode: account.bankCode, beneficiaryAccountNo: account.accountNo };
       const { answer, exchange: ex } = await exchange(at, service, body);
-      const name = text(answer?.body.beneficiaryAccountName).trim();
+      const name = textOf(answer?.body.beneficiaryAccountName).trim();
       if (answer?.httpStatus === 200 && answer.body.responseCode === `200${service}00` && name !== '') {
         return { outcome: 'found', service, accountName: name, exchange: ex };
       }
@@ -204,8 +202,8 @@ export function createPayoutBank({ store, client, clock, mode, timeoutMs, selfUr
         return {
           outcome: 'refused',
           service,
-          responseCode: text(responseCode),
-          responseMessage: text(responseMessage),
+          responseCode: textOf(responseCode),
+          responseMessage: textOf(responseMessage),
           exchange: ex,
         };
       }
@@ -230,16 +228,16 @@ export function createPayoutBank({ store, client, clock, mode, timeoutMs, selfUr
       const { answer, exchange: ex } = await exchange(at, service, body, t.externalId);
       const said = answer
         ? {
-            responseCode: text(answer.body.responseCode),
-            responseMessage: text(answer.body.responseMessage),
-            ...(text(answer.body.referenceNo) ? { referenceNo: text(answer.body.referenceNo) } : {}),
+            responseCode: textOf(answer.body.responseCode),
+            responseMessage: textOf(answer.body.responseMessage),
+            ...(textOf(answer.body.referenceNo) ? { referenceNo: textOf(answer.body.referenceNo) } : {}),
           }
         : {};
       const outcome: TransferOutcome['outcome'] = !answer
         ? 'unknown'
         : answer.httpStatus === 200 && answer.body.responseCode === `200${service}00`
           ? 'success'
-          : answer.httpStatus === 202 && text(answer.body.responseCode).startsWith(`202${service}`)
+          : answer.httpStatus === 202 && textOf(answer.body.responseCode).startsWith(`202${service}`)
             ? 'pending'
             : answer.httpStatus >= 400 && answer.httpStatus < 500 && !isMaybeTaken(answer)
               ? 'refused'
@@ -262,7 +260,7 @@ export function createPayoutBank({ store, client, clock, mode, timeoutMs, selfUr
       }
       if (answer?.httpStatus !== 200 || answer.body.responseCode !== '2003600')
         return { outcome: 'unknown', exchange: ex };
-      const latest = text(answer.body.latestTransactionStatus);
+      const latest = textOf(answer.body.latestTransactionStatus);
       const outcome: StatusOutcome['outcome'] =
         latest === '00'
           ? 'success'
@@ -273,7 +271,7 @@ export function createPayoutBank({ store, client, clock, mode, timeoutMs, selfUr
               : latest === '07'
                 ? 'not-found'
                 : 'unknown';
-      const referenceNo = text(answer.body.originalReferenceNo);
+      const referenceNo = textOf(answer.body.originalReferenceNo);
       return { outcome, latestTransactionStatus: latest, ...(referenceNo ? { referenceNo } : {}), exchange: ex };
     },
 

@@ -155,7 +155,7 @@ export abstract class SqlStore {
   insertBinding(binding: AccountBinding, idempotency?: IdempotencyRecord) {
     return this.transaction(async (sql) => {
       await bindings.insertBinding(sql, binding);
-      if (idempotency) await bindings.insertIdempotencyRow(sql, idempotency, binding.createdAt);
+      if (idempotency) await transactions.insertIdempotencyRow(sql, idempotency, binding.createdAt);
     });
   }
   findBinding(key: BindingKey) {
@@ -172,7 +172,7 @@ export abstract class SqlStore {
     if (!idempotency) return bindings.changeBinding(this.sql, key, from, change, at, before);
     return this.transaction(async (sql) => {
       const changed = await bindings.changeBinding(sql, key, from, change, at, before);
-      if (changed) await bindings.insertIdempotencyRow(sql, idempotency, at);
+      if (changed) await transactions.insertIdempotencyRow(sql, idempotency, at);
       return changed;
     });
   }

@@ -5,7 +5,6 @@ import type {
   BindingKey,
   BindingStatus,
 } from '../../records/binding-records.ts';
-import type { IdempotencyRecord } from '../../records/records.ts';
 import { num, type Row } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
 import { insertRow } from './access.ts';
@@ -111,19 +110,4 @@ export async function changeBinding(
     ),
   );
   return r ? bindingFromRow(r) : undefined;
-}
-
-/** An answer kept under its X-EXTERNAL-ID, in the caller's transaction (idempotency.ts). */
-export async function insertIdempotencyRow(sql: Sql, i: IdempotencyRecord, at: number): Promise<void> {
-  await sql.run(
-    ...insertRow('idempotency_keys', {
-      merchant_id: i.merchantId,
-      day: i.day,
-      external_id: i.externalId,
-      request_hash: i.requestHash,
-      http_status: i.httpStatus,
-      response_body: i.responseBody,
-      created_at: at,
-    }),
-  );
 }

@@ -21,6 +21,7 @@ import {
   vaPaymentFromRow,
 } from '../rows.ts';
 import { firstRow, type Sql } from '../sql.ts';
+import { insertRow } from './access.ts';
 
 // Transactions as they are read: one by each of its numbers, its status history, the records a
 // status change wrote with it (refund, payment flag, idempotency answer). Writing them is each
@@ -103,6 +104,21 @@ export async function findVaPayment(
     ]),
   );
   return r ? vaPaymentFromRow(r) : undefined;
+}
+
+/** An answer kept under its X-EXTERNAL-ID, in the caller's transaction (idempotency.ts). */
+export async function insertIdempotencyRow(sql: Sql, i: IdempotencyRecord, at: number): Promise<void> {
+  await sql.run(
+    ...insertRow('idempotency_keys', {
+      merchant_id: i.merchantId,
+      day: i.day,
+      external_id: i.externalId,
+      request_hash: i.requestHash,
+      http_status: i.httpStatus,
+      response_body: i.responseBody,
+      created_at: at,
+    }),
+  );
 }
 
 export async function findIdempotency(sql: Sql, key: IdempotencyKey): Promise<IdempotencyRecord | undefined> {

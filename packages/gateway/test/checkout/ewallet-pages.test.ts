@@ -9,7 +9,7 @@ import { browserSuite, type TestChromium } from '../helpers/chromium.ts';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { type SnapCaller, snapCall } from '../helpers/snap.ts';
-import { startWallet, type TestWallet } from '../helpers/wallet.ts';
+import { registerWallet, startWallet, type TestWallet } from '../helpers/wallet.ts';
 import { launchBrowser, screenshotPath, shop, startShop } from './checkout-kit.ts';
 
 const WALLET_ACK = '{"responseCode":"2005600","responseMessage":"Success"}';
@@ -102,13 +102,7 @@ describe('an e-wallet payment in Chromium, on a phone', browserSuite, () => {
   });
 
   it('sends the payer of a connected wallet to its page, and on a phone offers its app (the deep link)', async () => {
-    const connected = await gw.admin('POST', '/providers', {
-      name: 'DANA',
-      kind: 'ewallet',
-      payOption: 'DANA',
-      outbound: wallet.outbound,
-    });
-    assert.equal(connected.status, 201, JSON.stringify(connected.body));
+    await registerWallet(gw, wallet, 'DANA');
     const r = await snapCall(gw.url, c, '/api/snap/v1.0/debit/payment-host-to-host', {
       partnerReferenceNo: `WALLET-${Date.now()}-${++n}`,
       amount: { value: '25000.00', currency: 'IDR' },

@@ -36,6 +36,12 @@ export async function postToken(baseUrl: string, o: TokenRequestOptions) {
   return send(baseUrl, 'POST', TOKEN_PATH, headers, body);
 }
 
+/** A bound customer's token request (B2B2C, service 74), signed as the B2B token request is. */
+export async function postCustomerToken(baseUrl: string, o: TokenRequestOptions & { body: string }) {
+  const { headers, body } = tokenRequest(o);
+  return send(baseUrl, 'POST', '/api/snap/v1.0/access-token/b2b2c', headers, body);
+}
+
 /** Sends exactly these headers and bytes (fetch would add a Content-Type of its own). */
 export async function send(
   baseUrl: string,

@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serviceStringToSign, tokenStringToSign, verifyHmacSha256, verifyHmacSha512 } from '@snapgate/snap';
+import type { TestGateway } from './gateway.ts';
 
 /** The credentials this wallet gave snapgate (its outbound settings there). */
 export const WALLET_CLIENT = {
@@ -134,3 +136,39 @@ export async function startWallet() {
 }
 
 export type TestWallet = Awaited<ReturnType<typeof startWallet>>;
+
+/** The wallet registered through the admin API as the e-wallet provider of `payOption`: the provider as answered. */
+export async function registerWallet(gw: TestGateway, wallet: TestWallet, payOption = 'DANA') {
+  const made = await gw.admin('POST', '/providers', {
+    name: `${payOption} wallet`,
+    kind: 'ewallet',
+    payOption,
+    outbound: wallet.outbound,
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  return made.body as { id: string; clientKey: string; clientSecret: string } & Record<string, any>;
+}
+
+/** The sandbox wallet's consent form (account binding), posted as its page would (same origin). */
+export const answerConsent = (consentUrl: string, answer: string, site = 'same-origin') =>
+  fetch(consentUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': site },
+    body: `answer=${answer}`,
+    redirect: 'manual',
+  });
+
+/** Where the consent page sends the customer back to after the answer: the link on the page. */
+export async function backOf(res: Response): Promise<URL> {
+  const page = await res.text();
+  const href = /id="bind-back" href="([^"]+)"/.exec(page)?.[1];
+  assert.ok(href, page);
+  return new URL(href.replaceAll('&amp;', '&'));
+}
+
+/** The customer approves at the consent page: the one-time authCode they come back with. */
+export async function approvedAuthCode(consentUrl: string): Promise<string> {
+  const authCode = (await backOf(await answerConsent(consentUrl, 'approve'))).searchParams.get('authCode');
+  assert.ok(authCode, 'an approved binding comes back with its authCode');
+  return authCode;
+}

@@ -13,13 +13,14 @@ import { type Received, type Receiver, startReceiver, waitFor } from '../helpers
 import { routesOf } from '../helpers/routes.ts';
 import {
   newExternalId,
+  postCustomerToken,
   postToken,
   type SnapCaller,
   type SnapCallOptions,
   send,
   snapCall,
-  tokenRequest,
 } from '../helpers/snap.ts';
+import { approvedAuthCode } from '../helpers/wallet.ts';
 
 // Both OpenAPI documents, proven against a real gateway over HTTP:
 // - each document is valid OpenAPI 3.1 (two maintained validators: @seriousme/openapi-schema-validator
@@ -787,16 +788,10 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     const binding = await snap(BIND, m, bindBody);
     assert.equal(binding.status, 200, binding.text);
     assert.equal((await snap(BIND, m, { ...bindBody, additionalInfo: { payOption: 'GOPAY' } })).status, 403);
-    const consent = await fetch(binding.body.redirectUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
-      body: 'answer=approve',
-    });
-    const authCode = /authCode=([\w-]+)/.exec(await consent.text())?.[1];
-    assert.ok(authCode);
+    const authCode = await approvedAuthCode(binding.body.redirectUrl);
     const customerToken = async (body: Json) => {
-      const signed = tokenRequest({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: JSON.stringify(body) });
-      const answer = await send(gw.url, 'POST', B2B2C, signed.headers, signed.body);
+      const signed = { clientKey: m.clientKey, clientSecret: m.clientSecret, body: JSON.stringify(body) };
+      const answer = await postCustomerToken(gw.url, signed);
       await snapApi.check('POST', B2B2C, answer);
       if (answer.status === 200) assert.deepEqual(await snapApi.requestErrors('POST', B2B2C, body), []);
       return answer;

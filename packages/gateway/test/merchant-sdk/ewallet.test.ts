@@ -14,6 +14,7 @@ import {
 } from '@snapgate/merchant-sdk';
 import { startGateway, type TestGateway } from '../helpers/gateway.ts';
 import { waitFor } from '../helpers/receiver.ts';
+import { approvedAuthCode } from '../helpers/wallet.ts';
 import { type SdkReceiver, startSdkReceiver } from './sdk-receiver.ts';
 
 const FAST = { SNAPGATE_RETRY_SCHEDULE: '0s,50ms,50ms,50ms', SNAPGATE_RATE_LIMIT: 'off' };
@@ -145,12 +146,7 @@ describe('merchant-sdk e-wallet payments against a real gateway (docs/ewallets.m
     });
     assert.equal(bound.responseCode, '2000700');
     // The customer links the account at the sandbox wallet's page, and comes back with an authCode.
-    const consent = await fetch(bound.redirectUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
-      body: 'answer=approve',
-    });
-    const authCode = /authCode=([\w-]+)/.exec(await consent.text())?.[1] as string;
+    const authCode = await approvedAuthCode(bound.redirectUrl);
     const customer = await tokens.customerToken({ grantType: 'authorization_code', authCode });
     assert.equal(customer.additionalInfo.referenceNo, bound.referenceNo);
     await assert.rejects(

@@ -9,11 +9,18 @@ import { formatJakartaTimestamp } from '@snapgate/snap';
 import { createManualClock } from '../../src/clock.ts';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { ACK, type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
-import { authenticate, newExternalId, type SnapCaller, send, snapCall, tokenRequest } from '../helpers/snap.ts';
+import {
+  authenticate,
+  newExternalId,
+  postCustomerToken,
+  postToken,
+  type SnapCaller,
+  snapCall,
+} from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
+import { answerConsent, approvedAuthCode, backOf } from '../helpers/wallet.ts';
 
 const API = '/api/snap/v1.0';
-const B2B2C = `${API}/access-token/b2b2c`;
 type Body = Record<string, any>;
 const idr = (value: string) => ({ value, currency: 'IDR' });
 let refs = 0;
@@ -32,29 +39,14 @@ const payOrder = (payOption = 'SANDBOXPAY', value = '15000.00'): Body => ({
   payOptionDetails: [{ payMethod: 'EMONEY', payOption, transAmount: idr(value) }],
 });
 
-/** A signed B2B2C token request (service 74), as a B2B token request is signed. */
-const customerTokenCall = (gw: TestGateway, m: TestMerchant, body: Body | string, timestamp?: string) => {
-  const raw = typeof body === 'string' ? body : JSON.stringify(body);
-  const r = tokenRequest({ clientKey: m.clientKey, clientSecret: m.clientSecret, body: raw, timestamp });
-  return send(gw.url, 'POST', B2B2C, r.headers, r.body);
-};
-
-/** The consent page's form, posted as the page would (same origin). */
-const answerConsent = (consentUrl: string, answer: string, site = 'same-origin') =>
-  fetch(consentUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': site },
-    body: `answer=${answer}`,
-    redirect: 'manual',
+/** A signed B2B2C token request (service 74). */
+const customerTokenCall = (gw: TestGateway, m: TestMerchant, body: Body | string, timestamp?: string) =>
+  postCustomerToken(gw.url, {
+    clientKey: m.clientKey,
+    clientSecret: m.clientSecret,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    timestamp,
   });
-
-/** Where the consent page sends the customer back to: the link on the page after the answer. */
-const backOf = async (res: Response) => {
-  const page = await res.text();
-  const href = /id="bind-back" href="([^"]+)"/.exec(page)?.[1];
-  assert.ok(href, page);
-  return new URL(href.replaceAll('&amp;', '&'));
-};
 
 export function bindingSuite(under: StoreUnderTest): void {
   describe(`account binding with the sandbox wallet (${under.name})`, () => {
@@ -102,8 +94,7 @@ export function bindingSuite(under: StoreUnderTest): void {
     const approved = async (partnerReferenceNo = ref()) => {
       const r = await bind(bindOrder(partnerReferenceNo));
       assert.equal(r.status, 200, r.text);
-      const back = await backOf(await answerConsent(r.body.redirectUrl, 'approve'));
-      return { bound: r.body, authCode: back.searchParams.get('authCode') as string, back };
+      return { bound: r.body, authCode: await approvedAuthCode(r.body.redirectUrl) };
     };
     /** A bound account's tokens. */
     const bound = async () => {
@@ -283,12 +274,12 @@ export function bindingSuite(under: StoreUnderTest): void {
       for (const [body, answer] of cases) {
         assert.deepEqual((await customerTokenCall(gw, m, body)).body, answer, JSON.stringify(body));
       }
-      const forged = tokenRequest({
+      const forged = await postCustomerToken(gw.url, {
         clientKey: m.clientKey,
         clientSecret: 'wrong',
         body: '{"grantType":"refresh_token","refreshToken":"x"}',
       });
-      assert.deepEqual((await send(gw.url, 'POST', B2B2C, forged.headers, forged.body)).body, {
+      assert.deepEqual(forged.body, {
         responseCode: '4017400',
         responseMessage: 'Unauthorized. [Invalid Signature]',
       });
@@ -457,8 +448,7 @@ export function bindingSuite(under: StoreUnderTest): void {
     });
     const now = () => formatJakartaTimestamp(clock.now());
     const caller = async (): Promise<SnapCaller> => {
-      const r = tokenRequest({ clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: now() });
-      const t = await send(gw.url, 'POST', `${API}/access-token/b2b`, r.headers, r.body);
+      const t = await postToken(gw.url, { clientKey: m.clientKey, clientSecret: m.clientSecret, timestamp: now() });
       assert.equal(t.status, 200, t.text);
       return { ...m, accessToken: t.body.accessToken };
     };
@@ -472,22 +462,16 @@ export function bindingSuite(under: StoreUnderTest): void {
 
     /** A binding approved and traded now: the customer token's answer. */
     const boundNow = async () => {
-      const back = await backOf(await answerConsent(await bindNow(), 'approve'));
-      const authCode = back.searchParams.get('authCode') as string;
+      const authCode = await approvedAuthCode(await bindNow());
       const t = await customerTokenCall(gw, m, { grantType: 'authorization_code', authCode }, now());
       assert.equal(t.status, 200, t.text);
       return t;
     };
 
     it('refuses an authCode past its 10 minutes, and a consent page past its 30', async () => {
-      const back = await backOf(await answerConsent(await bindNow(), 'approve'));
+      const authCode = await approvedAuthCode(await bindNow());
       clock.advance(10 * 60_000);
-      const late = await customerTokenCall(
-        gw,
-        m,
-        { grantType: 'authorization_code', authCode: back.searchParams.get('authCode') as string },
-        now(),
-      );
+      const late = await customerTokenCall(gw, m, { grantType: 'authorization_code', authCode }, now());
       assert.deepEqual(late.body, { responseCode: '4017400', responseMessage: 'Unauthorized. [Invalid Auth Code]' });
 
       const consent = await bindNow();

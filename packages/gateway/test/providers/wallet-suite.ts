@@ -10,7 +10,7 @@ import { startGateway, type TestGateway, type TestMerchant } from '../helpers/ga
 import { ACK, type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, newExternalId, postToken, type SnapCaller, snapCall } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
-import { startWallet, type TestWallet, type WalletAnswerer } from '../helpers/wallet.ts';
+import { registerWallet, startWallet, type TestWallet, type WalletAnswerer } from '../helpers/wallet.ts';
 
 const DEBIT = '/api/snap/v1.0/debit';
 type Body = Record<string, any>;
@@ -27,22 +27,16 @@ const order = (partnerReferenceNo: string, value = '50000.00', extra: Body = {})
 
 /** The wallet as the admin API registers it, and as a SNAP client of the gateway's notify door. */
 async function connectWallet(gw: TestGateway, wallet: TestWallet, payOption = 'DANA') {
-  const made = await gw.admin('POST', '/providers', {
-    name: `${payOption} wallet`,
-    kind: 'ewallet',
-    payOption,
-    outbound: wallet.outbound,
-  });
-  assert.equal(made.status, 201, JSON.stringify(made.body));
-  const token = await postToken(gw.url, { clientKey: made.body.clientKey, clientSecret: made.body.clientSecret });
+  const view = await registerWallet(gw, wallet, payOption);
+  const token = await postToken(gw.url, { clientKey: view.clientKey, clientSecret: view.clientSecret });
   assert.equal(token.status, 200, token.text);
   const caller: SnapCaller = {
-    clientKey: made.body.clientKey,
-    clientSecret: made.body.clientSecret,
-    partnerId: made.body.clientKey,
+    clientKey: view.clientKey,
+    clientSecret: view.clientSecret,
+    partnerId: view.clientKey,
     accessToken: token.body.accessToken,
   };
-  return { view: made.body, caller };
+  return { view, caller };
 }
 
 export function walletSuite(under: StoreUnderTest): void {

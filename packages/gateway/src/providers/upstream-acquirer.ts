@@ -6,17 +6,18 @@ import {
   createUpstreamCaller,
   digitsOr,
   forwardCalls,
-  type ReconcileCalls,
+  type ProviderCalls,
   reconcileUpstream,
   reportedPayer,
   type UpstreamDeps,
 } from './upstream-call.ts';
 
-/** A QRIS is asked after at its acquirer with its query (51) and ended with its cancel (77). */
-const QRIS_RECONCILE: ReconcileCalls = {
+/** A QRIS at its acquirer: asked after with its query (51), ended with its cancel (77), refunded (78). */
+const QRIS_CALLS: ProviderCalls = {
   who: 'acquirer',
   query: { svc: '51', path: 'qr/qr-mpm-query', serviceCode: '47' },
   cancel: { svc: '77', path: 'qr/qr-mpm-cancel' },
+  refund: { path: 'qr/qr-mpm-refund' },
   payerOf: (body, provider) =>
     reportedPayer(
       body,
@@ -66,10 +67,10 @@ export function createUpstreamAcquirer({ store, changer, client, timeoutMs, logg
     },
 
     /** Cancel (77) and refund (78) at the acquirer first. */
-    ...forwardCalls(call, { cancel: 'qr/qr-mpm-cancel', refund: 'qr/qr-mpm-refund' }),
+    ...forwardCalls(call, QRIS_CALLS),
 
     /** Reconciliation (docs/upstream.md#qris-issued-by-the-acquirer): queried (51), and canceled (77) if still open. */
     reconcile: (txn: TransactionRecord, nowMs: number) =>
-      reconcileUpstream({ store, changer, logger, call }, QRIS_RECONCILE, txn, nowMs),
+      reconcileUpstream({ store, changer, logger, call }, QRIS_CALLS, txn, nowMs),
   };
 }

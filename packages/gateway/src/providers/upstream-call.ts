@@ -80,34 +80,33 @@ export type UpstreamCall = ReturnType<typeof createUpstreamCaller>;
 export const stableRefundNo = (merchantId: string, partnerRefundNo: string, amount: string): string =>
   `SG${createHash('sha256').update(`${merchantId}:${partnerRefundNo}:${amount}`).digest('hex').slice(0, 30)}`;
 
+/** How a provider names a payment it serves: snapgate's referenceNo, and its own once it answered. */
+const refOf = (txn: TransactionRecord) => ({
+  originalPartnerReferenceNo: txn.referenceNo,
+  originalReferenceNo: upstreamOf(txn)?.referenceNo,
+});
+
 /**
  * A merchant's cancel and refund at the provider that took the payment, first (the caller applies
  * them here only when these return). A refund the provider answers with its SNAP conflict (`409`
  * with a `409<svc>xx` code) for the same stable partnerRefundNo is one it took already.
  */
-export function forwardCalls(
-  call: UpstreamCall,
-  paths: { cancel: string; refund: string },
-): Pick<UpstreamProvider, 'cancel' | 'refund'> {
-  const ref = (txn: TransactionRecord) => ({
-    originalPartnerReferenceNo: txn.referenceNo,
-    originalReferenceNo: upstreamOf(txn)?.referenceNo,
-  });
+export function forwardCalls(call: UpstreamCall, calls: ProviderCalls): Pick<UpstreamProvider, 'cancel' | 'refund'> {
   return {
     async cancel(provider, txn, svc, reason, requestId) {
-      const body = { ...ref(txn), reason: reason ?? 'canceled by merchant' };
-      await call(provider, svc, paths.cancel, body, newExternalId(), { requestId });
+      const body = { ...refOf(txn), reason: reason ?? 'canceled by merchant' };
+      await call(provider, svc, calls.cancel.path, body, newExternalId(), { requestId });
     },
     async refund(provider, txn, svc, refund, requestId) {
       const body = {
-        ...ref(txn),
+        ...refOf(txn),
         partnerRefundNo: stableRefundNo(refund.merchantId, refund.partnerRefundNo, refund.amount),
         refundAmount: { value: refund.amount, currency: txn.currency },
         reason: refund.reason ?? 'refund',
       };
       const isDuplicate = (a: SnapAnswer) =>
         a.httpStatus === 409 && String(a.body.responseCode).startsWith(`409${svc}`);
-      await call(provider, svc, paths.refund, body, newExternalId(), { requestId, isAccepted: isDuplicate });
+      await call(provider, svc, calls.refund.path, body, newExternalId(), { requestId, isAccepted: isDuplicate });
     },
   };
 }
@@ -140,22 +139,21 @@ export interface UpstreamDeps {
   logger: Logger;
 }
 
-/** How one kind of provider is asked what became of a payment it serves, and told to end it. */
-export interface ReconcileCalls {
+/**
+ * One kind of provider's calls for the payments it serves: where it is asked what became of one,
+ * told to cancel or refund it, and who it is.
+ */
+export interface ProviderCalls {
   /** Who it is, in a status change's reason: `acquirer`, `wallet`. */
   who: string;
   query: { svc: string; path: string; serviceCode: string };
   cancel: { svc: string; path: string };
+  refund: { path: string };
   /** The payer the query's answer reports, as a notify would. */
   payerOf(answer: Record<string, unknown>, provider: ProviderRecord): Payer;
 }
 
-export interface ReconcileDeps {
-  store: Store;
-  changer: StatusChanger;
-  logger: Logger;
-  call: UpstreamCall;
-}
+export type ReconcileDeps = Pick<UpstreamDeps, 'store' | 'changer' | 'logger'> & { call: UpstreamCall };
 
 /**
  * docs/upstream.md#qris-issued-by-the-acquirer, docs/ewallets.md#a-lost-notify: a payment a provider serves, still open a minute after its
@@ -167,13 +165,13 @@ export interface ReconcileDeps {
  */
 export async function reconcileUpstream(
   deps: ReconcileDeps,
-  calls: ReconcileCalls,
+  calls: ProviderCalls,
   txn: TransactionRecord,
   nowMs: number,
 ): Promise<TransactionRecord> {
   const upstream = upstreamOf(txn) as UpstreamRef;
   const provider = await deps.store.findProviderById(upstream.providerId);
-  const settled = provider?.outbound ? await settle(deps, calls, provider, txn, upstream, nowMs) : undefined;
+  const settled = provider?.outbound ? await settle(deps, calls, provider, txn, nowMs) : undefined;
   if (settled) return settled;
   const attempts = (upstream.reconcileAttempts ?? 0) + 1;
   deps.logger.warn(
@@ -194,14 +192,13 @@ export async function reconcileUpstream(
 
 async function settle(
   deps: ReconcileDeps,
-  calls: ReconcileCalls,
+  calls: ProviderCalls,
   provider: ProviderRecord,
   txn: TransactionRecord,
-  upstream: UpstreamRef,
   nowMs: number,
 ): Promise<TransactionRecord | undefined> {
   const { call, logger } = deps;
-  const ref = { originalPartnerReferenceNo: txn.referenceNo, originalReferenceNo: upstream.referenceNo };
+  const ref = refOf(txn);
   try {
     const { query, cancel } = calls;
     const answer = await call(

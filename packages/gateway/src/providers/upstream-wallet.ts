@@ -5,7 +5,7 @@ import type { TransactionRecord } from '../records/records.ts';
 import {
   createUpstreamCaller,
   forwardCalls,
-  type ReconcileCalls,
+  type ProviderCalls,
   reconcileUpstream,
   reportedPayer,
   textOf,
@@ -45,11 +45,12 @@ function appUrl(v: unknown): string | undefined {
   }
 }
 
-/** An e-wallet payment is asked after at its wallet with its status (55) and ended with its cancel (57). */
-const DEBIT_RECONCILE: ReconcileCalls = {
+/** An e-wallet payment at its wallet: asked after with its status (55), ended with its cancel (57), refunded (58). */
+const DEBIT_CALLS: ProviderCalls = {
   who: 'wallet',
   query: { svc: '55', path: 'debit/status', serviceCode: '54' },
   cancel: { svc: '57', path: 'debit/cancel' },
+  refund: { path: 'debit/refund' },
   // payerIssuer is digits in every callback: a connected wallet has no bank code (payOption names it).
   payerOf: (body, provider) => reportedPayer(body, provider.bankCode),
 };
@@ -103,9 +104,9 @@ export function createUpstreamWallet({ store, changer, client, timeoutMs, logger
     },
 
     /** Cancel (57) and refund (58) at the wallet first. */
-    ...forwardCalls(call, { cancel: 'debit/cancel', refund: 'debit/refund' }),
+    ...forwardCalls(call, DEBIT_CALLS),
 
     /** Reconciliation (docs/ewallets.md#a-lost-notify): its status (55), and its cancel (57) if still open. */
-    reconcile: (txn, nowMs) => reconcileUpstream({ store, changer, logger, call }, DEBIT_RECONCILE, txn, nowMs),
+    reconcile: (txn, nowMs) => reconcileUpstream({ store, changer, logger, call }, DEBIT_CALLS, txn, nowMs),
   };
 }

@@ -258,6 +258,12 @@ function pageScope(scope: FastifyInstance, deps: CheckoutDeps): void {
   });
 }
 
+/** A sandbox wallet form's `answer`: true to approve, false to decline, undefined for anything else. */
+function approvedIn(request: FastifyRequest): boolean | undefined {
+  const answer = new URLSearchParams(rawBodyOf(request).toString('utf8')).get('answer');
+  return answer === 'approve' ? true : answer === 'decline' ? false : undefined;
+}
+
 /**
  * `POST /pay/<id>/sandbox-pay` (sandbox mode): pays the transaction as the sandbox acquirer (QRIS)
  * or bank (VA) would, through the provider API, exactly as the console's sandbox actions do. No
@@ -348,12 +354,12 @@ function sandboxWalletRoutes(
     const txn = await walletTxn(request.params.id);
     if (!txn) return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
     const back = `/pay/${request.params.id}`;
-    const answer = new URLSearchParams(rawBodyOf(request).toString('utf8')).get('answer');
-    if (answer !== 'approve' && answer !== 'decline') return sendMessage(request, reply, 400, t.errorTitle, t.error);
+    const approve = approvedIn(request);
+    if (approve === undefined) return sendMessage(request, reply, 400, t.errorTitle, t.error);
     const who = { payerName: 'SANDBOX PAYER', payerRefId: String(100_000_000_000 + randomInt(900_000_000_000)) };
     try {
       await payer.payEwallet(txn.referenceNo, {
-        status: answer === 'approve' ? '00' : '06',
+        status: approve ? '00' : '06',
         payer: who,
         requestId: request.id,
       });
@@ -393,13 +399,13 @@ function sandboxBindingRoutes(
     const lang = langFor(request);
     const t = TEXT[lang];
     if (!isSameOrigin(request, deps.publicUrl())) return sendMessage(request, reply, 403, t.refusedTitle, t.refused);
-    const answer = new URLSearchParams(rawBodyOf(request).toString('utf8')).get('answer');
-    if (answer !== 'approve' && answer !== 'decline') return sendMessage(request, reply, 400, t.errorTitle, t.error);
-    const back = await bindings.answer(request.params.id, answer === 'approve', deps.clock.now());
+    const approve = approvedIn(request);
+    if (approve === undefined) return sendMessage(request, reply, 400, t.errorTitle, t.error);
+    const back = await bindings.answer(request.params.id, approve, deps.clock.now());
     if (!back) return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
     // The way back carries the one-time authCode: never cached, never sent on as a referrer.
     reply.header('cache-control', 'no-store');
-    const page = boundPage({ consentId: request.params.id, back, approved: answer === 'approve', lang });
+    const page = boundPage({ consentId: request.params.id, back, approved: approve, lang });
     return sendPage(reply, 200, page);
   });
 }

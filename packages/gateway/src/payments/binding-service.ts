@@ -135,7 +135,7 @@ export function createBindingService(deps: BindingServiceDeps) {
       const response = snapOk(svc, {
         referenceNo: binding.id,
         partnerReferenceNo,
-        redirectUrl: `${deps.publicUrl().replace(/\/+$/, '')}${consentPathOf(binding.consentId)}`,
+        redirectUrl: `${deps.publicUrl()}${consentPathOf(binding.consentId)}`,
         additionalInfo: { payOption },
       });
       try {

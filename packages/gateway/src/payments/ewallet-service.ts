@@ -150,7 +150,7 @@ export function createEwalletService(deps: EwalletServiceDeps) {
     await store.insertTransaction(txn);
     let issued: WalletRedirect;
     try {
-      const urls = { returnUrl: checkoutUrl, notifyUrl: `${publicUrl().replace(/\/+$/, '')}${NOTIFY_PATH}` };
+      const urls = { returnUrl: checkoutUrl, notifyUrl: `${publicUrl()}${NOTIFY_PATH}` };
       issued = await deps.wallets.pay(wallet, txn, ctx.serviceCode, urls, ctx.requestId);
       // A payer is sent there: in production over https only.
       if (deps.mode === 'production' && !issued.webRedirectUrl.startsWith('https:')) {

@@ -48,26 +48,35 @@ export interface BindingServiceDeps {
 export function createBindingService(deps: BindingServiceDeps) {
   const { store } = deps;
 
+  /** Whether a wallet serves here: active, and never the sandbox wallet in production. */
+  const serves = (wallet: ProviderRecord) =>
+    wallet.status === 'active' && !(wallet.isSandbox && deps.mode === 'production');
+
   /** The wallet of `payOption`, if it binds accounts: the sandbox wallet, outside production. */
   async function bindingWallet(svc: string, payOption: string): Promise<ProviderRecord> {
     const wallet = await store.findWallet(payOption);
-    const isSandbox = wallet?.isSandbox === true && deps.mode !== 'production';
-    if (!wallet || (wallet.isSandbox && !isSandbox)) {
+    if (!wallet || !serves(wallet)) {
       throw snapError('FEATURE_NOT_ALLOWED', svc, { reason: 'Pay Option Not Available', detail: { payOption } });
     }
-    if (!isSandbox) {
+    if (!wallet.isSandbox) {
       throw snapError('FEATURE_NOT_ALLOWED', svc, { reason: 'Binding Not Available', detail: { payOption } });
     }
     return wallet;
   }
 
   /**
-   * Whether a binding's wallet still binds: its provider active, and never the sandbox wallet's in
-   * production (a database carried over from sandbox days binds nothing real).
+   * Whether a binding's wallet still binds: it still serves (a database carried over from sandbox
+   * days binds nothing real in production).
    */
   async function isUsable(binding: AccountBinding): Promise<boolean> {
     const wallet = await store.findProviderById(binding.providerId);
-    return wallet?.status === 'active' && !(wallet.isSandbox && deps.mode === 'production');
+    return wallet !== undefined && serves(wallet);
+  }
+
+  /** The binding of a consent page while the customer may still answer it (30 minutes). */
+  async function pendingConsent(consentId: string, now: number): Promise<AccountBinding | undefined> {
+    const binding = await store.findBinding({ consentId });
+    return binding?.status === 'pending' && now < binding.createdAt + BINDING_TTL.consentMs ? binding : undefined;
   }
 
   /** The customer's bound binding its access token names, for this merchant; refused 401 xx02 otherwise. */
@@ -243,8 +252,8 @@ export function createBindingService(deps: BindingServiceDeps) {
 
     /** The sandbox wallet's consent page: who asks to bind which wallet, while the customer may still answer. */
     async consent(consentId: string, now: number): Promise<{ merchantName: string; wallet: string } | undefined> {
-      const binding = await store.findBinding({ consentId });
-      if (!binding || !isAnswerable(binding, now)) return undefined;
+      const binding = await pendingConsent(consentId, now);
+      if (!binding) return undefined;
       const merchant = await store.findMerchantById(binding.merchantId);
       return { merchantName: merchant?.merchantName ?? '', wallet: binding.payOption };
     },
@@ -263,8 +272,7 @@ export function createBindingService(deps: BindingServiceDeps) {
             authCodeExpiresAt: now + BINDING_TTL.authCodeMs,
           }
         : { status: 'declined' as const };
-      const found = await store.findBinding({ consentId });
-      if (!found || !isAnswerable(found, now)) return undefined;
+      if (!(await pendingConsent(consentId, now))) return undefined;
       const answered = await store.changeBinding({ consentId }, ['pending'], change, now);
       if (!answered) return undefined;
       const back = new URL(answered.redirectUrl);
@@ -275,9 +283,5 @@ export function createBindingService(deps: BindingServiceDeps) {
     },
   };
 }
-
-/** A pending binding the customer may still answer: its consent page lasts 30 minutes. */
-const isAnswerable = (b: AccountBinding, now: number) =>
-  b.status === 'pending' && now < b.createdAt + BINDING_TTL.consentMs;
 
 export type BindingService = ReturnType<typeof createBindingService>;

@@ -66,6 +66,11 @@ export interface SnapCallOptions {
    * gateway, its sandbox and an upstream acquirer that logs it.
    */
   requestId?: string | undefined;
+  /**
+   * Headers the signature does not cover, sent with the call: a customer's token at its wallet
+   * (`Authorization-Customer`), say. Never logged.
+   */
+  headers?: Record<string, string>;
 }
 
 /** The exchange (token and call together) did not finish within its deadline. */
@@ -98,6 +103,11 @@ export interface SnapClient {
   call(target: SnapTarget, op: SnapCall, options?: SnapCallOptions): Promise<SnapAnswer>;
   /** Only the token step. */
   token(target: SnapTarget, options?: SnapCallOptions): Promise<string>;
+  /**
+   * A customer's token at the target (B2B2C, `access-token/b2b2c` under its path prefix), signed as
+   * the token request is: its SNAP answer as given, whatever the HTTP status.
+   */
+  customerToken(target: SnapTarget, body: Record<string, unknown>, options?: SnapCallOptions): Promise<SnapAnswer>;
   /** Drops the cached token(s) of this target id. */
   forget(targetId: string): void;
   close(): Promise<void>;
@@ -203,11 +213,8 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number; outbou
     return { httpStatus, body: parsed as Record<string, unknown>, raw };
   }
 
-  async function requestToken(target: SnapTarget, signal: AbortSignal, timeoutMs: number): Promise<TakenToken> {
-    const origin = originOf(target);
-    const path = `/${trimSlashes(target.tokenPath ?? B2B_TOKEN_PATH)}`;
-    const startedAtMs = clock.now();
-    const timestamp = formatJakartaTimestamp(startedAtMs);
+  /** The headers of a token request (B2B or B2B2C): `<clientKey>|<X-TIMESTAMP>` signed. */
+  function tokenHeaders(target: SnapTarget, timestamp: string): Record<string, string> {
     // docs/protocol.md#access-token: `<clientKey>|<X-TIMESTAMP>`, the timestamp exactly as sent.
     const data = tokenStringToSign(target.clientKey, timestamp);
     let signature: string;
@@ -219,12 +226,19 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number; outbou
       // The crypto error is dropped on purpose: it is about key material.
       throw new SnapCallFailed(`SNAP target ${target.id}: the private key cannot sign the token request`);
     }
-    const headers = {
+    return {
       [HEADER.contentType]: 'application/json',
       [HEADER.clientKey]: target.clientKey,
       [HEADER.timestamp]: timestamp,
       [HEADER.signature]: signature,
     };
+  }
+
+  async function requestToken(target: SnapTarget, signal: AbortSignal, timeoutMs: number): Promise<TakenToken> {
+    const origin = originOf(target);
+    const path = `/${trimSlashes(target.tokenPath ?? B2B_TOKEN_PATH)}`;
+    const startedAtMs = clock.now();
+    const headers = tokenHeaders(target, formatJakartaTimestamp(startedAtMs));
     const answer = await send(origin, { method: 'POST', path, headers, body: TOKEN_BODY }, signal, timeoutMs);
     const { responseCode, responseMessage, accessToken, expiresIn } = answer.body;
     const expiresInSec = parseExpiresInSec(expiresIn);
@@ -287,6 +301,7 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number; outbou
           [HEADER.channelId]: target.channelId,
           [HEADER.signature]: signature,
           ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
+          ...options.headers,
         };
         const answer = await send(origin, { method, path, headers, body }, deadline.signal, timeoutMs);
         // The server no longer accepts this token (expired early, revoked): the next call takes a new one.
@@ -301,6 +316,25 @@ export function createSnapClient(deps: { clock: Clock; timeoutMs: number; outbou
       const deadline = deadlineOf(timeoutMs);
       try {
         return await takeToken(target, deadline.signal, timeoutMs);
+      } finally {
+        deadline.clear();
+      }
+    },
+    async customerToken(target, body, options = {}) {
+      const timeoutMs = options.timeoutMs ?? deps.timeoutMs;
+      const deadline = deadlineOf(timeoutMs);
+      try {
+        const headers = {
+          ...tokenHeaders(target, formatJakartaTimestamp(clock.now())),
+          ...(options.requestId ? { 'x-request-id': options.requestId } : {}),
+        };
+        const path = servicePath(target, 'access-token/b2b2c');
+        return await send(
+          originOf(target),
+          { method: 'POST', path, headers, body: JSON.stringify(body) },
+          deadline.signal,
+          timeoutMs,
+        );
       } finally {
         deadline.clear();
       }

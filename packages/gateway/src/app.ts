@@ -257,7 +257,13 @@ export function buildApp(deps: AppDeps): Gateway {
   });
   const qris = createQrisService({ store, changer, publicUrl: () => config.publicUrl, upstream, mode: config.mode });
   const va = createVaService({ store, changer, mode: config.mode, publicUrl: () => config.publicUrl });
-  const bindings = createBindingService({ store, mode: config.mode, publicUrl: () => config.publicUrl });
+  const bindings = createBindingService({
+    store,
+    mode: config.mode,
+    publicUrl: () => config.publicUrl,
+    wallets,
+    logger,
+  });
   const ewallet = createEwalletService({
     store,
     changer,
@@ -362,7 +368,7 @@ export function buildApp(deps: AppDeps): Gateway {
     mode: config.mode,
     publicUrl: () => config.publicUrl,
     payer,
-    bindings: payer ? bindings : undefined,
+    bindings,
     limits: deps.checkoutLimits,
   });
   openapiRoutes(app, { config, adminDocs, snapDocs });

@@ -50,7 +50,10 @@ export interface CheckoutDeps {
   publicUrl: () => string;
   /** Sandbox mode only: pays as the sandbox bank or acquirer. */
   payer?: SandboxPayer | undefined;
-  /** Sandbox mode only: the sandbox wallet's consent pages of account bindings. */
+  /**
+   * Account bindings' pages: where a connected wallet sends the customer back, and (sandbox mode,
+   * with `payer`) the sandbox wallet's consent pages.
+   */
   bindings?: BindingService | undefined;
   limits?: Partial<CheckoutLimits> | undefined;
   /** The rendered QR images, shared with `GET /pay/<id>/qr.png`. */
@@ -220,7 +223,8 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
     app.register(
       async (bind) => {
         pageScope(bind, deps);
-        sandboxBindingRoutes(bind, deps, bindings, admitted);
+        bindingReturnRoute(bind, deps, bindings, admitted);
+        if (deps.payer) sandboxBindingRoutes(bind, deps, bindings, admitted);
       },
       { prefix: '/bind' },
     );
@@ -368,6 +372,39 @@ function sandboxWalletRoutes(
       return reply.redirect(`${back}?sandbox=refused`, 303);
     }
     return reply.redirect(back, 303);
+  });
+}
+
+/**
+ * `GET /bind/<consentId>/return`: the customer back from a connected wallet's page
+ * (docs/ewallets.md#binding-at-a-connected-wallet), with the wallet's `authCode` when they approved.
+ * snapgate trades it there, then sends the customer back to the merchant as the sandbox wallet's
+ * page does. Any other answer (no code, `resultCode` other than `00`) is a decline.
+ */
+function bindingReturnRoute(
+  bind: FastifyInstance,
+  deps: CheckoutDeps,
+  bindings: BindingService,
+  admitted: (request: FastifyRequest, reply: FastifyReply, limit: keyof CheckoutLimits) => boolean,
+): void {
+  bind.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>('/:id/return', async (request, reply) => {
+    if (!admitted(request, reply, 'pagePerMin')) return reply;
+    const lang = langFor(request);
+    const t = TEXT[lang];
+    const q = request.query;
+    const given = typeof q.authCode === 'string' ? q.authCode : typeof q.auth_code === 'string' ? q.auth_code : '';
+    const refused = typeof q.resultCode === 'string' && q.resultCode !== '00';
+    const authCode = refused || given.length > 2048 ? undefined : given;
+    const back = await bindings.returned(request.params.id, authCode, deps.clock.now());
+    if (!back) return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
+    reply.header('cache-control', 'no-store');
+    const page = boundPage({
+      consentId: request.params.id,
+      back,
+      approved: new URL(back).searchParams.has('authCode'),
+      lang,
+    });
+    return sendPage(reply, 200, page);
   });
 }
 

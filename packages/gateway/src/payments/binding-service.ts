@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { formatJakartaTimestamp, SERVICE, snapError } from '@snapgate/snap';
+import { formatJakartaTimestamp, isSnapError, SERVICE, snapError } from '@snapgate/snap';
 import type { Mode } from '../config.ts';
+import type { Logger } from '../logger.ts';
 import { newClientSecret } from '../merchants/merchant-service.ts';
-import type { AccountBinding, BindingKey } from '../records/binding-records.ts';
+import type { AccountBinding, BindingChange, BindingKey } from '../records/binding-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import { type MerchantRecord, UniqueViolation } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
@@ -12,6 +13,7 @@ import { type RecordFor, type SnapResponse, snapOk } from './idempotency.ts';
 import { newReferenceNo } from './ids.ts';
 import { ACCOUNT_BINDING, ACCOUNT_UNBINDING, CUSTOMER_TOKEN } from './snap-fields.ts';
 import type { MerchantRequest } from './snap-request.ts';
+import type { UpstreamWallet, WalletCustomerToken } from './upstream.ts';
 
 /** docs/ewallets.md#account-binding: how long each secret of a binding is good for. */
 export const BINDING_TTL = {
@@ -31,12 +33,47 @@ const newSecret = newClientSecret;
 
 /** Where the wallet asks the customer to bind the account: the sandbox wallet's page on this gateway. */
 export const consentPathOf = (consentId: string) => `/bind/${consentId}`;
+/** Where a connected wallet sends the customer back with its authCode: this gateway, which trades it. */
+export const bindingReturnPathOf = (consentId: string) => `/bind/${consentId}/return`;
+/** A connected wallet's customer token is renewed when it has less than this left. */
+const RENEW_AHEAD_MS = 60_000;
 
 export interface BindingServiceDeps {
   store: Store;
   /** The gateway's public address, read when a binding is made. */
   publicUrl: () => string;
   mode?: Mode;
+  /** Calls the wallets the operator connected (docs/ewallets.md#binding-at-a-connected-wallet). */
+  wallets: UpstreamWallet;
+  logger?: Logger;
+}
+
+/** The change that keeps a connected wallet's customer token (sealed at rest by the store). */
+const walletTokenChange = (token: WalletCustomerToken) => ({
+  walletAccessToken: token.accessToken,
+  walletAccessTokenExpiresAt: token.accessTokenExpiresAt,
+  walletRefreshToken: token.refreshToken,
+  walletRefreshTokenExpiresAt: token.refreshTokenExpiresAt,
+});
+
+/** The wallet's side of a binding, cleared when it ends. */
+const NO_WALLET_TOKEN = {
+  walletAccessToken: null,
+  walletAccessTokenExpiresAt: null,
+  walletRefreshToken: null,
+  walletRefreshTokenExpiresAt: null,
+};
+
+/**
+ * Where the customer goes back to: the merchant's redirectUrl with `authCode` (approved), `state`
+ * (the merchant's partnerReferenceNo) and `resultCode` (`00` approved, `06` declined).
+ */
+function backTo(binding: AccountBinding, authCode: string | undefined): string {
+  const back = new URL(binding.redirectUrl);
+  if (authCode !== undefined) back.searchParams.set('authCode', authCode);
+  back.searchParams.set('state', binding.partnerReferenceNo);
+  back.searchParams.set('resultCode', authCode === undefined ? '06' : '00');
+  return back.href;
 }
 
 /**
@@ -52,14 +89,11 @@ export function createBindingService(deps: BindingServiceDeps) {
   const serves = (wallet: ProviderRecord) =>
     wallet.status === 'active' && !(wallet.isSandbox && deps.mode === 'production');
 
-  /** The wallet of `payOption`, if it binds accounts: the sandbox wallet, outside production. */
+  /** The wallet of `payOption` that serves here. */
   async function bindingWallet(svc: string, payOption: string): Promise<ProviderRecord> {
     const wallet = await store.findWallet(payOption);
     if (!wallet || !serves(wallet)) {
       throw snapError('FEATURE_NOT_ALLOWED', svc, { reason: 'Pay Option Not Available', detail: { payOption } });
-    }
-    if (!wallet.isSandbox) {
-      throw snapError('FEATURE_NOT_ALLOWED', svc, { reason: 'Binding Not Available', detail: { payOption } });
     }
     return wallet;
   }
@@ -73,10 +107,122 @@ export function createBindingService(deps: BindingServiceDeps) {
     return wallet !== undefined && serves(wallet);
   }
 
-  /** The binding of a consent page while the customer may still answer it (30 minutes). */
-  async function pendingConsent(consentId: string, now: number): Promise<AccountBinding | undefined> {
+  /**
+   * The binding of a consent page while the customer may still answer it (30 minutes), with its
+   * wallet: at the sandbox wallet's page, or (`atSandbox` false) back from a connected wallet's.
+   */
+  async function pendingConsent(consentId: string, now: number, atSandbox: boolean) {
     const binding = await store.findBinding({ consentId });
-    return binding?.status === 'pending' && now < binding.createdAt + BINDING_TTL.consentMs ? binding : undefined;
+    if (binding?.status !== 'pending' || now >= binding.createdAt + BINDING_TTL.consentMs) return undefined;
+    const wallet = await store.findProviderById(binding.providerId);
+    // A connected wallet's binding is answered once the wallet has (walletRedirectUrl).
+    const isThere =
+      wallet !== undefined && wallet.isSandbox === atSandbox && (atSandbox || binding.walletRedirectUrl !== null);
+    return isThere && serves(wallet) ? { binding, wallet } : undefined;
+  }
+
+  /** Renewals of connected wallets' customer tokens under way here: one per binding at a time. */
+  const renewing = new Map<string, Promise<string>>();
+
+  /**
+   * The customer's token at the binding's connected wallet, renewed there first (its refresh
+   * token) when it has lapsed or is about to. Refused 401 xx02 when it cannot be renewed.
+   */
+  async function walletTokenOf(svc: string, binding: AccountBinding, wallet: ProviderRecord, now: number) {
+    const isFresh = (b: AccountBinding) =>
+      b.walletAccessToken !== null && (b.walletAccessTokenExpiresAt ?? 0) > now + RENEW_AHEAD_MS;
+    if (isFresh(binding)) return binding.walletAccessToken as string;
+    const under = renewing.get(binding.id);
+    if (under) return under;
+    const refused = () => snapError('INVALID_CUSTOMER_TOKEN', svc, { detail: { bindingId: binding.id } });
+    const renew = (async () => {
+      // Read again: a request just before this one may have renewed it (the wallet may take each
+      // refresh token once).
+      const current = await store.findBinding({ id: binding.id });
+      if (current?.status !== 'bound') throw refused();
+      if (isFresh(current)) return current.walletAccessToken as string;
+      const { walletRefreshToken, walletRefreshTokenExpiresAt } = current;
+      if (walletRefreshToken === null || (walletRefreshTokenExpiresAt !== null && walletRefreshTokenExpiresAt <= now)) {
+        throw refused();
+      }
+      const token = await deps.wallets.customerToken(wallet, { refreshToken: walletRefreshToken }, svc, now);
+      // A wallet that gives no new refresh token keeps the one it renewed with.
+      const kept =
+        token.refreshToken === null
+          ? { ...token, refreshToken: walletRefreshToken, refreshTokenExpiresAt: walletRefreshTokenExpiresAt }
+          : token;
+      const renewed = await store.changeBinding({ id: binding.id }, ['bound'], walletTokenChange(kept), now);
+      if (!renewed) throw refused();
+      return token.accessToken;
+    })();
+    renewing.set(binding.id, renew);
+    try {
+      return await renew;
+    } finally {
+      renewing.delete(binding.id);
+    }
+  }
+
+  /** Records a binding, refusing a partnerReferenceNo the merchant used before. */
+  async function insertOwn(binding: AccountBinding, idempotency?: ReturnType<RecordFor>) {
+    try {
+      await store.insertBinding(binding, idempotency);
+    } catch (e) {
+      if (!(e instanceof UniqueViolation && e.constraint.includes('partner_reference_no'))) throw e;
+      const { merchantId, partnerReferenceNo } = binding;
+      const twin = await store.findBinding({ merchantId, partnerReferenceNo });
+      // Its twin (a retry with the same X-EXTERNAL-ID, say) still waits for the wallet: a conflict.
+      const isInFlight =
+        twin?.status === 'pending' &&
+        twin.walletRedirectUrl === null &&
+        (await store.findProviderById(twin.providerId))?.isSandbox === false;
+      if (isInFlight) {
+        throw snapError('CONFLICT', SERVICE.accountBinding, { detail: { inFlight: twin.id } });
+      }
+      throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', SERVICE.accountBinding, { detail: { partnerReferenceNo } });
+    }
+  }
+
+  /**
+   * docs/ewallets.md#binding-at-a-connected-wallet: recorded first, then asked of the wallet, whose
+   * page the customer is sent to. A refusal leaves it declined, not holding the merchant's
+   * partnerReferenceNo (the merchant may try again).
+   */
+  async function bindAtWallet(
+    ctx: MerchantRequest,
+    wallet: ProviderRecord,
+    binding: AccountBinding,
+    recordFor: RecordFor,
+  ) {
+    const svc = ctx.serviceCode;
+    await insertOwn(binding);
+    let answered: { redirectUrl: string; referenceNo: string | undefined };
+    try {
+      const returnUrl = `${deps.publicUrl()}${bindingReturnPathOf(binding.consentId)}`;
+      answered = await deps.wallets.bind(wallet, binding, svc, returnUrl, ctx.requestId);
+      // A customer is sent there: in production over https only.
+      if (deps.mode === 'production' && !answered.redirectUrl.startsWith('https:')) {
+        throw snapError('EXTERNAL_SERVER_ERROR', svc, { detail: { providerId: wallet.id, http: true } });
+      }
+    } catch (e) {
+      const freed = `${binding.partnerReferenceNo}#${binding.id}`;
+      await store.changeBinding(
+        { id: binding.id },
+        ['pending'],
+        { status: 'declined', partnerReferenceNo: freed },
+        ctx.now,
+      );
+      throw e;
+    }
+    const response = snapOk(svc, {
+      referenceNo: binding.id,
+      partnerReferenceNo: binding.partnerReferenceNo,
+      redirectUrl: answered.redirectUrl,
+      additionalInfo: { payOption: binding.payOption },
+    });
+    const change = { walletRedirectUrl: answered.redirectUrl, walletReferenceNo: answered.referenceNo ?? null };
+    await store.changeBinding({ id: binding.id }, ['pending'], change, ctx.now, { idempotency: recordFor(response) });
+    return response;
   }
 
   /** The customer's bound binding its access token names, for this merchant; refused 401 xx02 otherwise. */
@@ -109,6 +255,59 @@ export function createBindingService(deps: BindingServiceDeps) {
     };
   }
 
+  /** Customers back from a connected wallet's page, whose authCode is being traded: one at a time per binding. */
+  const returning = new Map<string, Promise<string | undefined>>();
+
+  async function comeBack(consentId: string, walletAuthCode: string | undefined, now: number) {
+    const pending = await pendingConsent(consentId, now, false);
+    if (!pending) return undefined;
+    const { binding, wallet } = pending;
+    if (walletAuthCode === undefined || walletAuthCode === '') return settle(binding, undefined, now);
+    let token: WalletCustomerToken;
+    try {
+      token = await deps.wallets.customerToken(wallet, { authCode: walletAuthCode }, SERVICE.tokenB2b2c, now);
+    } catch (err) {
+      deps.logger?.warn({ err, bindingId: binding.id, providerId: wallet.id }, 'the wallet’s authCode was not traded');
+      return settle(binding, undefined, now);
+    }
+    return settle(binding, walletTokenChange(token), now);
+  }
+
+  /**
+   * The customer's answer: approved (with what the wallet gave, if anything), the binding is
+   * `authorized` with a new one-time authCode; declined (`undefined`), it is `declined`. Where the
+   * customer goes then, or undefined when it was answered meanwhile.
+   */
+  async function settle(binding: AccountBinding, approved: BindingChange | undefined, now: number) {
+    const authCode = approved ? newSecret() : undefined;
+    const change: BindingChange = authCode
+      ? {
+          ...approved,
+          status: 'authorized',
+          authCodeHash: sha256(authCode),
+          authCodeExpiresAt: now + BINDING_TTL.authCodeMs,
+        }
+      : { status: 'declined' };
+    const answered = await store.changeBinding({ id: binding.id }, ['pending'], change, now);
+    return answered ? backTo(answered, authCode) : undefined;
+  }
+
+  /**
+   * A connected wallet's binding ends there first, with the customer's token there. A token the
+   * wallet no longer takes (401 xx02, renewal included) means it ended there already: it ends here too.
+   */
+  async function unbindAtWallet(ctx: MerchantRequest, binding: AccountBinding): Promise<void> {
+    const wallet = await store.findProviderById(binding.providerId);
+    if (!wallet || wallet.isSandbox) return;
+    try {
+      const token = await walletTokenOf(ctx.serviceCode, binding, wallet, ctx.now);
+      await deps.wallets.unbind(wallet, binding, token, ctx.serviceCode, ctx.requestId);
+    } catch (e) {
+      if (!(isSnapError(e) && e.caseName === 'INVALID_CUSTOMER_TOKEN')) throw e;
+      deps.logger?.info({ bindingId: binding.id, providerId: wallet.id }, 'the wallet no longer knows the binding');
+    }
+  }
+
   return {
     /** Service 07: a binding the customer approves at the wallet's page (`redirectUrl` of the answer). */
     async bind(ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse> {
@@ -138,23 +337,21 @@ export function createBindingService(deps: BindingServiceDeps) {
         accessTokenExpiresAt: null,
         refreshTokenHash: null,
         refreshTokenExpiresAt: null,
+        walletReferenceNo: null,
+        walletRedirectUrl: null,
+        ...NO_WALLET_TOKEN,
         createdAt: ctx.now,
         updatedAt: ctx.now,
       };
+      if (!wallet.isSandbox) return bindAtWallet(ctx, wallet, binding, recordFor);
+      const consentUrl = `${deps.publicUrl()}${consentPathOf(binding.consentId)}`;
       const response = snapOk(svc, {
         referenceNo: binding.id,
         partnerReferenceNo,
-        redirectUrl: `${deps.publicUrl()}${consentPathOf(binding.consentId)}`,
+        redirectUrl: consentUrl,
         additionalInfo: { payOption },
       });
-      try {
-        await store.insertBinding(binding, recordFor(response));
-      } catch (e) {
-        if (e instanceof UniqueViolation && e.constraint.includes('partner_reference_no')) {
-          throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { partnerReferenceNo } });
-        }
-        throw e;
-      }
+      await insertOwn({ ...binding, walletRedirectUrl: consentUrl }, recordFor(response));
       return response;
     },
 
@@ -168,6 +365,7 @@ export function createBindingService(deps: BindingServiceDeps) {
       if (partnerReferenceNo !== undefined && partnerReferenceNo !== binding.partnerReferenceNo) {
         throw snapError('INVALID_FIELD_FORMAT', svc, { field: 'partnerReferenceNo' });
       }
+      await unbindAtWallet(ctx, binding);
       const response = snapOk(svc, {
         referenceNo: binding.id,
         partnerReferenceNo: binding.partnerReferenceNo,
@@ -183,6 +381,7 @@ export function createBindingService(deps: BindingServiceDeps) {
           accessTokenExpiresAt: null,
           refreshTokenHash: null,
           refreshTokenExpiresAt: null,
+          ...NO_WALLET_TOKEN,
         },
         ctx.now,
         { idempotency: recordFor(response) },
@@ -250,36 +449,41 @@ export function createBindingService(deps: BindingServiceDeps) {
       return binding;
     },
 
+    /** The customer's token at a bound binding's connected wallet, which its payment there carries. */
+    walletTokenFor: (ctx: MerchantRequest, binding: AccountBinding, wallet: ProviderRecord) =>
+      walletTokenOf(ctx.serviceCode, binding, wallet, ctx.now),
+
     /** The sandbox wallet's consent page: who asks to bind which wallet, while the customer may still answer. */
     async consent(consentId: string, now: number): Promise<{ merchantName: string; wallet: string } | undefined> {
-      const binding = await pendingConsent(consentId, now);
-      if (!binding) return undefined;
-      const merchant = await store.findMerchantById(binding.merchantId);
-      return { merchantName: merchant?.merchantName ?? '', wallet: binding.payOption };
+      const pending = await pendingConsent(consentId, now, true);
+      if (!pending) return undefined;
+      const merchant = await store.findMerchantById(pending.binding.merchantId);
+      return { merchantName: merchant?.merchantName ?? '', wallet: pending.binding.payOption };
     },
 
     /**
      * The customer answers the sandbox wallet's consent page: approved, the binding is `authorized`
-     * with a new one-time authCode; declined, it is `declined`. Where the customer goes then: the
-     * merchant's redirectUrl with `authCode` (approved), `state` and `resultCode` (`00` or `06`).
+     * with a new one-time authCode; declined, it is `declined`. Where the customer goes then (backTo).
      */
     async answer(consentId: string, approve: boolean, now: number): Promise<string | undefined> {
-      const authCode = newSecret();
-      const change = approve
-        ? {
-            status: 'authorized' as const,
-            authCodeHash: sha256(authCode),
-            authCodeExpiresAt: now + BINDING_TTL.authCodeMs,
-          }
-        : { status: 'declined' as const };
-      if (!(await pendingConsent(consentId, now))) return undefined;
-      const answered = await store.changeBinding({ consentId }, ['pending'], change, now);
-      if (!answered) return undefined;
-      const back = new URL(answered.redirectUrl);
-      if (approve) back.searchParams.set('authCode', authCode);
-      back.searchParams.set('state', answered.partnerReferenceNo);
-      back.searchParams.set('resultCode', approve ? '00' : '06');
-      return back.href;
+      const pending = await pendingConsent(consentId, now, true);
+      if (!pending) return undefined;
+      return settle(pending.binding, approve ? {} : undefined, now);
+    },
+
+    /**
+     * The customer is back from a connected wallet's page (`/bind/<consentId>/return`), with the
+     * wallet's authCode when they approved: snapgate trades it for the customer's token there at
+     * once, then sends the customer on as from the sandbox wallet's page (backTo), with its own
+     * authCode. A refused or failed trade is a decline. Undefined for a page that is not waiting.
+     */
+    returned(consentId: string, walletAuthCode: string | undefined, now: number): Promise<string | undefined> {
+      // The same way back twice at once (a reload, a prefetch) is one trade, one answer.
+      const under = returning.get(consentId);
+      if (under) return under;
+      const back = comeBack(consentId, walletAuthCode, now).finally(() => returning.delete(consentId));
+      returning.set(consentId, back);
+      return back;
     },
   };
 }

@@ -146,14 +146,18 @@ export function createEwalletService(deps: EwalletServiceDeps) {
     txn: EwalletTransaction,
     checkoutUrl: string,
     recordFor: RecordFor,
+    binding: AccountBinding | undefined,
   ): Promise<SnapResponse> {
+    // A bound payment carries the customer's token at the wallet, renewed there first if need be:
+    // one it refuses leaves nothing recorded.
+    const customerToken = binding ? await deps.bindings?.walletTokenFor(ctx, binding, wallet) : undefined;
     await store.insertTransaction(txn);
     let issued: WalletRedirect;
     try {
       const urls = { returnUrl: checkoutUrl, notifyUrl: `${publicUrl()}${NOTIFY_PATH}` };
-      issued = await deps.wallets.pay(wallet, txn, ctx.serviceCode, urls, ctx.requestId);
+      issued = await deps.wallets.pay(wallet, txn, ctx.serviceCode, urls, { requestId: ctx.requestId, customerToken });
       // A payer is sent there: in production over https only.
-      if (deps.mode === 'production' && !issued.webRedirectUrl.startsWith('https:')) {
+      if (deps.mode === 'production' && issued.webRedirectUrl?.startsWith('https:') === false) {
         throw snapError('EXTERNAL_SERVER_ERROR', ctx.serviceCode, { detail: { providerId: wallet.id, http: true } });
       }
     } catch (e) {
@@ -170,13 +174,14 @@ export function createEwalletService(deps: EwalletServiceDeps) {
     const response = snapOk(ctx.serviceCode, {
       referenceNo: txn.referenceNo,
       partnerReferenceNo: txn.partnerReferenceNo,
-      webRedirectUrl,
+      // A bound payment has a page only when the wallet asks the payer there.
+      ...(webRedirectUrl === undefined ? {} : { webRedirectUrl }),
       ...(appRedirectUrl === undefined ? {} : { appRedirectUrl }),
-      additionalInfo: { checkoutUrl },
+      additionalInfo: { checkoutUrl, ...(binding ? { bindingReferenceNo: binding.id } : {}) },
     });
     const details = (current: EwalletTransaction): EwalletDetails => ({
       ...current.details,
-      webRedirectUrl,
+      webRedirectUrl: webRedirectUrl ?? '',
       ...(appRedirectUrl === undefined ? {} : { appRedirectUrl }),
       walletReferenceNo: current.details.walletReferenceNo ?? referenceNo ?? null,
       upstream: { ...(current.details.upstream as UpstreamRef), referenceNo },
@@ -251,7 +256,7 @@ export function createEwalletService(deps: EwalletServiceDeps) {
           updatedAt: ctx.now,
         };
         try {
-          if (!wallet.isSandbox) return await payAtWallet(ctx, wallet, txn, checkoutUrl, recordFor);
+          if (!wallet.isSandbox) return await payAtWallet(ctx, wallet, txn, checkoutUrl, recordFor, binding);
           const response = snapOk(svc, {
             referenceNo,
             partnerReferenceNo,
@@ -273,7 +278,8 @@ export function createEwalletService(deps: EwalletServiceDeps) {
             const twin = (await store.findTransactionByPartnerRef(m.id, 'ewallet', partnerReferenceNo)) as
               | EwalletTransaction
               | undefined;
-            if (twin && twin.details.webRedirectUrl === '') {
+            // (A wallet's answer sets walletReferenceNo, null when it gave none.)
+            if (twin && twin.details.webRedirectUrl === '' && twin.details.walletReferenceNo === undefined) {
               throw snapError('CONFLICT', svc, { detail: { inFlight: twin.referenceNo } });
             }
             throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', svc, { detail: { partnerReferenceNo } });

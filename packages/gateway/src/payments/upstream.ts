@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { methodOfTxn } from '../methods/index.ts';
+import type { AccountBinding } from '../records/binding-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import type { IdempotencyRecord, TransactionRecord, UpstreamRef } from '../records/records.ts';
 import type { Store } from '../store/store.ts';
@@ -118,24 +119,63 @@ export interface UpstreamAcquirer extends UpstreamProvider {
 
 /** Where the payer authorises an e-wallet payment, as its wallet answered (docs/ewallets.md#connecting-a-wallet). */
 export interface WalletRedirect {
-  webRedirectUrl: string;
+  /** Always given for a payment with a redirect; for a bound payment, only when the wallet asks the payer. */
+  webRedirectUrl: string | undefined;
   /** The wallet app's own link (a deep link), when the wallet gives one. */
   appRedirectUrl: string | undefined;
   /** The wallet's reference of the payment. */
   referenceNo: string | undefined;
 }
 
+/** A customer's token at a wallet, as it gave it (B2B2C): with when each part lapses. */
+export interface WalletCustomerToken {
+  accessToken: string;
+  accessTokenExpiresAt: number;
+  /** `null` when the wallet gives none: the binding then ends with its access token. */
+  refreshToken: string | null;
+  refreshTokenExpiresAt: number | null;
+}
+
 /** The calls an e-wallet payment needs at its wallet. */
 export interface UpstreamWallet extends UpstreamProvider {
   /**
    * The wallet's payment (54) for a transaction already recorded here: the payer comes back to
-   * `returnUrl`, the wallet notifies `notifyUrl`.
+   * `returnUrl`, the wallet notifies `notifyUrl`. A bound payment carries the customer's token there.
    */
   pay(
     provider: ProviderRecord,
     txn: TransactionRecord,
     svc: string,
     urls: { returnUrl: string; notifyUrl: string },
-    requestId?: string,
+    options?: { requestId?: string | undefined; customerToken?: string | undefined },
   ): Promise<WalletRedirect>;
+  /**
+   * The wallet's binding (07) for one recorded here: the wallet's page where the customer answers,
+   * who comes back to `returnUrl` with the wallet's authCode.
+   */
+  bind(
+    provider: ProviderRecord,
+    binding: AccountBinding,
+    svc: string,
+    returnUrl: string,
+    requestId?: string,
+  ): Promise<{ redirectUrl: string; referenceNo: string | undefined }>;
+  /** The customer's token at the wallet, for its authCode or its refresh token (74). */
+  customerToken(
+    provider: ProviderRecord,
+    grant: { authCode: string } | { refreshToken: string },
+    svc: string,
+    nowMs: number,
+  ): Promise<WalletCustomerToken>;
+  /**
+   * The binding ended at the wallet (09), with the customer's token there: also when the wallet
+   * answers that the token is no longer valid (it ended there already).
+   */
+  unbind(
+    provider: ProviderRecord,
+    binding: AccountBinding,
+    customerToken: string,
+    svc: string,
+    requestId?: string,
+  ): Promise<void>;
 }

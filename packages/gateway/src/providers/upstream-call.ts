@@ -23,15 +23,45 @@ export interface UpstreamCallOptions {
   requestId?: string | undefined;
   /** An answer taken as success besides a 200 with a `200xxxx` code (a refund's duplicate, say). */
   isAccepted?: (a: SnapAnswer) => boolean;
+  /** Headers the signature does not cover: the customer's token at a wallet. */
+  headers?: Record<string, string>;
 }
 
 /**
- * One call from snapgate to a provider it forwards a merchant's payment to (an acquirer, a wallet):
- * a SNAP refusal or an answer that is not SNAP is the merchant's `500 xx02`, a timeout (token and
- * call together, no retry inside) its `504 xx00`.
+ * One exchange with a provider, as the merchant is answered for it: a SNAP refusal or an answer
+ * that is not SNAP is the merchant's `500 xx02`, a timeout (token and call together, no retry
+ * inside) its `504 xx00`.
  */
+async function answerOf(
+  provider: ProviderRecord,
+  svc: string,
+  path: string,
+  send: () => Promise<SnapAnswer>,
+  isAccepted?: (a: SnapAnswer) => boolean,
+): Promise<SnapAnswer> {
+  let answer: SnapAnswer;
+  try {
+    answer = await send();
+  } catch (e) {
+    if (e instanceof SnapCallTimeout) {
+      throw snapError('TIMEOUT', svc, { detail: { providerId: provider.id, path }, cause: e });
+    }
+    throw snapError('EXTERNAL_SERVER_ERROR', svc, {
+      detail: { providerId: provider.id, path, error: (e as Error).message },
+    });
+  }
+  const isSuccess = answer.httpStatus === 200 && String(answer.body.responseCode).startsWith('200');
+  if (!isSuccess && !isAccepted?.(answer)) {
+    throw snapError('EXTERNAL_SERVER_ERROR', svc, {
+      detail: { providerId: provider.id, path, httpStatus: answer.httpStatus, responseCode: answer.body.responseCode },
+    });
+  }
+  return answer;
+}
+
+/** One call from snapgate to a provider it forwards a merchant's payment to (an acquirer, a wallet). */
 export function createUpstreamCaller(deps: { client: SnapClient; timeoutMs: number }) {
-  return async function call(
+  return function call(
     provider: ProviderRecord,
     svc: string,
     path: string,
@@ -39,30 +69,28 @@ export function createUpstreamCaller(deps: { client: SnapClient; timeoutMs: numb
     externalId: string,
     options: UpstreamCallOptions = {},
   ): Promise<SnapAnswer> {
-    let answer: SnapAnswer;
-    try {
-      answer = await deps.client.call(
+    const { requestId, headers } = options;
+    const send = () =>
+      deps.client.call(
         targetOf(provider),
         { path, body, externalId },
-        { timeoutMs: deps.timeoutMs, requestId: options.requestId },
+        { timeoutMs: deps.timeoutMs, requestId, headers },
       );
-    } catch (e) {
-      if (e instanceof SnapCallTimeout) {
-        throw snapError('TIMEOUT', svc, { detail: { providerId: provider.id, path }, cause: e });
-      }
-      throw snapError('EXTERNAL_SERVER_ERROR', svc, {
-        detail: { providerId: provider.id, path, error: (e as Error).message },
-      });
-    }
-    const isSuccess = answer.httpStatus === 200 && String(answer.body.responseCode).startsWith('200');
-    if (!isSuccess && !options.isAccepted?.(answer)) {
-      throw snapError('EXTERNAL_SERVER_ERROR', svc, {
-        detail: {
-          providerId: provider.id,
-          path,
-          httpStatus: answer.httpStatus,
-          responseCode: answer.body.responseCode,
-        },
+    return answerOf(provider, svc, path, send, options.isAccepted);
+  };
+}
+
+/**
+ * A customer's token at a wallet (B2B2C), as the merchant is answered for it: as a call, and a
+ * 401 (the wallet refuses the code or the refresh token) is `401 xx02 Invalid Customer Token`.
+ */
+export function createCustomerTokenTaker(deps: { client: SnapClient; timeoutMs: number }) {
+  return async function take(provider: ProviderRecord, svc: string, body: Record<string, unknown>) {
+    const send = () => deps.client.customerToken(targetOf(provider), body, { timeoutMs: deps.timeoutMs });
+    const answer = await answerOf(provider, svc, 'access-token/b2b2c', send, (a) => a.httpStatus === 401);
+    if (answer.httpStatus === 401) {
+      throw snapError('INVALID_CUSTOMER_TOKEN', svc, {
+        detail: { providerId: provider.id, responseCode: answer.body.responseCode },
       });
     }
     return answer;

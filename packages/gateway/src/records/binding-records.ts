@@ -32,6 +32,20 @@ export interface AccountBinding {
   accessTokenExpiresAt: number | null;
   refreshTokenHash: string | null;
   refreshTokenExpiresAt: number | null;
+  /**
+   * A connected wallet's side of it (docs/ewallets.md#binding-at-a-connected-wallet): its reference
+   * of the binding, and its page where the customer answers (`null` until the wallet answered 07).
+   */
+  walletReferenceNo: string | null;
+  walletRedirectUrl: string | null;
+  /**
+   * The customer's token at a connected wallet, which its bound payments and its unbinding carry
+   * (`Authorization-Customer`), and the refresh token that renews it: clear here, sealed at rest.
+   */
+  walletAccessToken: string | null;
+  walletAccessTokenExpiresAt: number | null;
+  walletRefreshToken: string | null;
+  walletRefreshTokenExpiresAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -47,6 +61,13 @@ export type BindingChange = Partial<
     | 'accessTokenExpiresAt'
     | 'refreshTokenHash'
     | 'refreshTokenExpiresAt'
+    | 'partnerReferenceNo'
+    | 'walletReferenceNo'
+    | 'walletRedirectUrl'
+    | 'walletAccessToken'
+    | 'walletAccessTokenExpiresAt'
+    | 'walletRefreshToken'
+    | 'walletRefreshTokenExpiresAt'
   >
 >;
 

@@ -349,6 +349,8 @@ export const OUTBOUND_SECRET_FIELDS = ['clientSecret', 'privateKeyPem'] as const
 export const SECRET_COLUMNS = {
   merchants: ['client_secret', 'previous_secret'],
   providers: ['client_secret', 'previous_secret', 'outbound'],
+  /** A customer's token at a connected wallet (docs/ewallets.md#binding-at-a-connected-wallet). */
+  account_bindings: ['wallet_access_token', 'wallet_refresh_token'],
 } as const;
 
 /** The tables of SECRET_COLUMNS, typed. */

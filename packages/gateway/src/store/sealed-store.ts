@@ -1,3 +1,4 @@
+import type { AccountBinding, BindingChange } from '../records/binding-records.ts';
 import type { ProviderOutbound, ProviderPatch, ProviderRecord } from '../records/provider-records.ts';
 import type { MerchantRecord, Page, SecretPlace } from '../records/records.ts';
 import { RECORD_HEAD_CHARS, SealError, type Sealer } from '../secrets/sealer.ts';
@@ -27,6 +28,8 @@ const clientSecretAt = (table: 'merchants' | 'providers', id: string) =>
 const outboundAt = (id: string, field: 'clientSecret' | 'privateKeyPem') =>
   placeOfSecret({ table: 'providers', column: `outbound.${field}`, id });
 const settingAt = (key: string) => placeOfSecret({ table: 'settings', key });
+const walletTokenAt = (id: string, column: 'wallet_access_token' | 'wallet_refresh_token') =>
+  placeOfSecret({ table: 'account_bindings', column, id });
 
 /**
  * The store as the gateway uses it: every secret it writes is sealed (src/secrets/sealer.ts) for
@@ -77,6 +80,23 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
       openedProviders.set(p, o);
     }
     return o;
+  }
+  const openBinding = (b: AccountBinding | undefined): AccountBinding | undefined =>
+    b && {
+      ...b,
+      walletAccessToken: open(b.walletAccessToken, walletTokenAt(b.id, 'wallet_access_token')),
+      walletRefreshToken: open(b.walletRefreshToken, walletTokenAt(b.id, 'wallet_refresh_token')),
+    };
+  /** A binding's change with the wallet's tokens it sets sealed for that binding's row. */
+  function sealBindingChange(id: string, change: BindingChange): BindingChange {
+    const sealed = { ...change };
+    if (change.walletAccessToken !== undefined) {
+      sealed.walletAccessToken = seal(change.walletAccessToken, walletTokenAt(id, 'wallet_access_token'));
+    }
+    if (change.walletRefreshToken !== undefined) {
+      sealed.walletRefreshToken = seal(change.walletRefreshToken, walletTokenAt(id, 'wallet_refresh_token'));
+    }
+    return sealed;
   }
   const openPage = <T>(page: Page<T>, opener: (t: T) => T | undefined): Page<T> => ({
     ...page,
@@ -133,6 +153,15 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
     },
     rotateProviderSecret: async (id, r) =>
       openProvider(await inner.rotateProviderSecret(id, sealRotation('providers', id, r))),
+    insertBinding: (b, idempotency) => inner.insertBinding({ ...b, ...sealBindingChange(b.id, b) }, idempotency),
+    findBinding: async (key) => openBinding(await inner.findBinding(key)),
+    changeBinding: async (key, from, change, at, options) => {
+      // A wallet's token is sealed for its row: only a change keyed by the row's id may set one.
+      const sealed = change.walletAccessToken === undefined && change.walletRefreshToken === undefined;
+      if (!sealed && !('id' in key)) throw new TypeError('a binding’s wallet tokens change by its id');
+      const next = sealed ? change : sealBindingChange((key as { id: string }).id, change);
+      return openBinding(await inner.changeBinding(key, from, next, at, options));
+    },
   };
 
   // Bound once per method, not on every call (several store calls per request); a method

@@ -15,11 +15,19 @@ const API = '/api/snap/v1.0';
 const idr = (value: string) => ({ value, currency: 'IDR' });
 let seq = 0;
 
-/** A statement run on the database itself, past the gateway (to prove what the database refuses). */
-export async function rawSql(gw: TestGateway, text: string): Promise<void> {
+/**
+ * A statement run on the database itself, past the gateway (to prove what the database refuses, or
+ * what it holds): the rows it reads.
+ */
+export async function rawSql(gw: TestGateway, text: string): Promise<Array<Record<string, unknown>>> {
   const raw = gw.store as unknown as { kind: string; db?: Database.Database; pool?: pg.Pool };
-  if (raw.kind === 'sqlite') raw.db?.prepare(text).run();
-  else await raw.pool?.query(text);
+  if (raw.kind === 'sqlite') {
+    const statement = raw.db?.prepare(text);
+    if (statement?.reader) return statement.all() as Array<Record<string, unknown>>;
+    statement?.run();
+    return [];
+  }
+  return (await raw.pool?.query(text))?.rows ?? [];
 }
 
 export function ledgerSuite(under: StoreUnderTest): void {

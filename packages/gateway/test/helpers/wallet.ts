@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serviceStringToSign, tokenStringToSign, verifyHmacSha256, verifyHmacSha512 } from '@snapgate/snap';
-import type { TestGateway } from './gateway.ts';
+import {
+  formatJakartaTimestamp,
+  serviceStringToSign,
+  tokenStringToSign,
+  verifyHmacSha256,
+  verifyHmacSha512,
+} from '@snapgate/snap';
+import { startGateway, type TestGateway } from './gateway.ts';
+import { ACK, startReceiver } from './receiver.ts';
+import { authenticate, postToken, type SnapCaller } from './snap.ts';
+import type { StoreUnderTest } from './store-under-test.ts';
 
 /** The credentials this wallet gave snapgate (its outbound settings there). */
 export const WALLET_CLIENT = {
@@ -18,6 +27,18 @@ export interface WalletCall {
   body: Record<string, any>;
   externalId: string;
   requestId: string | undefined;
+  /** The customer's token it carried (`Authorization-Customer: Bearer …`), if any. */
+  customerToken: string | undefined;
+}
+
+/** A customer's binding at this wallet: its codes and tokens as the wallet issued them. */
+interface WalletBinding {
+  reference: string;
+  redirectUrl: string;
+  authCode?: string;
+  accessToken?: string;
+  refreshToken?: string;
+  unbound?: boolean;
 }
 
 /** How the wallet answers a path (below its prefix), e.g. `debit/payment-host-to-host`. */
@@ -64,6 +85,31 @@ export async function startWallet() {
   const calls: WalletCall[] = [];
   const answers = new Map<string, WalletAnswerer>();
   const held: Array<() => void> = [];
+  const bindings = new Map<string, WalletBinding>();
+  let baseUrl = '';
+  let issued = 0;
+  /** How long the customer tokens it issues are good for (`accessTokenExpiryTime`). */
+  let customerTokenTtlMs = 60 * 60_000;
+  const bindingOf = (find: (b: WalletBinding) => boolean) => [...bindings.values()].find((b) => !b.unbound && find(b));
+  const customerOf = (authorization: string) => {
+    const token = /^Bearer (.+)$/.exec(authorization)?.[1];
+    return token === undefined ? undefined : bindingOf((b) => b.accessToken === token);
+  };
+  /** New tokens for a binding: the previous ones (and its authCode) are dead. */
+  const tokensFor = (b: WalletBinding) => {
+    b.authCode = undefined;
+    b.accessToken = `wallet-customer-${++issued}`;
+    b.refreshToken = `wallet-refresh-${issued}`;
+    return {
+      responseCode: '2007400',
+      responseMessage: 'Successful',
+      accessToken: b.accessToken,
+      tokenType: 'Bearer',
+      accessTokenExpiryTime: formatJakartaTimestamp(Date.now() + customerTokenTtlMs),
+      refreshToken: b.refreshToken,
+      refreshTokenExpiryTime: formatJakartaTimestamp(Date.now() + 30 * 24 * 3_600_000),
+    };
+  };
   const server: Server = createServer(async (req, res) => {
     const raw = await read(req);
     const path = req.url ?? '';
@@ -73,6 +119,41 @@ export async function startWallet() {
     };
     const send = (status: number, body: Record<string, unknown>) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    // The wallet's consent page, as the customer answers it: back to snapgate's redirectUrl.
+    const consent = /^\/consent\/([^/?]+)\?answer=(approve|decline)$/.exec(path);
+    if (consent && req.method === 'GET') {
+      const b = bindings.get(decodeURIComponent(consent[1] as string));
+      if (!b) return send(404, { responseCode: '4040000', responseMessage: 'Not Found' });
+      const back = new URL(b.redirectUrl);
+      if (consent[2] === 'approve') {
+        b.authCode = `wallet-code-${++issued}`;
+        back.searchParams.set('authCode', b.authCode);
+      } else back.searchParams.set('resultCode', '06');
+      return res.writeHead(302, { location: back.href }).end();
+    }
+    if (path === '/snap/v1.0/access-token/b2b2c') {
+      const signed =
+        h('x-client-key') === WALLET_CLIENT.clientKey &&
+        verifyHmacSha256(
+          WALLET_CLIENT.clientSecret,
+          tokenStringToSign(h('x-client-key'), h('x-timestamp')),
+          h('x-signature'),
+        );
+      const body = JSON.parse(raw || '{}') as Record<string, any>;
+      if (!signed) return send(401, { responseCode: '4017400', responseMessage: 'Unauthorized. [Signature]' });
+      calls.push({ path: 'access-token/b2b2c', body, externalId: '', requestId: undefined, customerToken: undefined });
+      const answer = answers.get('access-token/b2b2c');
+      if (answer) {
+        const a = await answer(body);
+        if ('status' in a) return send(a.status, a.body);
+      }
+      const b =
+        body.grantType === 'AUTHORIZATION_CODE'
+          ? bindingOf((x) => x.authCode !== undefined && x.authCode === body.authCode)
+          : bindingOf((x) => x.refreshToken !== undefined && x.refreshToken === body.refreshToken);
+      if (!b) return send(401, { responseCode: '4017400', responseMessage: 'Unauthorized. [Invalid Grant]' });
+      return send(200, tokensFor(b));
+    }
     if (path === '/snap/v1.0/access-token/b2b') {
       const signed = verifyHmacSha256(
         WALLET_CLIENT.clientSecret,
@@ -101,7 +182,45 @@ export async function startWallet() {
     if (!signed) return send(401, { responseCode: '4010000', responseMessage: 'Unauthorized. [Signature]' });
     const below = path.replace(/^\/snap\/v1\.0\//, '');
     const body = JSON.parse(raw || '{}') as Record<string, any>;
-    calls.push({ path: below, body, externalId: h('x-external-id'), requestId: h('x-request-id') || undefined });
+    const customerToken = /^Bearer (.+)$/.exec(h('authorization-customer'))?.[1];
+    calls.push({
+      path: below,
+      body,
+      externalId: h('x-external-id'),
+      requestId: h('x-request-id') || undefined,
+      customerToken,
+    });
+    const svc = { 'debit/payment-host-to-host': '54', 'registration-account-unbinding': '09' }[below];
+    const customer = customerToken === undefined ? undefined : customerOf(h('authorization-customer'));
+    if (svc && customerToken !== undefined && !customer) {
+      return send(401, { responseCode: `401${svc}02`, responseMessage: 'Unauthorized. [Invalid Customer Token]' });
+    }
+    if (below === 'registration-account-binding' && !answers.has(below)) {
+      const reference = `WB${body.partnerReferenceNo}`;
+      bindings.set(reference, { reference, redirectUrl: String(body.redirectUrl) });
+      return send(200, {
+        responseCode: '2000700',
+        responseMessage: 'Successful',
+        referenceNo: reference,
+        partnerReferenceNo: body.partnerReferenceNo,
+        redirectUrl: `${baseUrl}/consent/${reference}`,
+      });
+    }
+    if (below === 'registration-account-unbinding' && !answers.has(below)) {
+      if (!customer)
+        return send(401, { responseCode: '4010902', responseMessage: 'Unauthorized. [Invalid Customer Token]' });
+      customer.unbound = true;
+      return send(200, { responseCode: '2000900', responseMessage: 'Successful', unlinkResult: 'success' });
+    }
+    if (below === 'debit/payment-host-to-host' && customer && !answers.has(below)) {
+      // A bound payment: debited from the bound account, no page for the payer.
+      return send(200, {
+        responseCode: '2005400',
+        responseMessage: 'Successful',
+        referenceNo: `W${body.partnerReferenceNo}`,
+        partnerReferenceNo: body.partnerReferenceNo,
+      });
+    }
     const answer = await (answers.get(below) ?? DEFAULT_ANSWERS[below])?.(body);
     if (!answer) return send(404, { responseCode: '4040000', responseMessage: 'Not Found' });
     if ('hold' in answer) {
@@ -112,7 +231,7 @@ export async function startWallet() {
     return send(answer.status, answer.body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     baseUrl,
     calls,
@@ -125,6 +244,20 @@ export async function startWallet() {
     },
     /** What a wallet that takes every call answers `body` at `path`. */
     taking: (path: string, body: Record<string, any>) => DEFAULT_ANSWERS[path]?.(body) as WalletAnswer,
+    /** The customer tokens this wallet issues from now on are good for `ms` (default 1 h). */
+    customerTokensLast(ms: number) {
+      customerTokenTtlMs = ms;
+    },
+    /** The customer ends the binding in the wallet's app: its tokens stop working. */
+    unbindInApp(reference: string) {
+      const b = bindings.get(reference);
+      if (b) b.unbound = true;
+    },
+    /** The customer tokens the wallet gave for a binding (its reference `WB<snapgate's reference>`). */
+    tokensOf: (reference: string) => {
+      const b = bindings.get(reference);
+      return { accessToken: b?.accessToken, refreshToken: b?.refreshToken };
+    },
     /** The calls made to `path`. */
     callsTo: (path: string) => calls.filter((c) => c.path === path),
     async close() {
@@ -147,6 +280,55 @@ export async function registerWallet(gw: TestGateway, wallet: TestWallet, payOpt
   });
   assert.equal(made.status, 201, JSON.stringify(made.body));
   return made.body as { id: string; clientKey: string; clientSecret: string } & Record<string, any>;
+}
+
+/** The wallet as the admin API registers it, and as a SNAP client of the gateway's notify door. */
+export async function connectWallet(gw: TestGateway, wallet: TestWallet, payOption = 'DANA') {
+  const view = await registerWallet(gw, wallet, payOption);
+  const token = await postToken(gw.url, { clientKey: view.clientKey, clientSecret: view.clientSecret });
+  assert.equal(token.status, 200, token.text);
+  const caller: SnapCaller = {
+    clientKey: view.clientKey,
+    clientSecret: view.clientSecret,
+    partnerId: view.clientKey,
+    accessToken: token.body.accessToken,
+  };
+  return { view, caller };
+}
+
+/**
+ * A dispatching gateway on `under` with a connected wallet (`DANA`, over HTTP) and a merchant
+ * whose receiver acknowledges every callback: the wallet suites' world, closed by `close`.
+ */
+export async function startWalletWorld(under: StoreUnderTest, merchantName: string) {
+  const wallet = await startWallet();
+  const receiver = await startReceiver((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(ACK);
+  });
+  const opened = await under.open();
+  const gw = await startGateway({
+    store: opened.store,
+    dispatch: true,
+    env: { SNAPGATE_RATE_LIMIT: 'off', SNAPGATE_RETRY_SCHEDULE: '0s,50ms', SNAPGATE_UPSTREAM_TIMEOUT_MS: '1500' },
+  });
+  const connected = await connectWallet(gw, wallet);
+  const m = await gw.createMerchant({ name: merchantName, callbackBaseUrl: receiver.baseUrl });
+  return {
+    gw,
+    wallet,
+    receiver,
+    m,
+    c: await authenticate(gw.url, m),
+    /** The wallet as a SNAP client of the gateway's notify door, and its provider id. */
+    dana: connected.caller,
+    danaId: connected.view.id as string,
+    async close() {
+      await gw.close();
+      await opened.cleanup();
+      await wallet.close();
+      await receiver.close();
+    },
+  };
 }
 
 /** The sandbox wallet's consent form (account binding), posted as its page would (same origin). */

@@ -184,7 +184,8 @@ export function bindingSuite(under: StoreUnderTest): void {
         ],
       ];
       for (const [body, answer] of cases) assert.deepEqual((await bind(body)).body, answer, JSON.stringify(body));
-      // A connected wallet takes payments, but this version binds only the sandbox wallet's accounts.
+      // A connected wallet that does not answer binds nothing, and the reference may be used again
+      // (test/providers/wallet-binding-suite.ts binds at one that does).
       const dana = await gw.admin('POST', '/providers', {
         name: 'DANA',
         kind: 'ewallet',
@@ -192,10 +193,12 @@ export function bindingSuite(under: StoreUnderTest): void {
         outbound: { baseUrl: 'http://127.0.0.1:9', clientKey: 'k', clientSecret: 's', partnerId: 'P' },
       });
       assert.equal(dana.status, 201, JSON.stringify(dana.body));
-      assert.deepEqual((await bind({ ...bindOrder(), additionalInfo: { payOption: 'DANA' } })).body, {
-        responseCode: '4030701',
-        responseMessage: 'Feature Not Allowed [Binding Not Available]',
+      const partnerReferenceNo = ref();
+      assert.deepEqual((await bind({ ...bindOrder(partnerReferenceNo), additionalInfo: { payOption: 'DANA' } })).body, {
+        responseCode: '5000702',
+        responseMessage: 'External Server Error',
       });
+      assert.equal((await bind(bindOrder(partnerReferenceNo))).status, 200);
     });
 
     it('sends a customer who declines back without an authCode', async () => {

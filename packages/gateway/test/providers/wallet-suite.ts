@@ -7,10 +7,16 @@ import { after, before, describe, it } from 'node:test';
 import { formatJakartaTimestamp } from '@snapgate/snap';
 import { createManualClock } from '../../src/clock.ts';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
-import { ACK, type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
-import { authenticate, newExternalId, postToken, type SnapCaller, snapCall } from '../helpers/snap.ts';
+import { type Receiver, waitFor } from '../helpers/receiver.ts';
+import { newExternalId, postToken, type SnapCaller, snapCall } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
-import { registerWallet, startWallet, type TestWallet, type WalletAnswerer } from '../helpers/wallet.ts';
+import {
+  connectWallet,
+  startWallet,
+  startWalletWorld,
+  type TestWallet,
+  type WalletAnswerer,
+} from '../helpers/wallet.ts';
 
 const DEBIT = '/api/snap/v1.0/debit';
 type Body = Record<string, any>;
@@ -25,54 +31,19 @@ const order = (partnerReferenceNo: string, value = '50000.00', extra: Body = {})
   ...extra,
 });
 
-/** The wallet as the admin API registers it, and as a SNAP client of the gateway's notify door. */
-async function connectWallet(gw: TestGateway, wallet: TestWallet, payOption = 'DANA') {
-  const view = await registerWallet(gw, wallet, payOption);
-  const token = await postToken(gw.url, { clientKey: view.clientKey, clientSecret: view.clientSecret });
-  assert.equal(token.status, 200, token.text);
-  const caller: SnapCaller = {
-    clientKey: view.clientKey,
-    clientSecret: view.clientSecret,
-    partnerId: view.clientKey,
-    accessToken: token.body.accessToken,
-  };
-  return { view, caller };
-}
-
 export function walletSuite(under: StoreUnderTest): void {
   describe(`a connected e-wallet over SNAP Direct Debit (${under.name})`, () => {
     let gw: TestGateway;
-    let cleanup: () => Promise<void>;
+    let close: () => Promise<void>;
     let wallet: TestWallet;
     let receiver: Receiver;
-    let m: TestMerchant;
     let c: SnapCaller;
     let dana: SnapCaller;
     let danaId: string;
     before(async () => {
-      wallet = await startWallet();
-      receiver = await startReceiver((_req, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(ACK);
-      });
-      const opened = await under.open();
-      cleanup = opened.cleanup;
-      gw = await startGateway({
-        store: opened.store,
-        dispatch: true,
-        env: { SNAPGATE_RATE_LIMIT: 'off', SNAPGATE_RETRY_SCHEDULE: '0s,50ms', SNAPGATE_UPSTREAM_TIMEOUT_MS: '1500' },
-      });
-      const connected = await connectWallet(gw, wallet);
-      dana = connected.caller;
-      danaId = connected.view.id;
-      m = await gw.createMerchant({ name: 'Toko Dana', callbackBaseUrl: receiver.baseUrl });
-      c = await authenticate(gw.url, m);
+      ({ gw, wallet, receiver, c, dana, danaId, close } = await startWalletWorld(under, 'Toko Dana'));
     });
-    after(async () => {
-      await gw.close();
-      await cleanup();
-      await wallet.close();
-      await receiver.close();
-    });
+    after(() => close());
 
     const pay = (body: Body, externalId?: string) =>
       snapCall(gw.url, c, `${DEBIT}/payment-host-to-host`, body, externalId ? { externalId } : {});

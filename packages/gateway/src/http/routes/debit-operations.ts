@@ -1,7 +1,7 @@
 import { SERVICE } from '@snapgate/snap';
 import type { EwalletService } from '../../payments/ewallet-service.ts';
 import { paramRef } from '../openapi/kit.ts';
-import { LATER, MERCHANT, merchantSecurity, NOW, SIGNED_HEADERS, TAG } from '../openapi/snap-kit.ts';
+import { LATER, MERCHANT, merchantSecurity, NOW, SIGNED_HEADERS, TAG, UPSTREAM } from '../openapi/snap-kit.ts';
 import type { PaymentOperation } from './payment-operation.ts';
 
 const PAYMENT = { originalPartnerReferenceNo: 'ORDER-2001', originalReferenceNo: '260115123456789013' };
@@ -23,7 +23,7 @@ export function debitOperations(ewallet: EwalletService): PaymentOperation[] {
         tag: TAG.ewallet,
         summary: 'Make an e-wallet payment',
         description:
-          'Creates an Initiated (01) payment of a fixed amount in one wallet. Send the payer to `webRedirectUrl`, where the wallet asks them to authorise it; the wallet’s answer reaches the merchant as a callback (`PAY_NOTIFY`, else `<callbackBaseUrl>/v1.0/debit/notify`). In sandbox mode the wallet `SANDBOXPAY` is a page of the gateway with Approve and Decline.',
+          'Creates an Initiated (01) payment of a fixed amount in one wallet. Send the payer to `webRedirectUrl`, where the wallet asks them to authorise it (with `Authorization-Customer`, a bound account pays without it, unless the wallet asks the payer); the wallet’s answer reaches the merchant as a callback (`PAY_NOTIFY`, else `<callbackBaseUrl>/v1.0/debit/notify`). In sandbox mode the wallet `SANDBOXPAY` is a page of the gateway with Approve and Decline.',
         security: merchantSecurity,
         parameters: [...SIGNED_HEADERS, paramRef('AuthorizationCustomerOptional')],
         request: 'DebitPayRequest',
@@ -43,7 +43,13 @@ export function debitOperations(ewallet: EwalletService): PaymentOperation[] {
           webRedirectUrl: `${CHECKOUT}/wallet`,
           additionalInfo: { checkoutUrl: CHECKOUT },
         },
-        cases: [...MERCHANT, 'DUPLICATE_PARTNER_REFERENCE_NO', 'FEATURE_NOT_ALLOWED', 'INVALID_CUSTOMER_TOKEN'],
+        cases: [
+          ...MERCHANT,
+          'DUPLICATE_PARTNER_REFERENCE_NO',
+          'FEATURE_NOT_ALLOWED',
+          'INVALID_CUSTOMER_TOKEN',
+          ...UPSTREAM,
+        ],
       },
     },
     {
@@ -95,7 +101,7 @@ export function debitOperations(ewallet: EwalletService): PaymentOperation[] {
         requestExample: { originalPartnerReferenceNo: PAYMENT.originalPartnerReferenceNo, reason: 'customer left' },
         response: 'DebitCancelResponse',
         responseExample: { ...PAYMENT, cancelTime: NOW, transactionDate: NOW },
-        cases: [...MERCHANT, 'TRANSACTION_NOT_FOUND', 'NOT_ALLOWED'],
+        cases: [...MERCHANT, 'TRANSACTION_NOT_FOUND', 'NOT_ALLOWED', ...UPSTREAM],
       },
     },
     {
@@ -127,7 +133,7 @@ export function debitOperations(ewallet: EwalletService): PaymentOperation[] {
           refundAmount: { value: '5000.00', currency: 'IDR' },
           refundTime: NOW,
         },
-        cases: [...MERCHANT, 'TRANSACTION_NOT_FOUND', 'NOT_ALLOWED', 'INVALID_AMOUNT'],
+        cases: [...MERCHANT, 'TRANSACTION_NOT_FOUND', 'NOT_ALLOWED', 'INVALID_AMOUNT', ...UPSTREAM],
       },
     },
   ];

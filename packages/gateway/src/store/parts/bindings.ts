@@ -11,7 +11,7 @@ import { insertRow } from './access.ts';
 
 // Account bindings (docs/ewallets.md#account-binding): one row each, its codes and tokens as hashes.
 
-const COLUMN: Record<keyof BindingChange | 'id' | 'consentId' | 'merchantId' | 'partnerReferenceNo', string> = {
+const COLUMN: Record<keyof BindingChange | 'id' | 'consentId' | 'merchantId', string> = {
   id: 'id',
   consentId: 'consent_id',
   merchantId: 'merchant_id',
@@ -23,6 +23,12 @@ const COLUMN: Record<keyof BindingChange | 'id' | 'consentId' | 'merchantId' | '
   accessTokenExpiresAt: 'access_token_expires_at',
   refreshTokenHash: 'refresh_token_hash',
   refreshTokenExpiresAt: 'refresh_token_expires_at',
+  walletReferenceNo: 'wallet_reference_no',
+  walletRedirectUrl: 'wallet_redirect_url',
+  walletAccessToken: 'wallet_access_token',
+  walletAccessTokenExpiresAt: 'wallet_access_token_expires_at',
+  walletRefreshToken: 'wallet_refresh_token',
+  walletRefreshTokenExpiresAt: 'wallet_refresh_token_expires_at',
 };
 
 const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v));
@@ -45,6 +51,12 @@ function bindingFromRow(r: Row): AccountBinding {
     accessTokenExpiresAt: numOrNull(r.access_token_expires_at),
     refreshTokenHash: textOrNull(r.refresh_token_hash),
     refreshTokenExpiresAt: numOrNull(r.refresh_token_expires_at),
+    walletReferenceNo: textOrNull(r.wallet_reference_no),
+    walletRedirectUrl: textOrNull(r.wallet_redirect_url),
+    walletAccessToken: textOrNull(r.wallet_access_token),
+    walletAccessTokenExpiresAt: numOrNull(r.wallet_access_token_expires_at),
+    walletRefreshToken: textOrNull(r.wallet_refresh_token),
+    walletRefreshTokenExpiresAt: numOrNull(r.wallet_refresh_token_expires_at),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   };
@@ -74,6 +86,12 @@ export async function insertBinding(sql: Sql, b: AccountBinding): Promise<void> 
       access_token_expires_at: b.accessTokenExpiresAt,
       refresh_token_hash: b.refreshTokenHash,
       refresh_token_expires_at: b.refreshTokenExpiresAt,
+      wallet_reference_no: b.walletReferenceNo,
+      wallet_redirect_url: b.walletRedirectUrl,
+      wallet_access_token: b.walletAccessToken,
+      wallet_access_token_expires_at: b.walletAccessTokenExpiresAt,
+      wallet_refresh_token: b.walletRefreshToken,
+      wallet_refresh_token_expires_at: b.walletRefreshTokenExpiresAt,
       created_at: b.createdAt,
       updated_at: b.updatedAt,
     }),

@@ -1,0 +1,10 @@
+-- Account binding at a connected wallet (docs/ewallets.md#binding-at-a-connected-wallet): the
+-- wallet's reference of a binding and its consent page, and the customer's token there, which
+-- snapgate sends with the binding's payments and its unbinding. The tokens are sealed as every
+-- secret the gateway reads back (AES-256-GCM under the master key, bound to their row).
+ALTER TABLE account_bindings ADD COLUMN wallet_reference_no TEXT;
+ALTER TABLE account_bindings ADD COLUMN wallet_redirect_url TEXT;
+ALTER TABLE account_bindings ADD COLUMN wallet_access_token TEXT;
+ALTER TABLE account_bindings ADD COLUMN wallet_access_token_expires_at BIGINT;
+ALTER TABLE account_bindings ADD COLUMN wallet_refresh_token TEXT;
+ALTER TABLE account_bindings ADD COLUMN wallet_refresh_token_expires_at BIGINT;

@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { walletBindingSuite } from './wallet-binding-suite.ts';
+
+walletBindingSuite(SQLITE);

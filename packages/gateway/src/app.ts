@@ -287,6 +287,7 @@ export function buildApp(deps: AppDeps): Gateway {
     changer,
     clock,
     logger,
+    alsoDue: (nowMs) => bindings.releaseUntraded(nowMs),
     reconcile(txn, nowMs) {
       const kind = methodOfTxn(txn).provider.kind;
       const reconciler = reconcilers[kind];

@@ -37,6 +37,11 @@ export const consentPathOf = (consentId: string) => `/bind/${consentId}`;
 export const bindingReturnPathOf = (consentId: string) => `/bind/${consentId}/return`;
 /** A connected wallet's customer token is renewed when it has less than this left. */
 const RENEW_AHEAD_MS = 60_000;
+/**
+ * How long a binding recorded for a connected wallet may wait for the wallet's answer (beyond any
+ * upstream timeout): past it, one never answered (the gateway stopped meanwhile) is given up.
+ */
+const IN_FLIGHT_MS = 2 * 60_000;
 
 export interface BindingServiceDeps {
   store: Store;
@@ -87,7 +92,7 @@ export function createBindingService(deps: BindingServiceDeps) {
 
   /** Whether a wallet serves here: active, and never the sandbox wallet in production. */
   const serves = (wallet: ProviderRecord) =>
-    wallet.status === 'active' && !(wallet.isSandbox && deps.mode === 'production');
+    wallet.status === 'active' && (wallet.isSandbox ? deps.mode !== 'production' : wallet.outbound !== null);
 
   /** The wallet of `payOption` that serves here. */
   async function bindingWallet(svc: string, payOption: string): Promise<ProviderRecord> {
@@ -126,41 +131,67 @@ export function createBindingService(deps: BindingServiceDeps) {
 
   /**
    * The customer's token at the binding's connected wallet, renewed there first (its refresh
-   * token) when it has lapsed or is about to. Refused 401 xx02 when it cannot be renewed.
+   * token) when it has lapsed or is about to, or when `force`d (the wallet no longer took it).
+   * Refused 401 xx02 when it cannot be renewed.
    */
-  async function walletTokenOf(svc: string, binding: AccountBinding, wallet: ProviderRecord, now: number) {
+  async function walletTokenOf(
+    svc: string,
+    binding: AccountBinding,
+    wallet: ProviderRecord,
+    now: number,
+    force = false,
+  ): Promise<string> {
     const isFresh = (b: AccountBinding) =>
-      b.walletAccessToken !== null && (b.walletAccessTokenExpiresAt ?? 0) > now + RENEW_AHEAD_MS;
+      !force && b.walletAccessToken !== null && (b.walletAccessTokenExpiresAt ?? 0) > now + RENEW_AHEAD_MS;
     if (isFresh(binding)) return binding.walletAccessToken as string;
-    const under = renewing.get(binding.id);
-    if (under) return under;
-    const refused = () => snapError('INVALID_CUSTOMER_TOKEN', svc, { detail: { bindingId: binding.id } });
-    const renew = (async () => {
-      // Read again: a request just before this one may have renewed it (the wallet may take each
-      // refresh token once).
-      const current = await store.findBinding({ id: binding.id });
-      if (current?.status !== 'bound') throw refused();
-      if (isFresh(current)) return current.walletAccessToken as string;
-      const { walletRefreshToken, walletRefreshTokenExpiresAt } = current;
-      if (walletRefreshToken === null || (walletRefreshTokenExpiresAt !== null && walletRefreshTokenExpiresAt <= now)) {
-        throw refused();
-      }
-      const token = await deps.wallets.customerToken(wallet, { refreshToken: walletRefreshToken }, svc, now);
-      // A wallet that gives no new refresh token keeps the one it renewed with.
-      const kept =
-        token.refreshToken === null
-          ? { ...token, refreshToken: walletRefreshToken, refreshTokenExpiresAt: walletRefreshTokenExpiresAt }
-          : token;
-      const renewed = await store.changeBinding({ id: binding.id }, ['bound'], walletTokenChange(kept), now);
-      if (!renewed) throw refused();
-      return token.accessToken;
-    })();
-    renewing.set(binding.id, renew);
+    let renew = renewing.get(binding.id);
+    if (!renew) {
+      renew = renewAtWallet(binding.id, wallet, now, isFresh);
+      renewing.set(binding.id, renew);
+      renew.then(
+        () => renewing.delete(binding.id),
+        () => renewing.delete(binding.id),
+      );
+    }
     try {
       return await renew;
-    } finally {
-      renewing.delete(binding.id);
+    } catch (e) {
+      // A renewal shared with another request is refused as this one's service.
+      if (!isSnapError(e)) throw e;
+      throw snapError(e.caseName, svc, { detail: { bindingId: binding.id, cause: e.responseCode } });
     }
+  }
+
+  async function renewAtWallet(
+    id: string,
+    wallet: ProviderRecord,
+    now: number,
+    isFresh: (b: AccountBinding) => boolean,
+  ): Promise<string> {
+    const refused = () => snapError('INVALID_CUSTOMER_TOKEN', SERVICE.tokenB2b2c, { detail: { bindingId: id } });
+    // Read again: a request just before this one may have renewed it (the wallet may take each
+    // refresh token once).
+    const current = await store.findBinding({ id });
+    if (current?.status !== 'bound') throw refused();
+    if (isFresh(current)) return current.walletAccessToken as string;
+    const { walletRefreshToken, walletRefreshTokenExpiresAt } = current;
+    if (walletRefreshToken === null || (walletRefreshTokenExpiresAt !== null && walletRefreshTokenExpiresAt <= now)) {
+      throw refused();
+    }
+    const token = await deps.wallets.customerToken(
+      wallet,
+      { refreshToken: walletRefreshToken },
+      SERVICE.tokenB2b2c,
+      now,
+    );
+    // A wallet that gives no new refresh token keeps the one it renewed with.
+    const kept =
+      token.refreshToken === null
+        ? { ...token, refreshToken: walletRefreshToken, refreshTokenExpiresAt: walletRefreshTokenExpiresAt }
+        : token;
+    const renewed = await store.changeBinding({ id }, ['bound'], walletTokenChange(kept), now);
+    if (!renewed) throw refused();
+    return token.accessToken;
   }
 
   /** Records a binding, refusing a partnerReferenceNo the merchant used before. */
@@ -172,15 +203,27 @@ export function createBindingService(deps: BindingServiceDeps) {
       const { merchantId, partnerReferenceNo } = binding;
       const twin = await store.findBinding({ merchantId, partnerReferenceNo });
       // Its twin (a retry with the same X-EXTERNAL-ID, say) still waits for the wallet: a conflict.
-      const isInFlight =
+      const isUnanswered =
         twin?.status === 'pending' &&
         twin.walletRedirectUrl === null &&
         (await store.findProviderById(twin.providerId))?.isSandbox === false;
-      if (isInFlight) {
+      if (!twin || !isUnanswered) {
+        throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', SERVICE.accountBinding, { detail: { partnerReferenceNo } });
+      }
+      // Its twin (a retry with the same X-EXTERNAL-ID, say) still waits for the wallet: a conflict.
+      if (binding.createdAt < twin.createdAt + IN_FLIGHT_MS) {
         throw snapError('CONFLICT', SERVICE.accountBinding, { detail: { inFlight: twin.id } });
       }
-      throw snapError('DUPLICATE_PARTNER_REFERENCE_NO', SERVICE.accountBinding, { detail: { partnerReferenceNo } });
+      // One the wallet never answered (the gateway stopped meanwhile) holds the reference no more.
+      await freeReference(twin, binding.createdAt);
+      await insertOwn(binding, idempotency);
     }
+  }
+
+  /** A binding the wallet did not take: declined, its partnerReferenceNo free for the merchant again. */
+  async function freeReference(binding: AccountBinding, now: number): Promise<void> {
+    const freed = `${binding.partnerReferenceNo}#${binding.id}`;
+    await store.changeBinding({ id: binding.id }, ['pending'], { status: 'declined', partnerReferenceNo: freed }, now);
   }
 
   /**
@@ -196,33 +239,26 @@ export function createBindingService(deps: BindingServiceDeps) {
   ) {
     const svc = ctx.serviceCode;
     await insertOwn(binding);
-    let answered: { redirectUrl: string; referenceNo: string | undefined };
     try {
       const returnUrl = `${deps.publicUrl()}${bindingReturnPathOf(binding.consentId)}`;
-      answered = await deps.wallets.bind(wallet, binding, svc, returnUrl, ctx.requestId);
+      const answered = await deps.wallets.bind(wallet, binding, svc, returnUrl, ctx.requestId);
       // A customer is sent there: in production over https only.
       if (deps.mode === 'production' && !answered.redirectUrl.startsWith('https:')) {
         throw snapError('EXTERNAL_SERVER_ERROR', svc, { detail: { providerId: wallet.id, http: true } });
       }
+      const response = snapOk(svc, {
+        referenceNo: binding.id,
+        partnerReferenceNo: binding.partnerReferenceNo,
+        redirectUrl: answered.redirectUrl,
+        additionalInfo: { payOption: binding.payOption },
+      });
+      const change = { walletRedirectUrl: answered.redirectUrl, walletReferenceNo: answered.referenceNo ?? null };
+      await store.changeBinding({ id: binding.id }, ['pending'], change, ctx.now, { idempotency: recordFor(response) });
+      return response;
     } catch (e) {
-      const freed = `${binding.partnerReferenceNo}#${binding.id}`;
-      await store.changeBinding(
-        { id: binding.id },
-        ['pending'],
-        { status: 'declined', partnerReferenceNo: freed },
-        ctx.now,
-      );
+      await freeReference(binding, ctx.now);
       throw e;
     }
-    const response = snapOk(svc, {
-      referenceNo: binding.id,
-      partnerReferenceNo: binding.partnerReferenceNo,
-      redirectUrl: answered.redirectUrl,
-      additionalInfo: { payOption: binding.payOption },
-    });
-    const change = { walletRedirectUrl: answered.redirectUrl, walletReferenceNo: answered.referenceNo ?? null };
-    await store.changeBinding({ id: binding.id }, ['pending'], change, ctx.now, { idempotency: recordFor(response) });
-    return response;
   }
 
   /** The customer's bound binding its access token names, for this merchant; refused 401 xx02 otherwise. */
@@ -270,7 +306,14 @@ export function createBindingService(deps: BindingServiceDeps) {
       deps.logger?.warn({ err, bindingId: binding.id, providerId: wallet.id }, 'the wallet’s authCode was not traded');
       return settle(binding, undefined, now);
     }
-    return settle(binding, walletTokenChange(token), now);
+    const back = await settle(binding, walletTokenChange(token), now);
+    if (back === undefined) {
+      // Answered meanwhile (on another instance): the token just taken binds nothing here.
+      deps.wallets.unbind(wallet, binding, token.accessToken, SERVICE.accountUnbinding).catch((err: unknown) => {
+        deps.logger?.warn({ err, bindingId: binding.id, providerId: wallet.id }, 'unbinding at the wallet failed');
+      });
+    }
+    return back;
   }
 
   /**
@@ -293,15 +336,21 @@ export function createBindingService(deps: BindingServiceDeps) {
   }
 
   /**
-   * A connected wallet's binding ends there first, with the customer's token there. A token the
-   * wallet no longer takes (401 xx02, renewal included) means it ended there already: it ends here too.
+   * A connected wallet's binding ends there first, with the customer's token there (renewed once
+   * when the wallet does not take it). When the wallet takes no token of it any more, not even a
+   * renewed one, or refuses to renew it, nothing of it is left that snapgate can reach: it ends
+   * here too.
    */
   async function unbindAtWallet(ctx: MerchantRequest, binding: AccountBinding): Promise<void> {
     const wallet = await store.findProviderById(binding.providerId);
     if (!wallet || wallet.isSandbox) return;
     try {
       const token = await walletTokenOf(ctx.serviceCode, binding, wallet, ctx.now);
-      await deps.wallets.unbind(wallet, binding, token, ctx.serviceCode, ctx.requestId);
+      if (await deps.wallets.unbind(wallet, binding, token, ctx.serviceCode, ctx.requestId)) return;
+      // The wallet took not that token (it may have lapsed early): once more with a new one.
+      const renewed = await walletTokenOf(ctx.serviceCode, binding, wallet, ctx.now, true);
+      if (await deps.wallets.unbind(wallet, binding, renewed, ctx.serviceCode, ctx.requestId)) return;
+      deps.logger?.info({ bindingId: binding.id, providerId: wallet.id }, 'the wallet refused a renewed token');
     } catch (e) {
       if (!(isSnapError(e) && e.caseName === 'INVALID_CUSTOMER_TOKEN')) throw e;
       deps.logger?.info({ bindingId: binding.id, providerId: wallet.id }, 'the wallet no longer knows the binding');
@@ -447,6 +496,29 @@ export function createBindingService(deps: BindingServiceDeps) {
         throw snapError('INVALID_FIELD_FORMAT', ctx.serviceCode, { field: 'payOptionDetails[0].payOption' });
       }
       return binding;
+    },
+
+    /**
+     * Bindings approved at a connected wallet whose authCode lapsed untraded (the merchant never
+     * took the customer's token): each is declined, its wallet tokens dropped, and ended at the
+     * wallet with the token it held (best effort: the customer can also end it in the wallet's
+     * app). How many were released.
+     */
+    async releaseUntraded(now: number): Promise<number> {
+      let released = 0;
+      for (const binding of await store.findUntradedBindings(now, 100)) {
+        const token = binding.walletAccessToken;
+        const change = { status: 'declined' as const, authCodeHash: null, authCodeExpiresAt: null, ...NO_WALLET_TOKEN };
+        // Taken first, so that of several instances one releases it.
+        if (!(await store.changeBinding({ id: binding.id }, ['authorized'], change, now))) continue;
+        released++;
+        const wallet = await store.findProviderById(binding.providerId);
+        if (!wallet || wallet.isSandbox || token === null) continue;
+        await deps.wallets.unbind(wallet, binding, token, SERVICE.accountUnbinding).catch((err: unknown) => {
+          deps.logger?.warn({ err, bindingId: binding.id, providerId: wallet.id }, 'unbinding at the wallet failed');
+        });
+      }
+      return released;
     },
 
     /** The customer's token at a bound binding's connected wallet, which its payment there carries. */

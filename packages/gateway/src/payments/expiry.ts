@@ -47,12 +47,19 @@ export function createExpirySweeper(deps: {
    * then backing off; docs/upstream.md). It always moves the transaction on or its due time.
    */
   reconcile?: (txn: TransactionRecord, nowMs: number) => Promise<unknown>;
+  /** What else lapses with time, swept after the payments (account bindings approved but never traded). */
+  alsoDue?: (nowMs: number) => Promise<unknown>;
 }): ExpirySweeper {
   const { store, changer, clock, logger } = deps;
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<unknown> | undefined;
   let stopped = false;
   const sweep = async (isStopped: () => boolean) => {
+    const total = await sweepPayments(isStopped);
+    if (!isStopped()) await deps.alsoDue?.(clock.now());
+    return total;
+  };
+  const sweepPayments = async (isStopped: () => boolean) => {
     let total = 0;
     for (;;) {
       const now = clock.now();

@@ -168,8 +168,8 @@ export interface UpstreamWallet extends UpstreamProvider {
     nowMs: number,
   ): Promise<WalletCustomerToken>;
   /**
-   * The binding ended at the wallet (09), with the customer's token there: also when the wallet
-   * answers that the token is no longer valid (it ended there already).
+   * The binding ended at the wallet (09), with the customer's token there: true, or false when
+   * the wallet answers that it takes not that token (`401 xx02`).
    */
   unbind(
     provider: ProviderRecord,
@@ -177,5 +177,5 @@ export interface UpstreamWallet extends UpstreamProvider {
     customerToken: string,
     svc: string,
     requestId?: string,
-  ): Promise<void>;
+  ): Promise<boolean>;
 }

@@ -175,13 +175,15 @@ export function createUpstreamWallet({ store, changer, client, timeoutMs, logger
 
     async unbind(provider, binding, customerToken, svc, requestId) {
       const body = { partnerReferenceNo: binding.id, merchantId: provider.outbound?.partnerId };
-      // The wallet's own `401 xx02`: the customer's token is no more there, so neither is the binding.
-      const isGone = (a: SnapAnswer) => a.httpStatus === 401 && String(a.body.responseCode).startsWith(`401${svc}02`);
-      await call(provider, svc, 'registration-account-unbinding', body, newExternalId(), {
+      // The wallet's own `401 xx02`: it takes not that customer token.
+      const isRefused = (a: SnapAnswer) =>
+        a.httpStatus === 401 && String(a.body.responseCode).startsWith(`401${svc}02`);
+      const answer = await call(provider, svc, 'registration-account-unbinding', body, newExternalId(), {
         requestId,
         headers: customerHeader(customerToken),
-        isAccepted: isGone,
+        isAccepted: isRefused,
       });
+      return !isRefused(answer);
     },
 
     /** Cancel (57) and refund (58) at the wallet first. */

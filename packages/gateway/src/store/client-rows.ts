@@ -353,5 +353,8 @@ export const SECRET_COLUMNS = {
   account_bindings: ['wallet_access_token', 'wallet_refresh_token'],
 } as const;
 
+/** The rows of a table that hold a secret in one of `columns`: the only ones a reseal reads (and locks). */
+export const anySecret = (columns: readonly string[]) => columns.map((c) => `${c} IS NOT NULL`).join(' OR ');
+
 /** The tables of SECRET_COLUMNS, typed. */
 export const SECRET_TABLES = Object.keys(SECRET_COLUMNS) as Array<keyof typeof SECRET_COLUMNS>;

@@ -155,6 +155,8 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
       openProvider(await inner.rotateProviderSecret(id, sealRotation('providers', id, r))),
     insertBinding: (b, idempotency) => inner.insertBinding({ ...b, ...sealBindingChange(b.id, b) }, idempotency),
     findBinding: async (key) => openBinding(await inner.findBinding(key)),
+    findUntradedBindings: async (now, limit) =>
+      (await inner.findUntradedBindings(now, limit)).map((b) => openBinding(b) as AccountBinding),
     changeBinding: async (key, from, change, at, options) => {
       // A wallet's token is sealed for its row: only a change keyed by the row's id may set one.
       const sealed = change.walletAccessToken === undefined && change.walletRefreshToken === undefined;

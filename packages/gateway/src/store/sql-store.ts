@@ -161,6 +161,9 @@ export abstract class SqlStore {
   findBinding(key: BindingKey) {
     return bindings.findBinding(this.sql, key);
   }
+  findUntradedBindings(now: number, limit: number) {
+    return bindings.findUntradedBindings(this.sql, now, limit);
+  }
   changeBinding(
     key: BindingKey,
     from: readonly BindingStatus[],

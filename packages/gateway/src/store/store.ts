@@ -465,6 +465,11 @@ export interface BindingStore {
   insertBinding(binding: AccountBinding, idempotency?: IdempotencyRecord): Promise<void>;
   findBinding(key: BindingKey): Promise<AccountBinding | undefined>;
   /**
+   * Up to `limit` bindings approved at a connected wallet whose authCode lapsed at `now` untraded:
+   * they still hold the wallet's customer token (BindingService.releaseUntraded).
+   */
+  findUntradedBindings(now: number, limit: number): Promise<AccountBinding[]>;
+  /**
    * Changes the binding `key` names while its status is one of `from` (and, with `options.before`,
    * while that expiry is ahead of its `now`), in one statement: of two at once, one wins; with
    * `options.idempotency`, the answer is kept in the same transaction. The binding after, or

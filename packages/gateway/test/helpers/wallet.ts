@@ -8,6 +8,7 @@ import {
   verifyHmacSha256,
   verifyHmacSha512,
 } from '@snapgate/snap';
+import type { Clock } from '../../src/clock.ts';
 import { startGateway, type TestGateway } from './gateway.ts';
 import { ACK, startReceiver } from './receiver.ts';
 import { authenticate, postToken, type SnapCaller } from './snap.ts';
@@ -37,6 +38,7 @@ interface WalletBinding {
   redirectUrl: string;
   authCode?: string;
   accessToken?: string;
+  accessTokenExpiresAt?: number;
   refreshToken?: string;
   unbound?: boolean;
 }
@@ -93,19 +95,24 @@ export async function startWallet() {
   const bindingOf = (find: (b: WalletBinding) => boolean) => [...bindings.values()].find((b) => !b.unbound && find(b));
   const customerOf = (authorization: string) => {
     const token = /^Bearer (.+)$/.exec(authorization)?.[1];
-    return token === undefined ? undefined : bindingOf((b) => b.accessToken === token);
+    // A customer token is taken until it lapses.
+    const now = Date.now();
+    return token === undefined
+      ? undefined
+      : bindingOf((b) => b.accessToken === token && (b.accessTokenExpiresAt ?? 0) > now);
   };
   /** New tokens for a binding: the previous ones (and its authCode) are dead. */
   const tokensFor = (b: WalletBinding) => {
     b.authCode = undefined;
     b.accessToken = `wallet-customer-${++issued}`;
+    b.accessTokenExpiresAt = Date.now() + customerTokenTtlMs;
     b.refreshToken = `wallet-refresh-${issued}`;
     return {
       responseCode: '2007400',
       responseMessage: 'Successful',
       accessToken: b.accessToken,
       tokenType: 'Bearer',
-      accessTokenExpiryTime: formatJakartaTimestamp(Date.now() + customerTokenTtlMs),
+      accessTokenExpiryTime: formatJakartaTimestamp(b.accessTokenExpiresAt),
       refreshToken: b.refreshToken,
       refreshTokenExpiryTime: formatJakartaTimestamp(Date.now() + 30 * 24 * 3_600_000),
     };
@@ -248,6 +255,13 @@ export async function startWallet() {
     customerTokensLast(ms: number) {
       customerTokenTtlMs = ms;
     },
+    /** The wallet stops taking a binding's access token before the time it said (its refresh token still works). */
+    lapseAccessToken(reference: string) {
+      const b = bindings.get(reference);
+      if (b) b.accessTokenExpiresAt = 0;
+    },
+    /** Whether the customer's account is still bound at this wallet. */
+    isBound: (reference: string) => bindings.get(reference)?.unbound !== true,
     /** The customer ends the binding in the wallet's app: its tokens stop working. */
     unbindInApp(reference: string) {
       const b = bindings.get(reference);
@@ -300,7 +314,7 @@ export async function connectWallet(gw: TestGateway, wallet: TestWallet, payOpti
  * A dispatching gateway on `under` with a connected wallet (`DANA`, over HTTP) and a merchant
  * whose receiver acknowledges every callback: the wallet suites' world, closed by `close`.
  */
-export async function startWalletWorld(under: StoreUnderTest, merchantName: string) {
+export async function startWalletWorld(under: StoreUnderTest, merchantName: string, clock?: Clock) {
   const wallet = await startWallet();
   const receiver = await startReceiver((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(ACK);
@@ -308,6 +322,7 @@ export async function startWalletWorld(under: StoreUnderTest, merchantName: stri
   const opened = await under.open();
   const gw = await startGateway({
     store: opened.store,
+    clock,
     dispatch: true,
     env: { SNAPGATE_RATE_LIMIT: 'off', SNAPGATE_RETRY_SCHEDULE: '0s,50ms', SNAPGATE_UPSTREAM_TIMEOUT_MS: '1500' },
   });

@@ -6,6 +6,7 @@
 // On both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createManualClock } from '../../src/clock.ts';
 import { rawSql } from '../books/ledger-suite.ts';
 import type { TestGateway, TestMerchant } from '../helpers/gateway.ts';
 import { type Receiver, waitFor } from '../helpers/receiver.ts';
@@ -41,8 +42,9 @@ export function walletBindingSuite(under: StoreUnderTest): void {
     let m: TestMerchant;
     let c: SnapCaller;
     let dana: SnapCaller;
+    let danaId: string;
     before(async () => {
-      ({ gw, wallet, receiver, m, c, dana, close } = await startWalletWorld(under, 'Toko Sekali Klik'));
+      ({ gw, wallet, receiver, m, c, dana, danaId, close } = await startWalletWorld(under, 'Toko Sekali Klik'));
     });
     after(() => close());
 
@@ -250,6 +252,18 @@ export function walletBindingSuite(under: StoreUnderTest): void {
       assert.equal(ended?.status, 'unbound');
       assert.equal(ended?.walletAccessToken, null, 'the wallet’s tokens are not kept');
 
+      assert.equal(wallet.isBound(`WB${first.referenceNo}`), false, 'unbound at the wallet');
+
+      // The wallet stopped taking its token early: renewed once, the binding ends there too.
+      const early = await bound();
+      wallet.lapseAccessToken(`WB${early.referenceNo}`);
+      const renewals = b2b2cCalls('REFRESH_TOKEN').length;
+      const r2 = await unbind(early.tokens.accessToken);
+      assert.equal(r2.status, 200, r2.text);
+      assert.equal(b2b2cCalls('REFRESH_TOKEN').length, renewals + 1);
+      assert.equal(wallet.isBound(`WB${early.referenceNo}`), false, 'unbound at the wallet');
+
+      // The customer ended it in the wallet's app: neither the token nor a renewal is taken there.
       const second = await bound();
       wallet.unbindInApp(`WB${second.referenceNo}`);
       const gone = await unbind(second.tokens.accessToken);
@@ -323,6 +337,80 @@ export function walletBindingSuite(under: StoreUnderTest): void {
       }
       const r = await bind(bindOrder(partnerReferenceNo));
       assert.equal(r.status, 200, r.text);
+    });
+
+    it('answers 409 while a twin waits for the wallet, and frees a reference the wallet never answered', async () => {
+      const waiting = async (partnerReferenceNo: string, createdAt: number) => {
+        const id = `9${Date.now()}${++refs}`;
+        await gw.store.insertBinding({
+          id,
+          merchantId: m.id,
+          partnerReferenceNo,
+          providerId: danaId,
+          payOption: 'DANA',
+          status: 'pending',
+          redirectUrl: SHOP_BACK,
+          phoneNo: null,
+          consentId: `consent-${id}`,
+          authCodeHash: null,
+          authCodeExpiresAt: null,
+          accessTokenHash: null,
+          accessTokenExpiresAt: null,
+          refreshTokenHash: null,
+          refreshTokenExpiresAt: null,
+          walletReferenceNo: null,
+          walletRedirectUrl: null,
+          walletAccessToken: null,
+          walletAccessTokenExpiresAt: null,
+          walletRefreshToken: null,
+          walletRefreshTokenExpiresAt: null,
+          createdAt,
+          updatedAt: createdAt,
+        });
+        return id;
+      };
+      const now = ref();
+      await waiting(now, Date.now());
+      assert.deepEqual((await bind(bindOrder(now))).body, { responseCode: '4090700', responseMessage: 'Conflict' });
+      const stale = ref();
+      const left = await waiting(stale, Date.now() - 3 * 60_000);
+      const r = await bind(bindOrder(stale));
+      assert.equal(r.status, 200, r.text);
+      const given = await gw.store.findBinding({ id: left });
+      assert.equal(given?.status, 'declined');
+      assert.equal(given?.partnerReferenceNo, `${stale}#${left}`);
+    });
+  });
+
+  describe(`account binding at a connected wallet: an approval never traded (${under.name})`, () => {
+    it('is released when its authCode lapses: the wallet’s tokens dropped, the binding ended there', async () => {
+      const clock = createManualClock(Date.now());
+      const world = await startWalletWorld(under, 'Toko Lupa', clock);
+      try {
+        const { gw, wallet, c } = world;
+        const r = await snapCall(gw.url, c, `${API}/registration-account-binding`, bindOrder());
+        assert.equal(r.status, 200, r.text);
+        const atWallet = await fetch(`${r.body.redirectUrl}?answer=approve`, { redirect: 'manual' });
+        const back = await backOf(await fetch(atWallet.headers.get('location') as string));
+        assert.equal(back.searchParams.get('resultCode'), '00');
+        const ref = `WB${r.body.referenceNo}`;
+        const token = wallet.tokensOf(ref).accessToken;
+        // Within its 10 minutes nothing happens.
+        clock.advance(9 * 60_000);
+        await gw.gateway.expiry.runOnce();
+        assert.equal((await gw.store.findBinding({ id: r.body.referenceNo }))?.status, 'authorized');
+        assert.equal(wallet.isBound(ref), true);
+        clock.advance(2 * 60_000);
+        await gw.gateway.expiry.runOnce();
+        const released = await gw.store.findBinding({ id: r.body.referenceNo });
+        assert.equal(released?.status, 'declined');
+        assert.equal(released?.walletAccessToken, null);
+        assert.equal(released?.walletRefreshToken, null);
+        assert.equal(wallet.isBound(ref), false, 'ended at the wallet');
+        assert.equal(wallet.callsTo('registration-account-unbinding').at(-1)?.customerToken, token);
+      } finally {
+        await world.close();
+      }
     });
   });
 }

@@ -8,3 +8,6 @@ ALTER TABLE account_bindings ADD COLUMN wallet_access_token TEXT;
 ALTER TABLE account_bindings ADD COLUMN wallet_access_token_expires_at BIGINT;
 ALTER TABLE account_bindings ADD COLUMN wallet_refresh_token TEXT;
 ALTER TABLE account_bindings ADD COLUMN wallet_refresh_token_expires_at BIGINT;
+-- Bindings approved at a wallet whose authCode lapsed untraded are released (their wallet tokens
+-- dropped, the binding ended at the wallet): found by this index, which holds only those waiting.
+CREATE INDEX account_bindings_untraded ON account_bindings (auth_code_expires_at) WHERE status = 'authorized';

@@ -104,6 +104,16 @@ export async function findBinding(sql: Sql, key: BindingKey): Promise<AccountBin
   return r ? bindingFromRow(r) : undefined;
 }
 
+export async function findUntradedBindings(sql: Sql, now: number, limit: number): Promise<AccountBinding[]> {
+  const rows = await sql.all(
+    `SELECT * FROM account_bindings
+     WHERE status = 'authorized' AND auth_code_expires_at <= ? AND wallet_access_token IS NOT NULL
+     ORDER BY auth_code_expires_at LIMIT ?`,
+    [now, limit],
+  );
+  return rows.map(bindingFromRow);
+}
+
 /**
  * Changes the binding `key` names while it is in `from` (and, with `before`, while that expiry is
  * still ahead): one statement, so a one-time code or a refresh token is taken once under any

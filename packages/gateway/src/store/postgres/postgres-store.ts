@@ -13,7 +13,7 @@ import type {
   TransactionUpdate,
   VirtualAccountNumbers,
 } from '../../records/records.ts';
-import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
+import { anySecret, type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { revokeAdminKey } from '../parts/access.ts';
 import { ledgerCells } from '../parts/ledger.ts';
@@ -239,7 +239,10 @@ export class PostgresStore extends SqlStore implements Store {
       let n = 0;
       for (const table of SECRET_TABLES) {
         const columns = SECRET_COLUMNS[table];
-        const rows = await this.rows(c, `SELECT id, ${columns.join(', ')} FROM ${table} FOR UPDATE`);
+        const rows = await this.rows(
+          c,
+          `SELECT id, ${columns.join(', ')} FROM ${table} WHERE ${anySecret(columns)} FOR UPDATE`,
+        );
         for (const row of rows) {
           const next = resealRow(table, row, reseal);
           if (!next) continue;

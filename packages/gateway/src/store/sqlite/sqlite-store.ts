@@ -15,7 +15,7 @@ import type {
   TransactionUpdate,
   VirtualAccountNumbers,
 } from '../../records/records.ts';
-import { type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
+import { anySecret, type Reseal, resealRow, SECRET_COLUMNS, SECRET_TABLES } from '../client-rows.ts';
 import { readMigrations, renumberedHistory } from '../migrations.ts';
 import { createRecordCache } from '../record-cache.ts';
 import { newNotificationRecord, type Row } from '../rows.ts';
@@ -239,7 +239,9 @@ export class SqliteStore extends SqlStore implements Store {
       for (const table of SECRET_TABLES) {
         const columns = SECRET_COLUMNS[table];
         const update = this.db.prepare(`UPDATE ${table} SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`);
-        for (const row of this.db.prepare(`SELECT id, ${columns.join(', ')} FROM ${table}`).all() as Row[]) {
+        for (const row of this.db
+          .prepare(`SELECT id, ${columns.join(', ')} FROM ${table} WHERE ${anySecret(columns)}`)
+          .all() as Row[]) {
           const next = resealRow(table, row, reseal);
           if (!next) continue;
           update.run(...columns.map((c) => next[c]), row.id);

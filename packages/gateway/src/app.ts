@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { Registry } from 'prom-client';
 import { createLedgerService } from './books/ledger-service.ts';
 import { createReconciliationService } from './books/reconciliation-service.ts';
 import { createSettlementScheduler, type SettlementScheduler } from './books/settlement-scheduler.ts';
@@ -38,6 +39,7 @@ import { adminAccessRoutes } from './http/routes/admin-access.ts';
 import { adminBookRoutes } from './http/routes/admin-books.ts';
 import { adminCertificationRoutes } from './http/routes/admin-certifications.ts';
 import { adminKeyRoutes } from './http/routes/admin-keys.ts';
+import { adminMerchantUserRoutes } from './http/routes/admin-merchant-users.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
 import { adminPayoutRoutes } from './http/routes/admin-payouts.ts';
@@ -56,6 +58,7 @@ import { limitServer } from './http/server-limits.ts';
 import { isTls, serverFactoryFor } from './http/tls.ts';
 import type { Logger } from './logger.ts';
 import { createMerchantService } from './merchants/merchant-service.ts';
+import { createMerchantUserService, MERCHANT_SIGN_IN_FAILURES } from './merchants/merchant-users.ts';
 import { methodOfTxn } from './methods/index.ts';
 import { createAdminKeyService } from './operators/admin-keys.ts';
 import { createAuditLog } from './operators/audit-log.ts';
@@ -394,6 +397,13 @@ export function buildApp(deps: AppDeps): Gateway {
     ewallet,
     payer,
     authFailures,
+    merchantSignIns: createAuthFailureLimiter({
+      clock,
+      logger,
+      // Its own counters (the admin keys' are in the metrics registry): 50 failures a minute per address.
+      registry: new Registry(),
+      maxFailures: MERCHANT_SIGN_IN_FAILURES,
+    }),
     masterKeys,
     certifications,
     selfUrl: () => selfUrlOf(app),
@@ -405,6 +415,7 @@ export function buildApp(deps: AppDeps): Gateway {
       registerAudit(admin, { audit, merchants, providers, logger });
       adminMerchantRoutes(admin, { merchants, docs: adminDocs });
       adminPortalLinkRoutes(admin, { sessions, docs: adminDocs });
+      adminMerchantUserRoutes(admin, { users: operators.users, docs: adminDocs });
       adminTransactionRoutes(admin, { transactions, docs: adminDocs });
       adminNotificationRoutes(admin, { notifications, merchants, docs: adminDocs });
       adminProviderRoutes(admin, { providers, docs: adminDocs });
@@ -477,6 +488,12 @@ function createOperatorServices(deps: {
     adminKeys,
     audit: createAuditLog({ store, clock }),
     sessions: createSessionService({ store, clock, adminKeys, publicUrl: () => config.publicUrl }),
+    users: createMerchantUserService({
+      store,
+      clock,
+      publicUrl: () => config.publicUrl,
+      twoFactorRequired: config.merchantTwoFactor === 'required',
+    }),
     overview: createOverviewService({ store }),
     ledger: createLedgerService({ store, clock }),
     settlements: createSettlementService({ store, clock, logger }),

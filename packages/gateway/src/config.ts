@@ -66,6 +66,8 @@ export interface Config {
   sqliteWriter: 'thread' | 'inline';
   /** Delivered attempts' bodies and idempotency keys older than this are pruned; undefined: never. */
   retentionDays: number | undefined;
+  /** SNAPGATE_MERCHANT_2FA: `required` makes every merchant user turn on two-factor sign-in. */
+  merchantTwoFactor: 'optional' | 'required';
   /** SNAPGATE_SETTLEMENT_SCHEDULE: when settlements are made (Jakarta time). */
   settlementSchedule: SettlementSchedule;
   /** SNAPGATE_SNAP_PREFIXES and SNAPGATE_SNAP_PROFILES: where the SNAP API is served besides /api/snap/v1.0. */
@@ -226,6 +228,7 @@ const schema = z.object({
   SNAPGATE_DB_STATEMENT_TIMEOUT_MS: int(0, 600_000).default(5_000),
   SNAPGATE_SQLITE_WRITER: z.enum(['thread', 'inline']).default('thread'),
   SNAPGATE_AUTH_FAILURE_LIMIT: int(1, 10_000).default(20),
+  SNAPGATE_MERCHANT_2FA: z.enum(['optional', 'required']).default('optional'),
   SNAPGATE_RETENTION_DAYS: z
     .union([z.literal('off'), int(1, 36_500)])
     .default(90)
@@ -316,6 +319,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sqliteWriter: c.SNAPGATE_SQLITE_WRITER,
     authFailureLimit: c.SNAPGATE_AUTH_FAILURE_LIMIT,
     retentionDays: c.SNAPGATE_RETENTION_DAYS,
+    merchantTwoFactor: c.SNAPGATE_MERCHANT_2FA,
     settlementSchedule: c.SNAPGATE_SETTLEMENT_SCHEDULE,
     snapMounts: { prefixes: c.SNAPGATE_SNAP_PREFIXES, profiles: c.SNAPGATE_SNAP_PROFILES },
     stagingAllow: c.SNAPGATE_STAGING_ALLOW,

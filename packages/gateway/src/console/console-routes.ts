@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { refuseBadAdminText } from '../http/admin-input.ts';
 import { CONSOLE_CSS, FAVICON_PATH, FAVICON_SVG, IMMUTABLE } from './assets.ts';
 import { ConsoleError, errorBody, errorPage, errorTitle, securityHeaders, sendError, sendHtml } from './kit.ts';
+import { merchantSignInPages } from './merchant-sign-in.ts';
 import { type ConsoleDeps, config, menuOf, operatorGate } from './operator.ts';
 import { accessPages } from './pages/access.ts';
 import { bookPages } from './pages/books.ts';
@@ -35,6 +36,16 @@ export function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
     // The session key every instance shares, read before the first page is served.
     await deps.sessions.load();
     root.register(async (scope) => operatorConsole(scope, deps), { prefix: '/console' });
+    root.register(
+      async (scope) => {
+        securityHeaders(scope);
+        scope.addHook('preValidation', refuseBadAdminText);
+        scope.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+        scope.setNotFoundHandler((request, reply) => notFound(deps, request, reply));
+        merchantSignInPages(scope, deps);
+      },
+      { prefix: '/merchant' },
+    );
   });
 }
 

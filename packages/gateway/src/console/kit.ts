@@ -113,7 +113,7 @@ export function sendError(
     request.log.error({ err: error }, 'console request failed');
     e = new ConsoleError(500, 'the gateway failed to answer; see its log');
   }
-  const home = request.url.startsWith('/console/portal') ? '/console/portal' : '/console';
+  const home = ['/console/portal', '/merchant'].find((area) => request.url.startsWith(area)) ?? '/console';
   const body = errorBody(e, home);
   return (
     framed?.(e.status >= 500 ? 'Error' : errorTitle(e.status), body, e.status) ??

@@ -9,6 +9,7 @@ import type { NotificationOperations } from '../delivery/notification-operations
 import { mayCall, requiredScope } from '../http/admin-auth.ts';
 import type { AuthFailureLimiter } from '../http/auth-failures.ts';
 import type { MerchantService } from '../merchants/merchant-service.ts';
+import type { MerchantUserService } from '../merchants/merchant-users.ts';
 import type { AdminKeyService, AdminScope } from '../operators/admin-keys.ts';
 import type { AuditLog } from '../operators/audit-log.ts';
 import { type Caller, operatorCaller } from '../operators/caller.ts';
@@ -79,6 +80,10 @@ export interface ConsoleDeps {
   payer: SandboxPayer | undefined;
   /** Failed sign-ins count with the admin API's failed authentications, per address and key prefix. */
   authFailures: AuthFailureLimiter;
+  /** Merchant users (docs/merchant-users.md): invitations, passwords, two-factor sign-in. */
+  users: MerchantUserService;
+  /** Failed merchant-user sign-ins per address (50 a minute). */
+  merchantSignIns: AuthFailureLimiter;
 }
 
 /** The route config of every console page: errors are the console's, not SNAP's. */

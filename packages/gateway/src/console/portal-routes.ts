@@ -3,6 +3,7 @@ import { merchantCaller } from '../operators/caller.ts';
 import { nonce } from '../operators/sessions.ts';
 import { html } from '../web/html.ts';
 import { audit, ConsoleError, checkCsrf, formOf, q, sendHtml } from './kit.ts';
+import { USER_COOKIE } from './merchant-sign-in.ts';
 import { type ConsoleDeps, config } from './operator.ts';
 import { deliveryPages } from './portal/deliveries.ts';
 import { portalPayoutPages } from './portal/payouts.ts';
@@ -10,6 +11,7 @@ import { portalGate } from './portal/portal-gate.ts';
 import { settingsPages } from './portal/settings.ts';
 import { portalSettlementPages } from './portal/settlements.ts';
 import { portalTransactionPages } from './portal/transactions.ts';
+import { twoFactorPages } from './portal/two-factor.ts';
 import { forgetPortalTarget, landingOf, rememberedPortalTarget, safeTarget } from './return-to.ts';
 import { cookiesOf, leaveNotice, PORTAL_COOKIE, PRE_COOKIE, setCookie, takeNotice } from './session.ts';
 import { layout } from './views.ts';
@@ -114,8 +116,15 @@ ${next ? html`<p class="muted" id="enter-next">Then you go back to <code>${next}
     const pages = portalGate(p, deps);
 
     p.post('/logout', { config }, async (request, reply) => {
+      const { merchant, user } = pages.sessionOf(request);
+      if (user) {
+        // A merchant user: every session of theirs ends, on every instance.
+        await sessions.endUserSessions(user.id);
+        setCookie(request, reply, USER_COOKIE, '', 0);
+        await pages.audit(request, { action: 'merchant user: sign out', target: user.id, httpStatus: 303 });
+        return reply.redirect('/merchant/signed-out', 303);
+      }
       // Every portal session and sign-in link of this merchant ends on the server too.
-      const { merchant } = pages.sessionOf(request);
       await sessions.endPortalSessions(merchant.id);
       setCookie(request, reply, PORTAL_COOKIE, '', 0);
       await pages.audit(request, { action: 'portal: sign out', target: merchant.id, httpStatus: 303 });
@@ -131,5 +140,6 @@ ${next ? html`<p class="muted" id="enter-next">Then you go back to <code>${next}
     portalPayoutPages(p, pages);
     deliveryPages(p, pages);
     settingsPages(p, pages);
+    twoFactorPages(p, pages);
   });
 }

@@ -19,6 +19,10 @@ export interface LayoutOptions {
   csrf?: string;
   /** What the Log out button ends (every session of the key, or of the merchant's portal). */
   signOut?: string;
+  /** Where the Log out button posts, when not the area's own (a merchant user's session). */
+  signOutAction?: string;
+  /** What the header calls the product (the area's own name unless given). */
+  product?: string;
   sandbox?: boolean;
   /** Only these entries of the menu (an `approve` key sees Payouts alone); all of them unless given. */
   menu?: readonly string[] | undefined;
@@ -42,7 +46,10 @@ const PORTAL_NAV: Array<[string, string]> = [
   ['portal/payouts', 'Payouts'],
   ['portal/deliveries', 'Deliveries'],
   ['portal/settings', 'Callback settings'],
+  ['portal/two-factor', 'Two-factor sign-in'],
 ];
+/** The portal's menu when opened with an operator's link: no merchant user, so no two-factor sign-in. */
+export const LINK_PORTAL_MENU = PORTAL_NAV.map(([k]) => k).filter((k) => k !== 'portal/two-factor');
 
 /**
  * What logging out ends, said next to the button: every session of the admin key (every browser
@@ -56,6 +63,8 @@ export function csrfField(token: string | undefined): Html {
   return html`<input type="hidden" name="_csrf" value="${token ?? ''}">`;
 }
 
+const productOf = (o: LayoutOptions) => o.product ?? (o.area === 'portal' ? 'merchant portal' : 'console');
+
 export function layout(o: LayoutOptions, body: Html): string {
   const items = (
     o.area === 'operator' ? OPERATOR_NAV.filter(([k]) => k !== 'sandbox' || o.sandbox) : PORTAL_NAV
@@ -67,7 +76,7 @@ export function layout(o: LayoutOptions, body: Html): string {
           ([k, label]) => html`<a href="/console/${k}"${o.active === k ? html` aria-current="page"` : ''}>${label}</a>`,
         )}</nav>
         <div class="who"><span>${o.who ?? ''}</span>
-          <form class="inline" method="post" action="${o.area === 'portal' ? '/console/portal/logout' : '/console/logout'}">
+          <form class="inline" method="post" action="${o.signOutAction ?? (o.area === 'portal' ? '/console/portal/logout' : '/console/logout')}">
             ${csrfField(o.csrf)}<button type="submit" aria-describedby="sign-out-note">Log out</button></form>
           <span class="sign-out-note" id="sign-out-note">${o.signOut ?? ''}</span></div>`;
   return html`<!doctype html>
@@ -76,14 +85,14 @@ export function layout(o: LayoutOptions, body: Html): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${o.title} · snapgate ${o.area === 'portal' ? 'merchant portal' : 'console'}</title>
+<title>${o.title} · snapgate ${productOf(o)}</title>
 <link rel="icon" type="image/svg+xml" href="${FAVICON_PATH}">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header class="top"><span class="brand">snapgate ${o.area === 'portal' ? 'merchant portal' : 'console'}</span>${nav}</header>
+<header class="top"><span class="brand">snapgate ${productOf(o)}</span>${nav}</header>
 <main id="main" tabindex="-1">
 ${o.flash ? html`<div class="flash ${o.flash.kind}" role="${o.flash.kind === 'error' ? 'alert' : 'status'}">${o.flash.text}</div>` : ''}
 ${body}

@@ -16,7 +16,7 @@ const PREFIX_CHARS = 8;
 /** Windows kept at most; past it the expired ones go, then the oldest. */
 const MAX_TRACKED = 50_000;
 
-export type AuthDoor = 'admin' | 'console';
+export type AuthDoor = 'admin' | 'console' | 'merchant';
 
 export interface AuthFailureLimiter {
   /**
@@ -24,6 +24,8 @@ export interface AuthFailureLimiter {
    * seconds to wait when this failure is past the limit (answer 429 with Retry-After), else undefined.
    */
   fail(door: AuthDoor, address: string, presentedKey: string | undefined): number | undefined;
+  /** The seconds to wait when `address` is past the limit already (checked before trying a password), else undefined. */
+  blocked(address: string): number | undefined;
 }
 
 export function createAuthFailureLimiter(deps: {
@@ -72,6 +74,12 @@ export function createAuthFailureLimiter(deps: {
   }
 
   return {
+    blocked(address) {
+      const now = deps.clock.now();
+      const w = windows.get(`a:${address}`);
+      if (!w || w.startMs + windowMs <= now || w.count < max) return undefined;
+      return Math.max(1, Math.ceil((w.startMs + windowMs - now) / 1000));
+    },
     fail(door, address, presentedKey) {
       const now = deps.clock.now();
       failures.inc({ door });

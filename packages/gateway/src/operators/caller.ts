@@ -7,7 +7,12 @@ import type { AdminScope } from '../records/records.ts';
  */
 export type Caller =
   | { kind: 'operator'; keyId: string; keyName: string; scope: AdminScope }
-  | { kind: 'merchant'; merchantId: string };
+  | {
+      kind: 'merchant';
+      merchantId: string;
+      /** The merchant user signed in (docs/merchant-users.md); absent in a portal opened with an operator's link. */
+      user?: { id: string; email: string; role: string };
+    };
 
 export const operatorCaller = (key: { id: string; name: string; scope: AdminScope }): Caller => ({
   kind: 'operator',
@@ -16,7 +21,10 @@ export const operatorCaller = (key: { id: string; name: string; scope: AdminScop
   scope: key.scope,
 });
 
-export const merchantCaller = (merchantId: string): Caller => ({ kind: 'merchant', merchantId });
+export const merchantCaller = (merchantId: string, user?: { id: string; email: string; role: string }): Caller =>
+  user
+    ? { kind: 'merchant', merchantId, user: { id: user.id, email: user.email, role: user.role } }
+    : { kind: 'merchant', merchantId };
 
 /** The merchant a caller is confined to (a merchant sees and acts on its own records only), if any. */
 export const ownerOf = (caller: Caller): string | undefined =>
@@ -33,4 +41,6 @@ export const reaches = (caller: Caller, merchantId: string): boolean =>
 export const auditorOf = (caller: Caller): { keyId: string; keyName: string } =>
   caller.kind === 'operator'
     ? { keyId: caller.keyId, keyName: caller.keyName }
-    : { keyId: `portal:${caller.merchantId}`, keyName: 'merchant portal' };
+    : caller.user
+      ? { keyId: `user:${caller.user.id}`, keyName: `merchant user ${caller.user.email} (${caller.user.role})` }
+      : { keyId: `portal:${caller.merchantId}`, keyName: 'merchant portal' };

@@ -1,8 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import { conflict, notFound } from '../domain-error.ts';
+import type { MerchantUser } from '../records/merchant-user-records.ts';
 import type { AdminKeyRecord, MerchantRecord } from '../records/records.ts';
-import type { AccessStore, ClientStore, SettingsStore } from '../store/store.ts';
+import type { AccessStore, ClientStore, MerchantUserStore, SettingsStore } from '../store/store.ts';
 import type { AdminKeyService } from './admin-keys.ts';
 
 /**
@@ -18,6 +19,9 @@ export const SESSION_KEY_SETTING = 'console_session_key';
 export const OPERATOR_SESSION_MS = 8 * 3600_000;
 export const PORTAL_SESSION_MS = 2 * 3600_000;
 export const PORTAL_LINK_MS = 15 * 60_000;
+export const USER_SESSION_MS = 8 * 3600_000;
+/** How long a right password waits for its TOTP code. */
+export const CODE_STEP_MS = 5 * 60_000;
 /**
  * How long the use of a sign-in link is kept past the link's expiry: the link's signature refuses
  * it from then on, but instances' clocks may differ a little, so not to the millisecond.
@@ -33,7 +37,11 @@ export type SessionPayload =
   /** A merchant in its portal. */
   | { t: 'portal'; m: string; iat: number; exp: number; n: string }
   /** A portal sign-in link, exchanged for a portal session once (its nonce `n` marks it used). */
-  | { t: 'link'; m: string; iat: number; exp: number; n: string };
+  | { t: 'link'; m: string; iat: number; exp: number; n: string }
+  /** A merchant user signed in to its merchant's dashboard (docs/merchant-users.md). */
+  | { t: 'user'; u: string; iat: number; exp: number; n: string }
+  /** A merchant user whose password was right, until the TOTP code is given (a few minutes). */
+  | { t: 'code'; u: string; iat: number; exp: number; n: string };
 
 /**
  * Whether a session issued at `iat` was ended since: by a log-out (`notBefore`), or, for a
@@ -106,6 +114,8 @@ export interface OperatorSession {
 export interface PortalSession {
   merchant: MerchantRecord;
   csrf: string;
+  /** The merchant user signed in, re-read: absent in a portal opened with an operator's link. */
+  user?: MerchantUser;
 }
 
 /** A new session: its token (the cookie's value) and how long it lasts. */
@@ -130,7 +140,7 @@ export type PortalEntry =
   | { outcome: 'invalid' };
 
 export interface SessionServiceDeps {
-  store: SettingsStore & ClientStore & AccessStore;
+  store: SettingsStore & ClientStore & AccessStore & MerchantUserStore;
   clock: Clock;
   adminKeys: AdminKeyService;
   /** Where the console answers (SNAPGATE_PUBLIC_URL, or the bound address once listening). */
@@ -255,6 +265,39 @@ export function createSessionService({ store, clock, adminKeys, publicUrl }: Ses
     async portalSessionOf(token: string | undefined): Promise<PortalSession | undefined> {
       const merchant = (await signedMerchant('portal', token))?.merchant;
       return merchant && { merchant, csrf: signer().mac(`csrf.${token}`) };
+    },
+
+    /**
+     * A session for a merchant user who signed in (`user`), or whose password was right and who
+     * still owes the TOTP code (`code`, a few minutes).
+     */
+    async userSession(kind: 'user' | 'code', user: MerchantUser): Promise<IssuedSession> {
+      const s = await load();
+      const now = clock.now();
+      const lasts = kind === 'user' ? USER_SESSION_MS : CODE_STEP_MS;
+      const iat = Math.max(now, (user.sessionsNotBefore ?? 0) + 1);
+      const token = s.sign({ t: kind, u: user.id, iat, exp: now + lasts, n: nonce() });
+      return { token, maxAgeSec: lasts / 1000 };
+    },
+
+    /**
+     * The merchant user behind a session token of `kind`, re-read on every request: an active
+     * user of an active merchant, not signed out since (nor its merchant disabled since).
+     */
+    async userOf(kind: 'user' | 'code', token: string | undefined): Promise<PortalSession | undefined> {
+      const s = await load();
+      const payload = s.verify(token, clock.now());
+      if (payload?.t !== kind || typeof payload.u !== 'string' || !token) return undefined;
+      const user = await store.findMerchantUser({ id: payload.u });
+      if (user?.status !== 'active' || endedSince(payload.iat, user.sessionsNotBefore)) return undefined;
+      const merchant = await store.findMerchantById(user.merchantId);
+      if (merchant?.status !== 'active' || endedSince(payload.iat, merchant.tokensNotBefore)) return undefined;
+      return { merchant, user, csrf: s.mac(`csrf.${token}`) };
+    },
+
+    /** Ends every session of a merchant user, on every instance. */
+    async endUserSessions(userId: string): Promise<void> {
+      await store.changeMerchantUser(userId, { sessionsNotBefore: clock.now() }, clock.now());
     },
 
     /** Ends every portal session and sign-in link of this merchant, on every instance. */

@@ -548,7 +548,7 @@ export interface TransactionFilter extends ListOrder {
  * (`outbound.clientSecret`, `outbound.privateKeyPem`: fields of the outbound JSON), or a setting.
  */
 export type SecretPlace =
-  | { table: 'merchants' | 'providers' | 'account_bindings'; column: string; id: string }
+  | { table: 'merchants' | 'providers' | 'account_bindings' | 'merchant_users'; column: string; id: string }
   | { table: 'settings'; key: string };
 
 /** One minute of callback attempts: `minute` is the minute's start (epoch ms). */

@@ -351,6 +351,8 @@ export const SECRET_COLUMNS = {
   providers: ['client_secret', 'previous_secret', 'outbound'],
   /** A customer's token at a connected wallet (docs/ewallets.md#binding-at-a-connected-wallet). */
   account_bindings: ['wallet_access_token', 'wallet_refresh_token'],
+  /** A merchant user's TOTP secret (docs/merchant-users.md). */
+  merchant_users: ['totp_secret'],
 } as const;
 
 /** The rows of a table that hold a secret in one of `columns`: the only ones a reseal reads (and locks). */

@@ -1,4 +1,5 @@
 import type { AccountBinding, BindingChange } from '../records/binding-records.ts';
+import type { MerchantUser } from '../records/merchant-user-records.ts';
 import type { ProviderOutbound, ProviderPatch, ProviderRecord } from '../records/provider-records.ts';
 import type { MerchantRecord, Page, SecretPlace } from '../records/records.ts';
 import { RECORD_HEAD_CHARS, SealError, type Sealer } from '../secrets/sealer.ts';
@@ -28,6 +29,7 @@ const clientSecretAt = (table: 'merchants' | 'providers', id: string) =>
 const outboundAt = (id: string, field: 'clientSecret' | 'privateKeyPem') =>
   placeOfSecret({ table: 'providers', column: `outbound.${field}`, id });
 const settingAt = (key: string) => placeOfSecret({ table: 'settings', key });
+const totpSecretAt = (id: string) => placeOfSecret({ table: 'merchant_users', column: 'totp_secret', id });
 const walletTokenAt = (id: string, column: 'wallet_access_token' | 'wallet_refresh_token') =>
   placeOfSecret({ table: 'account_bindings', column, id });
 
@@ -81,6 +83,8 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
     }
     return o;
   }
+  const openUser = (u: MerchantUser | undefined): MerchantUser | undefined =>
+    u && { ...u, totpSecret: open(u.totpSecret, totpSecretAt(u.id)) };
   const openBinding = (b: AccountBinding | undefined): AccountBinding | undefined =>
     b && {
       ...b,
@@ -153,6 +157,16 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
     },
     rotateProviderSecret: async (id, r) =>
       openProvider(await inner.rotateProviderSecret(id, sealRotation('providers', id, r))),
+    insertMerchantUser: (u) => inner.insertMerchantUser({ ...u, totpSecret: seal(u.totpSecret, totpSecretAt(u.id)) }),
+    findMerchantUser: async (key) => openUser(await inner.findMerchantUser(key)),
+    listMerchantUsers: async (merchantId) =>
+      (await inner.listMerchantUsers(merchantId)).map((u) => openUser(u) as MerchantUser),
+    changeMerchantUser: async (id, change, at, guard) => {
+      const sealed =
+        change.totpSecret === undefined ? change : { ...change, totpSecret: seal(change.totpSecret, totpSecretAt(id)) };
+      return openUser(await inner.changeMerchantUser(id, sealed, at, guard));
+    },
+    recordSignInFailure: async (failure) => openUser(await inner.recordSignInFailure(failure)),
     insertBinding: (b, idempotency) => inner.insertBinding({ ...b, ...sealBindingChange(b.id, b) }, idempotency),
     findBinding: async (key) => openBinding(await inner.findBinding(key)),
     findUntradedBindings: async (now, limit) =>

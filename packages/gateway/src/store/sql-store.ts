@@ -17,6 +17,13 @@ import type {
   StoredReconciliationProblem,
 } from '../records/book-records.ts';
 import type {
+  MerchantUser,
+  MerchantUserChange,
+  MerchantUserGuard,
+  MerchantUserKey,
+  SignInFailure,
+} from '../records/merchant-user-records.ts';
+import type {
   PayoutChange,
   PayoutExchangeRecord,
   PayoutFilter,
@@ -44,6 +51,7 @@ import * as certifications from './parts/certifications.ts';
 import * as clients from './parts/clients.ts';
 import { MERCHANTS, PROVIDERS, type SecretRotation } from './parts/clients.ts';
 import * as ledger from './parts/ledger.ts';
+import * as merchantUsers from './parts/merchant-users.ts';
 import * as outbox from './parts/outbox.ts';
 import * as payouts from './parts/payouts.ts';
 import * as reconciliations from './parts/reconciliations.ts';
@@ -178,6 +186,22 @@ export abstract class SqlStore {
       if (changed) await transactions.insertIdempotencyRow(sql, idempotency, at);
       return changed;
     });
+  }
+
+  insertMerchantUser(user: MerchantUser) {
+    return merchantUsers.insertMerchantUser(this.sql, user);
+  }
+  findMerchantUser(key: MerchantUserKey) {
+    return merchantUsers.findMerchantUser(this.sql, key);
+  }
+  listMerchantUsers(merchantId: string) {
+    return merchantUsers.listMerchantUsers(this.sql, merchantId);
+  }
+  changeMerchantUser(id: string, change: MerchantUserChange, at: number, guard?: MerchantUserGuard) {
+    return merchantUsers.changeMerchantUser(this.sql, id, change, at, guard);
+  }
+  recordSignInFailure(failure: SignInFailure) {
+    return merchantUsers.recordSignInFailure(this.sql, failure);
   }
 
   insertSandboxTransfer(transfer: SandboxTransferRecord) {

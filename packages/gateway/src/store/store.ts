@@ -24,6 +24,13 @@ import type {
   StoredReconciliationProblem,
 } from '../records/book-records.ts';
 import type {
+  MerchantUser,
+  MerchantUserChange,
+  MerchantUserGuard,
+  MerchantUserKey,
+  SignInFailure,
+} from '../records/merchant-user-records.ts';
+import type {
   PayoutChange,
   PayoutExchangeRecord,
   PayoutFilter,
@@ -484,6 +491,24 @@ export interface BindingStore {
   ): Promise<AccountBinding | undefined>;
 }
 
+/** Merchant users (docs/merchant-users.md): who signs in to a merchant's dashboard. */
+export interface MerchantUserStore {
+  /** A new user; an email taken already (by any merchant) is a UniqueViolation. */
+  insertMerchantUser(user: MerchantUser): Promise<void>;
+  findMerchantUser(key: MerchantUserKey): Promise<MerchantUser | undefined>;
+  /** A merchant's users, oldest first. */
+  listMerchantUsers(merchantId: string): Promise<MerchantUser[]>;
+  /** Changes a user while `guard` holds, in one statement; the user after, or undefined. */
+  changeMerchantUser(
+    id: string,
+    change: MerchantUserChange,
+    at: number,
+    guard?: MerchantUserGuard,
+  ): Promise<MerchantUser | undefined>;
+  /** Counts a wrong password and locks the account at the limit, in one statement; the user after. */
+  recordSignInFailure(failure: SignInFailure): Promise<MerchantUser | undefined>;
+}
+
 /**
  * The Store speaks domain verbs; every verb is one database transaction. It is the sum of its
  * concerns, each written once for both engines where they agree (store/parts/, store/sql-store.ts).
@@ -498,4 +523,5 @@ export interface Store
     StatisticsStore,
     CertificationStore,
     BindingStore,
+    MerchantUserStore,
     BooksStore {}

@@ -398,10 +398,13 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     const check = (app: FastifyInstance, docs: ApiDocument[] | Json[]) => {
       const routed = routesOf(app);
       for (const self of SELF) assert.ok(routed.delete(self), `${self} is served`);
-      // The web console, the hosted checkout and the sandbox wallet's consent page are pages for
-      // people, not an API (docs/console.md, docs/checkout.md, docs/ewallets.md#account-binding);
+      // The web console, the merchant users' sign-in, the hosted checkout and the sandbox wallet's
+      // consent page are pages for people, not an API (docs/console.md, docs/merchant-users.md,
+      // docs/checkout.md, docs/ewallets.md#account-binding);
       // the checkout's QR image is documented (`qrUrl`).
-      const pages = [...routed].filter((r) => / \/(console|pay|bind)(\/|$)/.test(r) && !r.endsWith('/qr.{format}'));
+      const pages = [...routed].filter(
+        (r) => / \/(console|pay|bind|merchant)(\/|$)/.test(r) && !r.endsWith('/qr.{format}'),
+      );
       assert.ok(pages.length > 5, 'the console is served');
       for (const p of pages) routed.delete(p);
       // The sandbox bank (sandbox mode) is a bank's API the gateway calls itself, not snapgate's
@@ -474,8 +477,8 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     assert.equal(mediaType(res.headers.get('content-type') ?? ''), 'text/html');
     assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
     const html = await res.text();
-    // One page for both documents: about 4.5 KB per operation, some 145 operations.
-    assert.ok(html.length < 720_000, `${html.length} bytes`);
+    // One page for both documents: about 4.5 KB per operation, some 160 operations.
+    assert.ok(html.length < 780_000, `${html.length} bytes`);
     assert.doesNotMatch(html, /<script|<link|<img|<iframe|@import|url\(/i, 'no script, no external asset');
     for (const href of html.matchAll(/href="([^"]+)"/g)) {
       assert.match(href[1] as string, /^(#|\/openapi\/(snap|admin)\.json$)/, `link ${href[1]}`);
@@ -1321,6 +1324,55 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       201,
     );
     assert.equal((await admin('POST', '/admin/v1/merchants/{id}/portal-link', { params: { id: 'nope' } })).status, 404);
+    const invited = await admin('POST', '/admin/v1/merchants/{id}/users', {
+      params: { id: spare.id },
+      body: { email: `openapi.${Date.now()}@toko.example`, role: 'viewer' },
+    });
+    assert.equal(invited.status, 201);
+    const user = { id: spare.id, userId: (invited.body as { id: string }).id };
+    assert.equal(
+      (
+        await admin('POST', '/admin/v1/merchants/{id}/users', {
+          params: { id: spare.id },
+          body: { email: 'x', role: 'viewer' },
+        })
+      ).status,
+      400,
+    );
+    assert.equal((await admin('GET', '/admin/v1/merchants/{id}/users', { params: { id: spare.id } })).status, 200);
+    assert.equal((await admin('GET', '/admin/v1/merchants/{id}/users', { params: { id: 'nope' } })).status, 404);
+    assert.equal((await admin('GET', '/admin/v1/merchants/{id}/users/{userId}', { params: user })).status, 200);
+    assert.equal(
+      (await admin('GET', '/admin/v1/merchants/{id}/users/{userId}', { params: { ...user, userId: 'mu_nope' } }))
+        .status,
+      404,
+    );
+    assert.equal(
+      (await admin('PATCH', '/admin/v1/merchants/{id}/users/{userId}', { params: user, body: { role: 'finance' } }))
+        .status,
+      200,
+    );
+    assert.equal(
+      (await admin('PATCH', '/admin/v1/merchants/{id}/users/{userId}', { params: user, body: { role: 'boss' } }))
+        .status,
+      400,
+    );
+    assert.equal(
+      (await admin('POST', '/admin/v1/merchants/{id}/users/{userId}/invitation', { params: user })).status,
+      201,
+    );
+    assert.equal(
+      (await admin('POST', '/admin/v1/merchants/{id}/users/{userId}/disable', { params: user })).status,
+      200,
+    );
+    assert.equal(
+      (await admin('POST', '/admin/v1/merchants/{id}/users/{userId}/disable', { params: user })).status,
+      409,
+    );
+    assert.equal(
+      (await admin('POST', '/admin/v1/merchants/{id}/users/{userId}/invitation', { params: user })).status,
+      409,
+    );
     const since = new Date(Date.now() - 3600_000).toISOString();
     assert.equal(
       (await admin('POST', '/admin/v1/merchants/{id}/recover', { params: id, body: { since } })).status,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Caller, merchantCaller } from '../../operators/caller.ts';
 import type { PortalSession } from '../../operators/sessions.ts';
+import type { MerchantRole } from '../../records/merchant-user-records.ts';
 import type { Html } from '../../web/html.ts';
 import {
   acceptForm,
@@ -13,10 +14,25 @@ import {
   sendError,
   sendHtml,
 } from '../kit.ts';
+import { TWO_FACTOR_PAGE, USER_COOKIE } from '../merchant-sign-in.ts';
 import type { ConsoleDeps } from '../operator.ts';
 import { rememberPortalTarget } from '../return-to.ts';
 import { cookiesOf, PORTAL_COOKIE, pathOf, setCookie, takeNotice } from '../session.ts';
-import { layout, portalSignOutNote } from '../views.ts';
+import { LINK_PORTAL_MENU, layout, portalSignOutNote } from '../views.ts';
+
+const LOGOUT = '/console/portal/logout';
+
+/**
+ * What a merchant user's role may change (docs/merchant-users.md#roles): callback settings, test
+ * callbacks and replays are a developer's; signing out and their own two-factor sign-in anyone's;
+ * anything else an owner's.
+ */
+function mayAct(role: MerchantRole, path: string): boolean {
+  if (path === LOGOUT || path === TWO_FACTOR_PAGE || path.startsWith(`${TWO_FACTOR_PAGE}/`)) return true;
+  if (role === 'owner') return true;
+  const isDevelopers = /^\/console\/portal\/(?:settings|test-callback|notifications\/[^/]+\/replay)$/.test(path);
+  return isDevelopers && role === 'developer';
+}
 
 /** What every portal page module is given. */
 export interface PortalPages {
@@ -55,24 +71,45 @@ export interface PortalPages {
 export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
   const sessions = new WeakMap<FastifyRequest, PortalSession>();
   p.addHook('preHandler', async (request, reply) => {
-    const token = cookiesOf(request)[PORTAL_COOKIE];
-    const s = await deps.sessions.portalSessionOf(token);
+    // A merchant user's session (docs/merchant-users.md), else a portal link's.
+    const cookies = cookiesOf(request);
+    let token = cookies[USER_COOKIE];
+    let s = token ? await deps.sessions.userOf('user', token) : undefined;
+    if (!s) {
+      token = cookies[PORTAL_COOKIE];
+      s = await deps.sessions.portalSessionOf(token);
+    }
     if (!s) {
       setCookie(request, reply, PORTAL_COOKIE, '', 0);
+      setCookie(request, reply, USER_COOKIE, '', 0);
       // The page asked for is where the next sign-in in this browser lands (return-to.ts).
       const remembered = rememberPortalTarget(request, reply, deps.sessions);
       throw new ConsoleError(
         401,
-        `you are not signed in to the portal (the session expired, was signed out, or the merchant was disabled): ask your gateway operator for a new sign-in link${remembered ? '. Signing in with it in this browser within the hour brings you back to this page' : ''}`,
+        `you are not signed in (the session expired, was signed out, or was ended): sign in again at /merchant, or ask your gateway operator for a new sign-in link${remembered ? '. Signing in with a link in this browser within the hour brings you back to this page' : ''}`,
       );
     }
     sessions.set(request, s);
-    await acceptForm(request, deps, `csrf.${token}`, merchantCaller(s.merchant.id), 'portal');
+    if (s.user) {
+      const path = pathOf(request);
+      const isTwoFactor = path === TWO_FACTOR_PAGE || path.startsWith(`${TWO_FACTOR_PAGE}/`) || path === LOGOUT;
+      // SNAPGATE_MERCHANT_2FA=required: two-factor sign-in first, before any other page.
+      if (deps.config.merchantTwoFactor === 'required' && s.user.totpEnabledAt === null && !isTwoFactor) {
+        return reply.redirect(TWO_FACTOR_PAGE, 303);
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD' && !mayAct(s.user.role, path)) {
+        throw new ConsoleError(403, `your role (${s.user.role}) may not do this: ask an owner of your merchant`);
+      }
+    }
+    await acceptForm(request, deps, `csrf.${token}`, merchantCaller(s.merchant.id, s.user), 'portal');
   });
   closeFormAudits(p, deps.audit);
 
   const sessionOf = (request: FastifyRequest) => sessions.get(request) as PortalSession;
-  const callerOf = (request: FastifyRequest) => merchantCaller(sessionOf(request).merchant.id);
+  const callerOf = (request: FastifyRequest) => {
+    const s = sessionOf(request);
+    return merchantCaller(s.merchant.id, s.user);
+  };
   const page: PortalPages['page'] = (request, reply, title, active, body, status = 200) => {
     const s = sessionOf(request);
     return sendHtml(
@@ -82,9 +119,12 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
           title,
           area: 'portal',
           active,
-          who: s.merchant.name,
+          who: s.user ? `${s.user.email} · ${s.merchant.name}` : s.merchant.name,
           csrf: s.csrf,
-          signOut: portalSignOutNote(s.merchant.name),
+          signOut: s.user
+            ? 'Log out signs you out in every browser where you are signed in'
+            : portalSignOutNote(s.merchant.name),
+          ...(s.user ? { product: 'merchant dashboard' } : { menu: LINK_PORTAL_MENU }),
           flash: takeNotice(request, reply, deps.sessions) ?? flashOf(request.query),
         },
         body,

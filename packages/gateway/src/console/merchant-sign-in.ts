@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SignInResult } from '../merchants/merchant-users.ts';
 import { merchantCaller } from '../operators/caller.ts';
 import { nonce } from '../operators/sessions.ts';
+import { PasswordsBusy } from '../secrets/passwords.ts';
 import { jakartaTime } from '../web/format.ts';
 import { type Html, html } from '../web/html.ts';
 import { audit, ConsoleError, checkCsrf, formOf, sendHtml } from './kit.ts';
@@ -80,25 +81,18 @@ ${o.problem ? html`<div class="flash error" role="alert" id="sign-in-problem">${
           status: 429,
           problem: `Too many wrong passwords or codes for this account: it is locked until ${jakartaTime(result.until)}. Try again then, or ask your owner or gateway operator.`,
         });
-      case 'refused': {
-        const wait = deps.merchantSignIns.fail('merchant', ip, undefined);
-        if (wait !== undefined) reply.header('retry-after', String(wait));
-        return signInForm(request, reply, {
-          email,
-          status: wait === undefined ? 401 : 429,
-          problem:
-            wait === undefined
-              ? 'The email or the password is not right.'
-              : `Too many failed sign-ins from your address: try again in ${wait} s.`,
-        });
-      }
+      case 'refused':
+        return signInForm(request, reply, { email, status: 401, problem: 'The email or the password is not right.' });
       case 'code-needed': {
-        const session = await sessions.userSession('code', result.user);
-        setCookie(request, reply, CODE_COOKIE, session.token, session.maxAgeSec, HERE);
-        if (result.wrongCode) deps.merchantSignIns.fail('merchant', ip, undefined);
+        // The code step lasts from the password, not from the last wrong code.
+        if (!result.wrongCode) {
+          const session = await sessions.userSession('code', result.user);
+          setCookie(request, reply, CODE_COOKIE, session.token, session.maxAgeSec, HERE);
+        }
         return codeForm(request, reply, result.wrongCode ? 'That code is not right (or was used already).' : undefined);
       }
       case 'signed-in': {
+        deps.merchantSignIns.forgive(ip);
         const session = await sessions.userSession('user', result.user);
         setCookie(request, reply, USER_COOKIE, session.token, session.maxAgeSec);
         setCookie(request, reply, CODE_COOKIE, '', 0, HERE);
@@ -127,9 +121,12 @@ ${problem ? html`<div class="flash error" role="alert" id="code-problem">${probl
     );
   }
 
-  /** Past its per-address limit, an address is refused before any password is tried. */
+  /**
+   * Each attempt is counted against its address before a password is tried; past the limit it is
+   * refused without trying any. A sign-in that succeeds is taken back (after()).
+   */
   function refuseFlood(request: FastifyRequest, reply: FastifyReply): boolean {
-    const wait = deps.merchantSignIns.blocked(request.ip);
+    const wait = deps.merchantSignIns.attempt('merchant', request.ip);
     if (wait === undefined) return false;
     reply.header('retry-after', String(wait));
     signInForm(request, reply, {
@@ -137,6 +134,18 @@ ${problem ? html`<div class="flash error" role="alert" id="code-problem">${probl
       problem: `Too many failed sign-ins from your address: try again in ${wait} s.`,
     });
     return true;
+  }
+
+  /** What `run` answers, or null once the busy page is sent (too many passwords hashed at once). */
+  async function busyOr<T>(request: FastifyRequest, reply: FastifyReply, run: () => Promise<T>): Promise<T | null> {
+    try {
+      return await run();
+    } catch (e) {
+      if (!(e instanceof PasswordsBusy)) throw e;
+      reply.header('retry-after', '1');
+      signInForm(request, reply, { status: 503, problem: 'Too many sign-ins at once: try again in a moment.' });
+      return null;
+    }
   }
 
   scope.get('/', { config }, async (request, reply) => signInForm(request, reply));
@@ -147,8 +156,10 @@ ${problem ? html`<div class="flash error" role="alert" id="code-problem">${probl
     checkPre(request, fields);
     if (refuseFlood(request, reply)) return reply;
     const email = (fields.email ?? '').slice(0, 254);
-    const result = await users.signIn({ email, password: (fields.password ?? '').slice(0, 1024) });
-    return after(request, reply, result, email);
+    const result = await busyOr(request, reply, () =>
+      users.signIn({ email, password: (fields.password ?? '').slice(0, 1024) }),
+    );
+    return result ? after(request, reply, result, email) : reply;
   });
 
   scope.post('/code', { config }, async (request, reply) => {
@@ -210,7 +221,8 @@ ${problem ? html`<div class="flash error" role="alert" id="password-problem">${p
     if (password !== (fields.again ?? '')) {
       return invitationPage(request, reply, token, 'The two passwords are not the same.', 400);
     }
-    const accepted = await users.acceptInvitation(token, password);
+    const accepted = await busyOr(request, reply, () => users.acceptInvitation(token, password));
+    if (accepted === null) return reply;
     if (!accepted) return invitationPage(request, reply, token);
     if ('problem' in accepted) {
       return invitationPage(request, reply, token, `This password is not taken: ${accepted.problem}.`, 400);

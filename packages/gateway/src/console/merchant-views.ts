@@ -44,7 +44,7 @@ ${o.edit?.problems ?? ''}
 <dt>Id</dt><dd>${m.id}</dd><dt>Client key</dt><dd>${m.clientKey}</dd><dt>Partner id</dt><dd>${m.partnerId}</dd>
 <dt>Secret version</dt><dd id="secret-version">${m.secretVersion}${m.previousValidUntil ? html` <span class="muted">(previous secret valid until ${jakartaTime(m.previousValidUntil)})</span>` : ''}</dd>
 <dt>Created</dt><dd>${jakartaTime(m.createdAt)}</dd></dl>
-<p><a href="/console/transactions?merchant=${encodeURIComponent(m.id)}">Transactions</a> · <a href="/console/notifications?state=dead&amp;merchant=${encodeURIComponent(m.id)}">Dead notifications</a> · <a href="${base}/certifications" id="certifications">Certification runs</a></p></section>
+<p><a href="/console/transactions?merchant=${encodeURIComponent(m.id)}">Transactions</a> · <a href="/console/notifications?state=dead&amp;merchant=${encodeURIComponent(m.id)}">Dead notifications</a> · <a href="${base}/certifications" id="certifications">Certification runs</a> · <a href="${base}/users" id="merchant-users">Users</a></p></section>
 ${
   o.canEdit
     ? html`<section class="card"><h2>Actions</h2>

@@ -24,8 +24,14 @@ export interface AuthFailureLimiter {
    * seconds to wait when this failure is past the limit (answer 429 with Retry-After), else undefined.
    */
   fail(door: AuthDoor, address: string, presentedKey: string | undefined): number | undefined;
-  /** The seconds to wait when `address` is past the limit already (checked before trying a password), else undefined. */
-  blocked(address: string): number | undefined;
+  /**
+   * Counts an attempt from `address` before it is tried (a password hashed): the seconds to wait
+   * when it is past the limit (answer 429, try nothing), else undefined. Attempts at once are each
+   * counted, so no more than the limit are ever tried in a window. `forgive` one that succeeded.
+   */
+  attempt(door: AuthDoor, address: string): number | undefined;
+  /** Takes back the count of an attempt that succeeded: only failures count against an address. */
+  forgive(address: string): void;
 }
 
 export function createAuthFailureLimiter(deps: {
@@ -74,11 +80,14 @@ export function createAuthFailureLimiter(deps: {
   }
 
   return {
-    blocked(address) {
-      const now = deps.clock.now();
+    attempt(door, address) {
+      const waitSec = count(`a:${address}`, deps.clock.now());
+      if (waitSec !== undefined) limited.inc({ door });
+      return waitSec;
+    },
+    forgive(address) {
       const w = windows.get(`a:${address}`);
-      if (!w || w.startMs + windowMs <= now || w.count < max) return undefined;
-      return Math.max(1, Math.ceil((w.startMs + windowMs - now) / 1000));
+      if (w && w.count > 0) w.count--;
     },
     fail(door, address, presentedKey) {
       const now = deps.clock.now();

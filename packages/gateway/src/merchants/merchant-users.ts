@@ -115,8 +115,38 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
     return merchant?.status === 'active' ? user : undefined;
   }
 
+  /**
+   * Sign-in attempts for emails of no account, counted as an account's are (kept in memory, by
+   * the email's hash): so a lock says nothing of whether the email is a user's.
+   */
+  const unknown = new Map<string, { since: number; count: number; lockedUntil: number }>();
+
+  /**
+   * Takes one attempt of an account (or of an email of none) before its password or code is tried:
+   * undefined when it may go on, else when its lock ends.
+   */
+  async function claim(email: string, user: MerchantUser | undefined, now: number): Promise<number | undefined> {
+    if (user) {
+      if (await store.claimSignInAttempt({ id: user.id, at: now, ...ACCOUNT_THROTTLE })) return undefined;
+      return (await store.findMerchantUser({ id: user.id }))?.lockedUntil ?? now + ACCOUNT_THROTTLE.lockMs;
+    }
+    const key = sha256(email);
+    let w = unknown.get(key);
+    if (w && w.lockedUntil > now) return w.lockedUntil;
+    if (!w || w.since <= now - ACCOUNT_THROTTLE.windowMs) {
+      if (unknown.size >= 10_000) unknown.delete(unknown.keys().next().value as string);
+      w = { since: now, count: 0, lockedUntil: 0 };
+      unknown.set(key, w);
+    }
+    w.count++;
+    if (w.count >= ACCOUNT_THROTTLE.limit) w.lockedUntil = now + ACCOUNT_THROTTLE.lockMs;
+    return undefined;
+  }
+
   /** The end of a sign-in whose password was right: the TOTP code when it is on, then signed in. */
   async function finish(user: MerchantUser, code: string | undefined, now: number): Promise<SignInResult> {
+    // Two-factor sign-in on without its key is no way in.
+    if (user.totpEnabledAt !== null && user.totpSecret === null) return { outcome: 'refused' };
     if (user.totpEnabledAt !== null && user.totpSecret !== null) {
       const given = code?.trim() ?? '';
       if (given === '') return { outcome: 'code-needed', user, wrongCode: false };
@@ -130,7 +160,7 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
     }
     const signedIn = await store.changeMerchantUser(
       user.id,
-      { failedSignIns: 0, failuresSince: null, lastSignInAt: now },
+      { failedSignIns: 0, failuresSince: null, lockedUntil: null, lastSignInAt: now },
       now,
       { status: ['active'] },
     );
@@ -233,6 +263,23 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
       return userView(changed);
     },
 
+    /**
+     * Turns a user's two-factor sign-in off (a lost phone): its key is dropped and its sessions end;
+     * the user signs in with the password and may set it up again.
+     */
+    async resetTwoFactor(merchantId: string, userId: string): Promise<MerchantUserView> {
+      await ownUser(merchantId, userId);
+      const now = clock.now();
+      const changed = await store.changeMerchantUser(
+        userId,
+        { totpSecret: null, totpEnabledAt: null, totpLastStep: null, sessionsNotBefore: now },
+        now,
+        { status: ['invited', 'active'] },
+      );
+      if (!changed) throw conflict(`user ${userId} is disabled`);
+      return userView(changed);
+    },
+
     /** The invitation page's facts, while its token works. */
     async invitation(token: string): Promise<{ email: string; merchantName: string } | undefined> {
       const user = await invitedBy(token, clock.now());
@@ -265,47 +312,38 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
     },
 
     /**
-     * A sign-in with an email and a password (and the TOTP code when two-factor sign-in is on).
-     * Which of the email or the password is wrong is never said; an account past ACCOUNT_THROTTLE's
-     * limit is locked for its time, the right password included.
+     * A sign-in with an email and a password; then, when two-factor sign-in is on, `code-needed`
+     * (signInWithCode). Which of the email or the password is wrong is never said, and it takes as
+     * long either way. Each attempt is counted before its password is tried (ACCOUNT_THROTTLE),
+     * so no more than its limit are ever tried in a window, however many come at once; a locked
+     * account is refused whatever the password.
      */
-    async signIn(input: { email: string; password: string; code?: string | undefined }): Promise<SignInResult> {
+    async signIn(input: { email: string; password: string }): Promise<SignInResult> {
       const now = clock.now();
-      const email = input.email.trim().toLowerCase();
-      const user = email.length <= 254 ? await store.findMerchantUser({ email }) : undefined;
-      if (user?.lockedUntil != null && user.lockedUntil > now) return { outcome: 'locked', until: user.lockedUntil };
+      const email = input.email.trim().toLowerCase().slice(0, 254);
+      const found = email === '' ? undefined : await store.findMerchantUser({ email });
+      const lockedUntil = await claim(email, found, now);
+      const user = found && (await store.findMerchantUser({ id: found.id }));
       const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash()));
-      const isRight = matches && user?.passwordHash != null;
-      if (!user || !isRight || user.passwordHash === null) {
-        if (user?.passwordHash != null) {
-          const counted = await store.recordSignInFailure({ id: user.id, at: now, ...ACCOUNT_THROTTLE });
-          if (counted?.lockedUntil != null && counted.lockedUntil > now) {
-            return { outcome: 'locked', until: counted.lockedUntil };
-          }
-        }
-        return { outcome: 'refused' };
-      }
+      if (lockedUntil !== undefined) return { outcome: 'locked', until: lockedUntil };
+      if (!user || !matches || user.passwordHash === null) return { outcome: 'refused' };
       const merchant = await store.findMerchantById(user.merchantId);
       if (user.status !== 'active' || merchant?.status !== 'active') return { outcome: 'refused' };
-      return finish(user, input.code, now);
+      return finish(user, undefined, now);
     },
 
     /**
-     * The TOTP code of a user whose password was right (the sign-in's second step). A wrong code
-     * counts as a wrong password does.
+     * The TOTP code of a user whose password was right (the sign-in's second step), counted as a
+     * password attempt is.
      */
     async signInWithCode(userId: string, code: string): Promise<SignInResult> {
       const now = clock.now();
+      const found = await activeUser(userId);
+      if (!found || found.totpEnabledAt === null) return { outcome: 'refused' };
+      const lockedUntil = await claim(found.email, found, now);
+      if (lockedUntil !== undefined) return { outcome: 'locked', until: lockedUntil };
       const user = await activeUser(userId);
-      if (!user) return { outcome: 'refused' };
-      if (user.lockedUntil !== null && user.lockedUntil > now) return { outcome: 'locked', until: user.lockedUntil };
-      const result = await finish(user, code, now);
-      if (result.outcome === 'code-needed' && result.wrongCode) {
-        const counted = await store.recordSignInFailure({ id: user.id, at: now, ...ACCOUNT_THROTTLE });
-        if (counted?.lockedUntil != null && counted.lockedUntil > now)
-          return { outcome: 'locked', until: counted.lockedUntil };
-      }
-      return result;
+      return user ? finish(user, code, now) : { outcome: 'refused' };
     },
 
     /**
@@ -314,15 +352,11 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
      */
     async startTwoFactor(userId: string): Promise<{ secret: string; uri: string }> {
       const secret = newTotpSecret();
-      const user = await store.changeMerchantUser(
-        userId,
-        { totpSecret: secret, totpEnabledAt: null, totpLastStep: null },
-        clock.now(),
-        {
-          status: ['active'],
-        },
-      );
-      if (!user) throw notFound(`user ${userId}`);
+      const user = await store.changeMerchantUser(userId, { totpSecret: secret, totpLastStep: null }, clock.now(), {
+        status: ['active'],
+        totpOff: true,
+      });
+      if (!user) throw conflict(`two-factor sign-in of user ${userId} is on already (or the user is not active)`);
       return { secret, uri: otpauthUri({ issuer: 'snapgate', account: user.email, secret }) };
     },
 
@@ -333,9 +367,11 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
       if (user?.status !== 'active' || user.totpSecret === null || user.totpEnabledAt !== null) return false;
       const step = verifyTotp(user.totpSecret, code, now, user.totpLastStep);
       if (step === undefined) return false;
+      // Only the key the code was checked against: a new key started meanwhile changed the user.
       const on = await store.changeMerchantUser(userId, { totpEnabledAt: now, totpLastStep: step }, now, {
         status: ['active'],
-        totpLastStep: user.totpLastStep,
+        totpOff: true,
+        updatedAt: user.updatedAt,
       });
       return on !== undefined;
     },

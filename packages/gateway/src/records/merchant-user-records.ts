@@ -66,11 +66,15 @@ export interface MerchantUserGuard {
   status?: readonly MerchantUserStatus[];
   /** The last code's step as read (a code is taken once). */
   totpLastStep?: number | null;
+  /** Two-factor sign-in still off. */
+  totpOff?: true;
+  /** Unchanged since it was read (its `updatedAt` then). */
+  updatedAt?: number;
   /** The invitation still this one, and unexpired at `now`. */
   invitation?: { hash: string; now: number };
 }
 
-/** A wrong password's count, as the store keeps it for throttling. */
+/** A sign-in attempt, as the store counts it for throttling (MerchantUserStore.claimSignInAttempt). */
 export interface SignInFailure {
   id: string;
   at: number;

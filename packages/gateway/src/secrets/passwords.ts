@@ -20,11 +20,39 @@ export const PASSWORD_MIN = 12;
 
 const maxmemOf = (logN: number, r: number) => 128 * 2 ** logN * r * 2;
 
-function derive(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
-  const options: ScryptOptions = { N: 2 ** logN, r, p, maxmem: maxmemOf(logN, r) };
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+/**
+ * Hashes run two at a time (Node's thread pool, 4 threads, also resolves names and reads files for
+ * the payments), and at most 32 wait: past that a sign-in is refused as busy, not queued.
+ */
+const RUNNING_MAX = 2;
+const WAITING_MAX = 32;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+/** Too many passwords are being hashed at once: try again in a moment. */
+export class PasswordsBusy extends Error {
+  constructor() {
+    super('too many sign-ins at once: try again in a moment');
+    this.name = 'PasswordsBusy';
+  }
+}
+
+async function derive(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
+  if (running >= RUNNING_MAX) {
+    if (waiting.length >= WAITING_MAX) throw new PasswordsBusy();
+    await new Promise<void>((go) => waiting.push(go));
+  } else running++;
+  try {
+    const options: ScryptOptions = { N: 2 ** logN, r, p, maxmem: maxmemOf(logN, r) };
+    return await new Promise((resolve, reject) =>
+      scrypt(password.normalize('NFKC'), salt, KEY_BYTES, options, (err, key) => (err ? reject(err) : resolve(key))),
+    );
+  } finally {
+    // The next waiting hash takes this one's place (`running` stays), or the place is freed.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
 }
 
 /** The record of a new password. */
@@ -111,13 +139,85 @@ const COMMON = new Set([
   'tokosaya1234',
 ]);
 
+/**
+ * Words people build passwords on, with digits and symbols around them (`Password2024!`,
+ * `Jakarta123!!`, `P@ssw0rd1`): compared with a password's core (baseOf).
+ */
+const BASE_WORDS = new Set([
+  'password',
+  'passwort',
+  'qwerty',
+  'qwertyuiop',
+  'asdfgh',
+  'asdfghjkl',
+  'zxcvbnm',
+  'iloveyou',
+  'admin',
+  'administrator',
+  'welcome',
+  'letmein',
+  'changeme',
+  'monkey',
+  'dragon',
+  'football',
+  'baseball',
+  'sunshine',
+  'princess',
+  'superman',
+  'starwars',
+  'whatever',
+  'trustno',
+  'master',
+  'secret',
+  'bismillah',
+  'alhamdulillah',
+  'sayang',
+  'sayangkamu',
+  'akusayangkamu',
+  'cinta',
+  'indonesia',
+  'jakarta',
+  'bandung',
+  'surabaya',
+  'merdeka',
+  'garuda',
+  'rahasia',
+  'rahasiaku',
+  'katasandi',
+  'selamat',
+  'snapgate',
+  'merchant',
+  'tokoonline',
+  'tokosaya',
+]);
+/** What people write for letters: `p@ssw0rd` is `password`. */
+const LEET: Record<string, string> = {
+  '@': 'a',
+  '4': 'a',
+  '0': 'o',
+  '1': 'i',
+  '3': 'e',
+  '5': 's',
+  $: 's',
+  '7': 't',
+  '!': 'i',
+};
+
+/** A password's core: without the digits and symbols around it, its stand-ins for letters read as letters. */
+function baseOf(lower: string): string {
+  const core = lower.replace(/^[\d\W_]+/, '').replace(/[\d\W_]+$/, '');
+  return [...core].map((c) => LEET[c] ?? c).join('');
+}
+
 /** Why a new password is refused, or undefined when it is taken. */
 export function passwordProblem(password: string, email?: string): string | undefined {
   if (password.length < PASSWORD_MIN) return `at least ${PASSWORD_MIN} characters`;
   if (password.length > PASSWORD_MAX) return `at most ${PASSWORD_MAX} characters`;
   const lower = password.toLowerCase();
+  const base = baseOf(lower);
   const local = email?.split('@')[0]?.toLowerCase();
-  if (COMMON.has(lower) || isPattern(lower) || (local !== undefined && local.length >= 4 && lower.includes(local))) {
+  const isCommon = COMMON.has(lower) || BASE_WORDS.has(base) || base.length < 6 || isPattern(lower);
+  if (isCommon || (local !== undefined && local.length >= 4 && lower.includes(local))) {
     return 'too common or too easy to guess: choose another';
   }
   return undefined;

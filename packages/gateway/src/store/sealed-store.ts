@@ -166,7 +166,7 @@ export function sealedStore(inner: Store, sealer: Sealer): Store {
         change.totpSecret === undefined ? change : { ...change, totpSecret: seal(change.totpSecret, totpSecretAt(id)) };
       return openUser(await inner.changeMerchantUser(id, sealed, at, guard));
     },
-    recordSignInFailure: async (failure) => openUser(await inner.recordSignInFailure(failure)),
+    claimSignInAttempt: async (attempt) => openUser(await inner.claimSignInAttempt(attempt)),
     insertBinding: (b, idempotency) => inner.insertBinding({ ...b, ...sealBindingChange(b.id, b) }, idempotency),
     findBinding: async (key) => openBinding(await inner.findBinding(key)),
     findUntradedBindings: async (now, limit) =>

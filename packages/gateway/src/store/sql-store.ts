@@ -200,8 +200,8 @@ export abstract class SqlStore {
   changeMerchantUser(id: string, change: MerchantUserChange, at: number, guard?: MerchantUserGuard) {
     return merchantUsers.changeMerchantUser(this.sql, id, change, at, guard);
   }
-  recordSignInFailure(failure: SignInFailure) {
-    return merchantUsers.recordSignInFailure(this.sql, failure);
+  claimSignInAttempt(attempt: SignInFailure) {
+    return merchantUsers.claimSignInAttempt(this.sql, attempt);
   }
 
   insertSandboxTransfer(transfer: SandboxTransferRecord) {

@@ -505,8 +505,11 @@ export interface MerchantUserStore {
     at: number,
     guard?: MerchantUserGuard,
   ): Promise<MerchantUser | undefined>;
-  /** Counts a wrong password and locks the account at the limit, in one statement; the user after. */
-  recordSignInFailure(failure: SignInFailure): Promise<MerchantUser | undefined>;
+  /**
+   * Counts a sign-in attempt before its password or code is tried, and locks the account at the
+   * limit, in one statement; the user after, or undefined when it is locked.
+   */
+  claimSignInAttempt(attempt: SignInFailure): Promise<MerchantUser | undefined>;
 }
 
 /**

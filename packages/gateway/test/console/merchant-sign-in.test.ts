@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { totpAt } from '../../src/secrets/totp.ts';
 import { browserSuite, launchChromium, type TestChromium } from '../helpers/chromium.ts';
+import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { inviteUser, PASSWORD } from '../helpers/merchant-user.ts';
 import { type ConsoleGateway, startConsoleGateway } from './console-gateway.ts';
 
@@ -71,6 +72,46 @@ describe('a merchant user signs in themselves (Chromium, phone)', browserSuite, 
     await Promise.all([page.waitForURL(/\/console\/portal$/), page.click('button[type=submit]')]);
     assert.match((await page.textContent('h1')) ?? '', /Transactions/);
     await page.close();
+  });
+
+  test('lets an operator invite, give another role and disable a user in the console', async () => {
+    const context = await chromium.newContext({ viewport: { width: 1366, height: 900 } });
+    const page = await context.newPage();
+    page.on('dialog', (d) => void d.accept());
+    await page.goto(`${gw.url}/console/login`);
+    await page.fill('#key', ADMIN_TOKEN);
+    await Promise.all([page.waitForURL(/\/console\/overview$/), page.click('main button[type=submit]')]);
+    await page.goto(`${gw.url}/console/merchants/${merchantId}`);
+    await Promise.all([page.waitForURL(/\/users$/), page.click('#merchant-users')]);
+    await page.fill('input[name=email]', 'budi@warung.example');
+    await page.selectOption('select[name=role]', 'developer');
+    await Promise.all([page.waitForURL(/\/users\/invited$/), page.click('form[action$="/users"] button[type=submit]')]);
+    const link = await page.inputValue('#invitation-link');
+    assert.match(link, /\/merchant\/invitation\/[\w-]{43}$/);
+    // Shown once: a reload shows it no more.
+    await page.reload();
+    assert.equal(await page.$('#invitation-link'), null);
+    assert.match((await page.textContent('#shown-once')) ?? '', /was shown once/);
+    // The link works for the person it was made for.
+    assert.equal((await fetch(link)).status, 200);
+
+    await page.goto(`${gw.url}/console/merchants/${merchantId}/users`);
+    const row = (
+      await page.$$eval('#users tbody tr', (rows) => rows.map((r) => ({ id: r.id, text: r.textContent ?? '' })))
+    ).find((r) => r.text.includes('budi@warung.example'));
+    assert.ok(row, 'listed');
+    assert.match(row.text, /invited/);
+    await page.selectOption(`#${row.id} select[name=role]`, 'viewer');
+    await Promise.all([page.waitForURL(/\/users$/), page.click(`#${row.id} form[action$="/role"] button`)]);
+    assert.match((await page.textContent('.flash')) ?? '', /budi@warung\.example is now viewer/);
+    await Promise.all([page.waitForURL(/\/users$/), page.click(`#${row.id} form[action$="/disable"] button`)]);
+    assert.match((await page.textContent(`#${row.id}`)) ?? '', /disabled/);
+    assert.equal((await fetch(link)).status, 404, 'a disabled user’s link works no more');
+    // A taken email is refused on the page, nothing made.
+    await page.fill('input[name=email]', 'siti@warung.example');
+    await Promise.all([page.waitForURL(/\/users$/), page.click('form[action$="/users"] button[type=submit]')]);
+    assert.match((await page.textContent('.flash')) ?? '', /is a user already/);
+    await context.close();
   });
 
   test('shows a viewer the settings but refuses its change', async () => {

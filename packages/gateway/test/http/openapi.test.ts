@@ -1362,6 +1362,18 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
       201,
     );
     assert.equal(
+      (await admin('POST', '/admin/v1/merchants/{id}/users/{userId}/reset-two-factor', { params: user })).status,
+      200,
+    );
+    assert.equal(
+      (
+        await admin('POST', '/admin/v1/merchants/{id}/users/{userId}/reset-two-factor', {
+          params: { ...user, userId: 'mu_nope' },
+        })
+      ).status,
+      404,
+    );
+    assert.equal(
       (await admin('POST', '/admin/v1/merchants/{id}/users/{userId}/disable', { params: user })).status,
       200,
     );

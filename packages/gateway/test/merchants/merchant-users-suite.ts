@@ -177,17 +177,34 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       const neighbour = email('neighbour');
       await signedInUser(gw, m.id, neighbour);
       const browser = userBrowser(gw);
-      for (let i = 0; i < 9; i++) assert.equal((await browser.signIn(target, `wrong guess number ${i}`)).status, 401);
-      const tenth = await browser.signIn(target, 'wrong guess number 10');
-      assert.equal(tenth.status, 429);
-      assert.match(tenth.text, /locked until/);
+      for (let i = 0; i < 10; i++) assert.equal((await browser.signIn(target, `wrong guess number ${i}`)).status, 401);
       const right = await browser.signIn(target, PASSWORD);
       assert.equal(right.status, 429, 'the right password too');
+      assert.match(right.text, /locked until/);
       assert.ok(Number(right.headers.get('retry-after')) > 0);
+      // An email of no account locks alike: the answer says nothing of whether it is a user's.
+      const nobody = `nobody.${target}`;
+      for (let i = 0; i < 10; i++) assert.equal((await browser.signIn(nobody, `wrong guess number ${i}`)).status, 401);
+      const locked = await browser.signIn(nobody, PASSWORD);
+      assert.equal(locked.status, 429);
+      assert.match(locked.text, /locked until/);
       // Another account from the same address still signs in.
       assert.equal((await userBrowser(gw).signIn(neighbour, PASSWORD)).status, 303);
       clock.advance(15 * 60_000 + 1);
       assert.equal((await browser.signIn(target, PASSWORD)).status, 303);
+    });
+
+    it('tries no more than 10 passwords of an account in a window, however many come at once', async () => {
+      const target = email('burst');
+      await signedInUser(gw, m.id, target);
+      clock.advance(61_000);
+      const burst = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => userBrowser(gw).signIn(target, `burst guess ${i}`)),
+      );
+      const statuses = burst.map((r) => r.status).sort();
+      assert.deepEqual(statuses, [...Array(10).fill(401), ...Array(10).fill(429)]);
+      assert.equal((await userBrowser(gw).signIn(target, PASSWORD)).status, 429);
+      clock.advance(15 * 60_000 + 1);
     });
 
     it('turns on two-factor sign-in with a code, then asks for one at each sign-in, taking each once', async () => {
@@ -223,13 +240,26 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       const replay = userBrowser(gw);
       await replay.signIn(address, PASSWORD);
       assert.equal((await replay.code(code)).status, 401);
-      // The code step lasts a few minutes.
+      // The code step lasts 5 minutes from the password, however many wrong codes come between.
       const slow = userBrowser(gw);
       await slow.signIn(address, PASSWORD);
-      clock.advance(6 * 60_000);
+      clock.advance(4 * 60_000);
+      assert.equal((await slow.code('111111')).status, 401);
+      clock.advance(2 * 60_000);
       const late = await slow.code(totpAt(key, clock.now()));
       assert.equal(late.status, 401);
       assert.match(late.text, /took too long/);
+      // A lost phone: the operator turns it off; the password alone signs in, and every session ended.
+      const users = (await gw.admin('GET', `/merchants/${m.id}/users`)).body.items as Array<{
+        id: string;
+        email: string;
+      }>;
+      const dewi = users.find((u) => u.email === address)?.id as string;
+      const reset = await gw.admin('POST', `/merchants/${m.id}/users/${dewi}/reset-two-factor`);
+      assert.equal(reset.status, 200, JSON.stringify(reset.body));
+      assert.equal(reset.body.twoFactor, false);
+      assert.equal((await next.get('/console/portal')).status, 401, 'its sessions ended');
+      assert.equal((await userBrowser(gw).signIn(address, PASSWORD)).status, 303);
     });
 
     it('lets each role change only what it may, and every form needs its CSRF token', async () => {

@@ -89,6 +89,13 @@ describe('passwords', () => {
       ['qwertyuiop!!', /too common/],
       ['zyxwvutsrqpo', /too common/],
       ['siti.rahayu2026', /too common/],
+      ['Password2024', /too common/],
+      ['P@ssw0rd2024!', /too common/],
+      ['Jakarta2024!!', /too common/],
+      ['Qwerty123456!', /too common/],
+      ['iloveyou12345', /too common/],
+      ['abc123456789', /too common/],
+      ['2024!!Bismillah', /too common/],
     ];
     for (const [password, why] of refused) {
       assert.match(passwordProblem(password, 'siti.rahayu@toko.example') ?? '', why, password);

@@ -248,6 +248,30 @@ export function adminMerchantUserRoutes(
 
   documentedRoute<{ Params: { id: string; userId: string } }>(app, deps.docs, {
     method: 'post',
+    url: '/merchants/:id/users/:userId/reset-two-factor',
+    config: { api: 'admin' },
+    operation: op({
+      operationId: 'resetMerchantUserTwoFactor',
+      tags: [TAG.merchants],
+      summary: 'Turn a merchant user’s two-factor sign-in off',
+      description:
+        'For a user who lost the phone with the authenticator app: the key is dropped and the user’s sessions end; the user signs in with the password alone and may set two-factor sign-in up again (with `SNAPGATE_MERCHANT_2FA=required`, right away). No body.',
+      parameters: [idParam('merchant'), userParam],
+      responses: {
+        ...ok('The user after.', USER_SCHEMA, { ...USER_EXAMPLE, status: 'active' }),
+        '404': notFound('user'),
+        '409': conflict('The user is disabled.', 'user mu_Xk2m9QpLr4TnW8vYz1aBcD is disabled'),
+      },
+    }),
+    handler: async (request) => {
+      noBody(request);
+      const { id, userId } = ids(request.params);
+      return viewOf(await users.resetTwoFactor(id, userId));
+    },
+  });
+
+  documentedRoute<{ Params: { id: string; userId: string } }>(app, deps.docs, {
+    method: 'post',
     url: '/merchants/:id/users/:userId/disable',
     config: { api: 'admin' },
     operation: op({

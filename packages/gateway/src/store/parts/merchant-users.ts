@@ -101,6 +101,11 @@ export async function changeMerchantUser(
       values.push(guard.totpLastStep);
     }
   }
+  if (guard.totpOff) conditions.push('totp_enabled_at IS NULL');
+  if (guard.updatedAt !== undefined) {
+    conditions.push('updated_at = ?');
+    values.push(guard.updatedAt);
+  }
   if (guard.invitation) {
     conditions.push('invitation_hash = ? AND invitation_expires_at > ?');
     values.push(guard.invitation.hash, guard.invitation.now);
@@ -115,10 +120,12 @@ export async function changeMerchantUser(
 }
 
 /**
- * Counts a wrong password, in one statement: the first within the window starts it again; the
- * `limit`-th locks the account for `lockMs` and starts a new count. The user after.
+ * Takes one sign-in attempt of an account that is not locked, in one statement, before its password
+ * (or code) is tried: the first within the window starts the count again, the `limit`-th locks the
+ * account for `lockMs`. Of attempts at once, each is counted, so no more than `limit` are ever tried
+ * in a window. The user after, or undefined when it is locked (or gone).
  */
-export async function recordSignInFailure(sql: Sql, f: SignInFailure): Promise<MerchantUser | undefined> {
+export async function claimSignInAttempt(sql: Sql, f: SignInFailure): Promise<MerchantUser | undefined> {
   const windowStart = f.at - f.windowMs;
   const isNew = 'failures_since IS NULL OR failures_since <= ?';
   const count = `CASE WHEN ${isNew} THEN 1 ELSE failed_sign_ins + 1 END`;
@@ -126,24 +133,11 @@ export async function recordSignInFailure(sql: Sql, f: SignInFailure): Promise<M
     sql.all(
       `UPDATE merchant_users SET
          locked_until = CASE WHEN ${count} >= ? THEN ? ELSE locked_until END,
-         failures_since = CASE WHEN ${count} >= ? THEN NULL WHEN ${isNew} THEN ? ELSE failures_since END,
-         failed_sign_ins = CASE WHEN ${count} >= ? THEN 0 ELSE ${count} END,
+         failures_since = CASE WHEN ${isNew} THEN ? ELSE failures_since END,
+         failed_sign_ins = ${count},
          updated_at = ?
-       WHERE id = ? RETURNING *`,
-      [
-        windowStart,
-        f.limit,
-        f.at + f.lockMs,
-        windowStart,
-        f.limit,
-        windowStart,
-        f.at,
-        windowStart,
-        f.limit,
-        windowStart,
-        f.at,
-        f.id,
-      ],
+       WHERE id = ? AND (locked_until IS NULL OR locked_until <= ?) RETURNING *`,
+      [windowStart, f.limit, f.at + f.lockMs, windowStart, f.at, windowStart, f.at, f.id, f.at],
     ),
   );
   return r ? userFromRow(r) : undefined;

@@ -28,6 +28,12 @@ export function parseAdminBody<T extends z.ZodType>(
   return parseWith(schema, value, 'invalid request body');
 }
 
+/** A route that takes no body: anything but nothing (or `{}`) is refused, so a mistaken field is never ignored. */
+export function refuseBody(request: FastifyRequest): void {
+  const raw = rawBodyOf(request);
+  if (raw.length > 0 && raw.toString('utf8').trim() !== '{}') throw badRequest('this route takes no body');
+}
+
 export function parseWith<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
   const r = schema.safeParse(value);
   if (!r.success) {

@@ -123,16 +123,22 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
 
   /**
    * Takes one attempt of an account (or of an email of none) before its password or code is tried:
-   * undefined when it may go on, else when its lock ends.
+   * the account as it is after the count (none for an email of none), or when its lock ends.
    */
-  async function claim(email: string, user: MerchantUser | undefined, now: number): Promise<number | undefined> {
+  async function claim(
+    email: string,
+    user: MerchantUser | undefined,
+    now: number,
+  ): Promise<{ user: MerchantUser | undefined } | { lockedUntil: number }> {
     if (user) {
-      if (await store.claimSignInAttempt({ id: user.id, at: now, ...ACCOUNT_THROTTLE })) return undefined;
-      return (await store.findMerchantUser({ id: user.id }))?.lockedUntil ?? now + ACCOUNT_THROTTLE.lockMs;
+      const counted = await store.claimSignInAttempt({ id: user.id, at: now, ...ACCOUNT_THROTTLE });
+      if (counted) return { user: counted };
+      const lockedUntil = (await store.findMerchantUser({ id: user.id }))?.lockedUntil;
+      return { lockedUntil: lockedUntil ?? now + ACCOUNT_THROTTLE.lockMs };
     }
     const key = sha256(email);
     let w = unknown.get(key);
-    if (w && w.lockedUntil > now) return w.lockedUntil;
+    if (w && w.lockedUntil > now) return { lockedUntil: w.lockedUntil };
     if (!w || w.since <= now - ACCOUNT_THROTTLE.windowMs) {
       if (unknown.size >= 10_000) unknown.delete(unknown.keys().next().value as string);
       w = { since: now, count: 0, lockedUntil: 0 };
@@ -140,7 +146,7 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
     }
     w.count++;
     if (w.count >= ACCOUNT_THROTTLE.limit) w.lockedUntil = now + ACCOUNT_THROTTLE.lockMs;
-    return undefined;
+    return { user: undefined };
   }
 
   /** The end of a sign-in whose password was right: the TOTP code when it is on, then signed in. */
@@ -322,10 +328,11 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
       const now = clock.now();
       const email = input.email.trim().toLowerCase().slice(0, 254);
       const found = email === '' ? undefined : await store.findMerchantUser({ email });
-      const lockedUntil = await claim(email, found, now);
-      const user = found && (await store.findMerchantUser({ id: found.id }));
+      const attempt = await claim(email, found, now);
+      const user = 'user' in attempt ? attempt.user : undefined;
+      // A locked account costs a hash too (the decoy's): a lock takes as long as a wrong password.
       const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoyHash()));
-      if (lockedUntil !== undefined) return { outcome: 'locked', until: lockedUntil };
+      if ('lockedUntil' in attempt) return { outcome: 'locked', until: attempt.lockedUntil };
       if (!user || !matches || user.passwordHash === null) return { outcome: 'refused' };
       const merchant = await store.findMerchantById(user.merchantId);
       if (user.status !== 'active' || merchant?.status !== 'active') return { outcome: 'refused' };
@@ -340,10 +347,9 @@ export function createMerchantUserService(deps: MerchantUserDeps) {
       const now = clock.now();
       const found = await activeUser(userId);
       if (!found || found.totpEnabledAt === null) return { outcome: 'refused' };
-      const lockedUntil = await claim(found.email, found, now);
-      if (lockedUntil !== undefined) return { outcome: 'locked', until: lockedUntil };
-      const user = await activeUser(userId);
-      return user ? finish(user, code, now) : { outcome: 'refused' };
+      const attempt = await claim(found.email, found, now);
+      if ('lockedUntil' in attempt) return { outcome: 'locked', until: attempt.lockedUntil };
+      return attempt.user ? finish(attempt.user, code, now) : { outcome: 'refused' };
     },
 
     /**

@@ -6,6 +6,7 @@ import { newClientSecret } from '../merchants/merchant-service.ts';
 import type { AccountBinding, BindingChange, BindingKey } from '../records/binding-records.ts';
 import type { ProviderRecord } from '../records/provider-records.ts';
 import { type MerchantRecord, UniqueViolation } from '../records/records.ts';
+import { sharedRuns } from '../shared-runs.ts';
 import type { Store } from '../store/store.ts';
 import { newCheckoutId, normalizedUrl } from './checkout-link.ts';
 import { createFieldReader } from './fields.ts';
@@ -127,7 +128,7 @@ export function createBindingService(deps: BindingServiceDeps) {
   }
 
   /** Renewals of connected wallets' customer tokens under way here: one per binding at a time. */
-  const renewing = new Map<string, Promise<string>>();
+  const renewing = sharedRuns<string>();
 
   /**
    * The customer's token at the binding's connected wallet, renewed there first (its refresh
@@ -144,17 +145,8 @@ export function createBindingService(deps: BindingServiceDeps) {
     const isFresh = (b: AccountBinding) =>
       !force && b.walletAccessToken !== null && (b.walletAccessTokenExpiresAt ?? 0) > now + RENEW_AHEAD_MS;
     if (isFresh(binding)) return binding.walletAccessToken as string;
-    let renew = renewing.get(binding.id);
-    if (!renew) {
-      renew = renewAtWallet(binding.id, wallet, now, isFresh);
-      renewing.set(binding.id, renew);
-      renew.then(
-        () => renewing.delete(binding.id),
-        () => renewing.delete(binding.id),
-      );
-    }
     try {
-      return await renew;
+      return await renewing(binding.id, () => renewAtWallet(binding.id, wallet, now, isFresh));
     } catch (e) {
       // A renewal shared with another request is refused as this one's service.
       if (!isSnapError(e)) throw e;
@@ -292,7 +284,7 @@ export function createBindingService(deps: BindingServiceDeps) {
   }
 
   /** Customers back from a connected wallet's page, whose authCode is being traded: one at a time per binding. */
-  const returning = new Map<string, Promise<string | undefined>>();
+  const returning = sharedRuns<string | undefined>();
 
   async function comeBack(consentId: string, walletAuthCode: string | undefined, now: number) {
     const pending = await pendingConsent(consentId, now, false);
@@ -551,11 +543,7 @@ export function createBindingService(deps: BindingServiceDeps) {
      */
     returned(consentId: string, walletAuthCode: string | undefined, now: number): Promise<string | undefined> {
       // The same way back twice at once (a reload, a prefetch) is one trade, one answer.
-      const under = returning.get(consentId);
-      if (under) return under;
-      const back = comeBack(consentId, walletAuthCode, now).finally(() => returning.delete(consentId));
-      returning.set(consentId, back);
-      return back;
+      return returning(consentId, () => comeBack(consentId, walletAuthCode, now));
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { VirtualAccountNumbers } from '../records/records.ts';
+import { sharedRuns } from '../shared-runs.ts';
 import type { Store } from '../store/store.ts';
 
 /**
@@ -21,7 +22,7 @@ export function createVaNumbers(
 ): VaNumbers {
   const reserved = new Map<string, VirtualAccountNumbers & { at: number }>();
   /** One reservation at a time per merchant and bank: the VAs created meanwhile wait for it. */
-  const reserving = new Map<string, Promise<void>>();
+  const reserving = sharedRuns<void>();
   return {
     async next(merchantId, bankCode) {
       const key = `${merchantId}\n${bankCode}`;
@@ -32,17 +33,10 @@ export function createVaNumbers(
           numbers.at++;
           return { partnerServiceId: numbers.partnerServiceId, customerNo };
         }
-        let pending = reserving.get(key);
-        if (!pending) {
-          pending = store
-            .allocateVirtualAccounts(merchantId, bankCode, reserve)
-            .then((r) => {
-              reserved.set(key, { ...r, at: 0 });
-            })
-            .finally(() => reserving.delete(key));
-          reserving.set(key, pending);
-        }
-        await pending;
+        await reserving(key, async () => {
+          const r = await store.allocateVirtualAccounts(merchantId, bankCode, reserve);
+          reserved.set(key, { ...r, at: 0 });
+        });
       }
     },
   };

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { MerchantUserService, MerchantUserView } from '../../merchants/merchant-users.ts';
 import { MERCHANT_ROLES } from '../../records/merchant-user-records.ts';
-import { parseAdminBody, parseWith } from '../admin-body.ts';
+import { parseAdminBody, parseWith, refuseBody } from '../admin-body.ts';
 import {
   BAD_PATH,
   badRequest,
@@ -18,8 +18,6 @@ import {
 } from '../openapi/admin-kit.ts';
 import type { JsonSchema } from '../openapi/kit.ts';
 import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
-import { badRequest as badRequestError } from '../problem.ts';
-import { rawBodyOf } from '../raw-body.ts';
 
 const userParams = z.object({ id: z.string().max(64), userId: z.string().max(64) });
 const inviteSchema = z.strictObject({ email: z.string().max(254), role: z.enum(MERCHANT_ROLES) });
@@ -239,7 +237,7 @@ export function adminMerchantUserRoutes(
       },
     }),
     handler: async (request, reply) => {
-      noBody(request);
+      refuseBody(request);
       const { id, userId } = ids(request.params);
       const { user, invitationUrl } = await users.reinvite(id, userId);
       return reply.code(201).send({ ...viewOf(user), invitationUrl });
@@ -264,7 +262,7 @@ export function adminMerchantUserRoutes(
       },
     }),
     handler: async (request) => {
-      noBody(request);
+      refuseBody(request);
       const { id, userId } = ids(request.params);
       return viewOf(await users.resetTwoFactor(id, userId));
     },
@@ -287,14 +285,9 @@ export function adminMerchantUserRoutes(
       },
     }),
     handler: async (request) => {
-      noBody(request);
+      refuseBody(request);
       const { id, userId } = ids(request.params);
       return viewOf(await users.disable(id, userId));
     },
   });
-}
-
-function noBody(request: Parameters<typeof rawBodyOf>[0]): void {
-  const raw = rawBodyOf(request);
-  if (raw.length > 0 && raw.toString('utf8').trim() !== '{}') throw badRequestError('this route takes no body');
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { SessionService } from '../../operators/sessions.ts';
+import { refuseBody } from '../admin-body.ts';
 import { conflict, idParam, notFound, ok, op, T, TAG } from '../openapi/admin-kit.ts';
 import type { Operation } from '../openapi/kit.ts';
 import { documentedRoute, type RouteDocs } from '../openapi/route-docs.ts';
-import { badRequest } from '../problem.ts';
-import { rawBodyOf } from '../raw-body.ts';
 
 /** `POST /admin/v1/merchants/:id/portal-link`: a merchant portal sign-in link (docs/console.md). */
 export function adminPortalLinkRoutes(app: FastifyInstance, deps: { sessions: SessionService; docs: RouteDocs }) {
@@ -15,8 +14,7 @@ export function adminPortalLinkRoutes(app: FastifyInstance, deps: { sessions: Se
     config: { api: 'admin', auditRedacts: ['url'] },
     operation: PORTAL_LINK,
     handler: async (request, reply) => {
-      const body = rawBodyOf(request);
-      if (body.length > 0 && body.toString('utf8').trim() !== '{}') throw badRequest('this route takes no body');
+      refuseBody(request);
       const { url, expiresAt } = await deps.sessions.portalLink(request.params.id.slice(0, 64));
       return reply.code(201).send({ url, expiresAt });
     },

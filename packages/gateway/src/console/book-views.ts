@@ -14,16 +14,25 @@ export type SettlementRecord = Awaited<ReturnType<SettlementService['show']>>['s
 export type LedgerEntry = Awaited<ReturnType<SettlementService['show']>>['entries'][number];
 type LedgerLine = ReturnType<typeof linesOf>[number];
 
-/** Who is looking: links go to the operator's pages or to the merchant's own portal pages. */
-export type BookArea = 'operator' | 'portal';
+/**
+ * Who is looking: links go to the operator's pages, or to the merchant's own pages where they are
+ * (the portal of an operator's sign-in link, or the dashboard of a merchant user).
+ */
+export type BookArea = 'operator' | MerchantBase;
+/** Where a merchant's own pages are: the portal (an operator's sign-in link) or the dashboard (a merchant user). */
+export type MerchantBase = '/console/portal' | '/merchant';
 
 const pathsOf = (area: BookArea) =>
   area === 'operator'
     ? { transactions: '/console/transactions', settlements: '/console/books/settlements' }
-    : { transactions: '/console/portal/transactions', settlements: '/console/portal/settlements' };
+    : { transactions: `${area}/transactions`, settlements: `${area}/settlements` };
 
 /** Sen as Rupiah: `Rp 14.895,00`. */
 export const sen = (value: bigint) => rupiah(money(value));
+
+/** Where a payout is shown: its own page (operators), or its row of the merchant's list. */
+export const payoutHref = (area: BookArea, id: string) =>
+  area === 'operator' ? `/console/payouts/${encodeURIComponent(id)}` : `${area}/payouts#${encodeURIComponent(id)}`;
 
 export const settlementHref = (area: BookArea, id: string) => `${pathsOf(area).settlements}/${encodeURIComponent(id)}`;
 
@@ -96,11 +105,7 @@ export const settlementBadge = (s: SettlementRecord) =>
  * portal's payouts. (payout-views.ts has the same link; a payout names no settlement view back.)
  */
 function payoutLink(area: BookArea, id: string): Html {
-  const href =
-    area === 'operator'
-      ? `/console/payouts/${encodeURIComponent(id)}`
-      : `/console/portal/payouts#${encodeURIComponent(id)}`;
-  return html`<a href="${href}">${id}</a>`;
+  return html`<a href="${payoutHref(area, id)}">${id}</a>`;
 }
 
 /** Settlements, newest first; `names` adds the merchant column (operators). */
@@ -126,7 +131,7 @@ ${names ? html`<td data-label="Merchant">${names.get(s.merchantId) ?? s.merchant
 export function settlementSummary(
   s: SettlementRecord,
   merchant?: { id: string; name: string },
-  area: BookArea = merchant ? 'operator' : 'portal',
+  area: BookArea = merchant ? 'operator' : '/console/portal',
 ): Html {
   return html`<dl class="kv" id="settlement-summary">
 <dt>Status</dt><dd>${settlementBadge(s)}</dd>

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { refuseBadAdminText } from '../http/admin-input.ts';
 import { CONSOLE_CSS, FAVICON_PATH, FAVICON_SVG, IMMUTABLE } from './assets.ts';
+import { dashboardRoutes } from './dashboard-routes.ts';
 import { ConsoleError, errorBody, errorPage, errorTitle, securityHeaders, sendError, sendHtml } from './kit.ts';
 import { merchantSignInPages } from './merchant-sign-in.ts';
 import { type ConsoleDeps, config, menuOf, operatorGate } from './operator.ts';
@@ -43,6 +44,7 @@ export function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
         scope.setErrorHandler((error, request, reply) => sendError(error, request, reply));
         scope.setNotFoundHandler((request, reply) => notFound(deps, request, reply));
         merchantSignInPages(scope, deps);
+        scope.register(async (d) => dashboardRoutes(d, deps));
       },
       { prefix: '/merchant' },
     );

@@ -10,15 +10,17 @@ import { type ConsoleDeps, config } from './operator.ts';
 import { cookiesOf, setCookie } from './session.ts';
 import { layout } from './views.ts';
 
-/** The signed-in merchant user's session: read by the dashboard's pages (for now the portal's, under /console). */
+/** The signed-in merchant user's session: read by the dashboard's pages, under /merchant. */
 export const USER_COOKIE = 'snapgate_user';
 /** A right password waiting for its TOTP code, and the sign-in forms' pre-session value: both for /merchant only. */
 const CODE_COOKIE = 'snapgate_user_code';
 const PRE_COOKIE = 'snapgate_user_pre';
 const HERE = '/merchant';
+/** The sign-in form (a signed-in user asking for it goes to the dashboard). */
+export const SIGN_IN = HERE;
 /** Where a signed-in user lands: the merchant's dashboard, and the page that turns on two-factor sign-in. */
-export const DASHBOARD = '/console/portal';
-export const TWO_FACTOR_PAGE = '/console/portal/two-factor';
+export const DASHBOARD = '/merchant/transactions';
+export const TWO_FACTOR_PAGE = '/merchant/two-factor';
 
 /**
  * The request as the audit log keeps it: an invitation's path without its token (spent by then,
@@ -54,13 +56,14 @@ export function merchantSignInPages(scope: FastifyInstance, deps: ConsoleDeps): 
   function signInForm(
     request: FastifyRequest,
     reply: FastifyReply,
-    o: { email?: string; problem?: string; status?: number } = {},
+    o: { email?: string; problem?: string; note?: string; status?: number } = {},
   ) {
     return page(
       reply,
       'Sign in',
       html`<section class="card login"><h1>Sign in to your merchant dashboard</h1>
 ${o.problem ? html`<div class="flash error" role="alert" id="sign-in-problem">${o.problem}</div>` : ''}
+${o.note ? html`<div class="flash" role="status" id="sign-in-note">${o.note}</div>` : ''}
 <form method="post" action="/merchant/sign-in">${preField(request, reply)}
 <label for="email">Email</label><input id="email" name="email" type="email" class="wide" autocomplete="username" value="${o.email ?? ''}" required${o.email ? '' : html` autofocus`}>
 <label for="password">Password</label><input id="password" name="password" type="password" class="wide" autocomplete="current-password" required${o.email ? html` autofocus` : ''}>
@@ -94,7 +97,7 @@ ${o.problem ? html`<div class="flash error" role="alert" id="sign-in-problem">${
       case 'signed-in': {
         deps.merchantSignIns.forgive(ip);
         const session = await sessions.userSession('user', result.user);
-        setCookie(request, reply, USER_COOKIE, session.token, session.maxAgeSec);
+        setCookie(request, reply, USER_COOKIE, session.token, session.maxAgeSec, HERE);
         setCookie(request, reply, CODE_COOKIE, '', 0, HERE);
         const { user } = result;
         await audit(deps.audit, auditable(request), merchantCaller(user.merchantId, user), {
@@ -148,7 +151,12 @@ ${problem ? html`<div class="flash error" role="alert" id="code-problem">${probl
     }
   }
 
-  scope.get('/', { config }, async (request, reply) => signInForm(request, reply));
+  scope.get('/', { config }, async (request, reply) => {
+    // Signed in already: the dashboard.
+    if (await sessions.userOf('user', cookiesOf(request)[USER_COOKIE])) return reply.redirect(DASHBOARD, 303);
+    const ended = (request.query as { ended?: unknown } | undefined)?.ended !== undefined;
+    return signInForm(request, reply, ended ? { note: 'You are signed out (the session ended): sign in again.' } : {});
+  });
   scope.get('/sign-in', { config }, async (_request, reply) => reply.redirect(HERE, 303));
 
   scope.post('/sign-in', { config }, async (request, reply) => {

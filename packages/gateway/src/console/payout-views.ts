@@ -3,8 +3,7 @@ import type { MerchantRecord } from '../merchants/merchant-service.ts';
 import type { PayoutService } from '../payouts/payout-service.ts';
 import { jakartaTime, prettyJson, rupiah } from '../web/format.ts';
 import { type Html, html } from '../web/html.ts';
-import type { BookArea } from './book-views.ts';
-import { settlementHref } from './book-views.ts';
+import { type BookArea, payoutHref, settlementHref } from './book-views.ts';
 import { badge, empty } from './views.ts';
 
 // Payouts through the payout bank (docs/payouts.md) as the console and the portal show them:
@@ -45,12 +44,6 @@ const sen = (value: bigint) => rupiah(money(value));
 
 export const payoutStateBadge = (state: PayoutState) => badge(state, STATE_NAMES.get(state) ?? state);
 
-/** Where a payout is shown: its own page (operators), or its row of the portal's list. */
-export const payoutHref = (area: BookArea, id: string) =>
-  area === 'operator'
-    ? `/console/payouts/${encodeURIComponent(id)}`
-    : `/console/portal/payouts#${encodeURIComponent(id)}`;
-
 /** What a payout pays: its settlement, or a disbursement's reference. */
 function payoutFor(p: PayoutRecord, area: BookArea, links: boolean): Html {
   if (p.settlementId !== null) {
@@ -82,17 +75,17 @@ export function payoutTable(rows: readonly PayoutRecord[], o: PayoutTableOptions
 <tbody>${rows.map(
     (
       p,
-    ) => html`<tr${o.area === 'portal' ? html` id="${p.id}"` : ''} data-payout="${p.id}" data-state="${p.state}"${p.state === 'awaiting_approval' ? html` class="awaiting"` : ''}>
+    ) => html`<tr${o.area !== 'operator' ? html` id="${p.id}"` : ''} data-payout="${p.id}" data-state="${p.state}"${p.state === 'awaiting_approval' ? html` class="awaiting"` : ''}>
 <td data-label="Created">${jakartaTime(p.createdAt)}</td>
 <td data-label="Payout" class="ids">${o.area === 'operator' ? html`<a href="${payoutHref('operator', p.id)}">${p.id}</a>` : html`<code>${p.id}</code>`}<br><span class="muted kind">${p.kind}</span></td>
 ${o.names ? html`<td data-label="Merchant">${o.names.get(p.merchantId) ?? p.merchantId}</td>` : ''}
 <td data-label="For" class="ids">${payoutFor(p, o.area, o.links)}</td>
 <td data-label="Amount" class="num amount">${sen(p.amountSen)}</td>
 <td data-label="State" class="status">${payoutStateBadge(p.state)}${
-      o.area === 'portal' && p.bankReference
+      o.area !== 'operator' && p.bankReference
         ? html`<br><span class="muted">bank reference ${p.bankReference}</span>`
         : ''
-    }${o.area === 'portal' && p.state === 'failed' && p.error ? html`<br><span class="muted">${p.error}</span>` : ''}</td>
+    }${o.area !== 'operator' && p.state === 'failed' && p.error ? html`<br><span class="muted">${p.error}</span>` : ''}</td>
 <td data-label="To account" class="hide-narrow">${beneficiaryText(p.beneficiary)}</td></tr>`,
   )}</tbody></table></div>`;
 }

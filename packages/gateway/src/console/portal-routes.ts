@@ -3,15 +3,13 @@ import { merchantCaller } from '../operators/caller.ts';
 import { nonce } from '../operators/sessions.ts';
 import { html } from '../web/html.ts';
 import { audit, ConsoleError, checkCsrf, formOf, q, sendHtml } from './kit.ts';
-import { USER_COOKIE } from './merchant-sign-in.ts';
 import { type ConsoleDeps, config } from './operator.ts';
 import { deliveryPages } from './portal/deliveries.ts';
 import { portalPayoutPages } from './portal/payouts.ts';
-import { portalGate } from './portal/portal-gate.ts';
+import { type PortalPages, portalGate } from './portal/portal-gate.ts';
 import { settingsPages } from './portal/settings.ts';
 import { portalSettlementPages } from './portal/settlements.ts';
 import { portalTransactionPages } from './portal/transactions.ts';
-import { twoFactorPages } from './portal/two-factor.ts';
 import { forgetPortalTarget, landingOf, rememberedPortalTarget, safeTarget } from './return-to.ts';
 import { cookiesOf, leaveNotice, PORTAL_COOKIE, PRE_COOKIE, setCookie, takeNotice } from './session.ts';
 import { layout } from './views.ts';
@@ -113,17 +111,10 @@ ${next ? html`<p class="muted" id="enter-next">Then you go back to <code>${next}
   );
 
   portal.register(async (p) => {
-    const pages = portalGate(p, deps);
+    const pages = portalGate(p, deps, '/console/portal');
 
     p.post('/logout', { config }, async (request, reply) => {
-      const { merchant, user } = pages.sessionOf(request);
-      if (user) {
-        // A merchant user: every session of theirs ends, on every instance.
-        await sessions.endUserSessions(user.id);
-        setCookie(request, reply, USER_COOKIE, '', 0);
-        await pages.audit(request, { action: 'merchant user: sign out', target: user.id, httpStatus: 303 });
-        return reply.redirect('/merchant/signed-out', 303);
-      }
+      const { merchant } = pages.sessionOf(request);
       // Every portal session and sign-in link of this merchant ends on the server too.
       await sessions.endPortalSessions(merchant.id);
       setCookie(request, reply, PORTAL_COOKIE, '', 0);
@@ -135,11 +126,15 @@ ${next ? html`<p class="muted" id="enter-next">Then you go back to <code>${next}
       return reply.redirect('/console/portal/signed-out', 303);
     });
 
-    portalTransactionPages(p, pages);
-    portalSettlementPages(p, pages);
-    portalPayoutPages(p, pages);
-    deliveryPages(p, pages);
-    settingsPages(p, pages);
-    twoFactorPages(p, pages);
+    merchantOwnPages(p, pages);
   });
+}
+
+/** The pages a merchant's own session reads, alike in the portal and the merchant dashboard. */
+export function merchantOwnPages(p: FastifyInstance, pages: PortalPages): void {
+  portalTransactionPages(p, pages);
+  portalSettlementPages(p, pages);
+  portalPayoutPages(p, pages);
+  deliveryPages(p, pages);
+  settingsPages(p, pages);
 }

@@ -77,8 +77,11 @@ export function leaveNotice(
   const body = Buffer.from(
     JSON.stringify({ p: path, k: notice.kind, t: notice.text.slice(0, NOTICE_MAX_CHARS) }),
   ).toString('base64url');
-  setCookie(request, reply, NOTICE_COOKIE, `${body}.${signer.mac(`notice.${body}`)}`, 120);
+  setCookie(request, reply, NOTICE_COOKIE, `${body}.${signer.mac(`notice.${body}`)}`, 120, areaOf(path));
 }
+
+/** The cookie path of the area a page is in: the merchant dashboard's, or the console's (and portal's). */
+const areaOf = (path: string) => (path === '/merchant' || path.startsWith('/merchant/') ? '/merchant' : '/console');
 
 /** The notice left for this request's page, if any (then cleared); anything unsigned is ignored. */
 export function takeNotice(
@@ -97,7 +100,7 @@ export function takeNotice(
     return undefined;
   }
   if (parsed.p !== pathOf(request) || typeof parsed.t !== 'string') return undefined;
-  setCookie(request, reply, NOTICE_COOKIE, '', 0);
+  setCookie(request, reply, NOTICE_COOKIE, '', 0, areaOf(parsed.p));
   return { kind: parsed.k === 'ok' ? 'ok' : 'error', text: parsed.t };
 }
 

@@ -4,7 +4,7 @@ import { methodOf, methodOfTxn } from '../methods/index.ts';
 import type { StatusHistoryEntry, TransactionRecord } from '../payments/transaction-reads.ts';
 import { jakartaTime, prettyJson, rupiah, statusName } from '../web/format.ts';
 import { type Html, html } from '../web/html.ts';
-import { badge, csrfField, empty, statusBadge } from './views.ts';
+import { badge, csrfField, empty, feeAndNet, statusBadge } from './views.ts';
 
 // One transaction's page, alike in the console and the portal: its summary, QR, status history,
 // and every notification with its attempts. The notifications and the outcome of a replay are the
@@ -116,6 +116,7 @@ export function transactionDetail(
   o: DetailOptions,
 ): Html {
   const payer = t.details.payer ?? t.details.additionalInfo;
+  const net = feeAndNet(t);
   return html`
 <h1>Transaction ${t.referenceNo}</h1>
 ${replayOutcome(deliveries, o.watch)}
@@ -129,6 +130,7 @@ ${o.merchantName !== undefined ? html`<dt>Merchant</dt><dd><a href="/console/mer
 <dt>Amount</dt><dd>${t.amount === null ? 'open amount' : rupiah(t.amount)}</dd>
 <dt>Paid</dt><dd>${rupiah(t.paidAmount)}${t.paidAt ? html` <span class="muted">at ${jakartaTime(t.paidAt)}</span>` : ''}</dd>
 <dt>Refunded</dt><dd id="txn-refunded">${rupiah(t.refundedAmount)}</dd>
+${net ? html`<dt>Fee</dt><dd id="txn-fee">${rupiah(net.fee)}</dd><dt>Net</dt><dd id="txn-net">${rupiah(net.net)} <span class="muted">paid, less the fee and refunds</span></dd>` : ''}
 ${methodOfTxn(t)
   .facts(t)
   .filter(([, value]) => value)

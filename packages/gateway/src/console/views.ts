@@ -1,3 +1,4 @@
+import { fromMinorUnits, toMinorUnits } from '@snapgate/snap';
 import type { NotificationRecord } from '../delivery/notification-operations.ts';
 import { methodOf } from '../methods/index.ts';
 import type { TransactionRecord } from '../payments/transaction-reads.ts';
@@ -12,15 +13,13 @@ export interface Flash {
 
 export interface LayoutOptions {
   title: string;
-  area: 'operator' | 'portal' | 'none';
+  area: 'operator' | 'portal' | 'merchant' | 'none';
   active?: string;
   /** Who is signed in, as shown in the header. */
   who?: string;
   csrf?: string;
   /** What the Log out button ends (every session of the key, or of the merchant's portal). */
   signOut?: string;
-  /** Where the Log out button posts, when not the area's own (a merchant user's session). */
-  signOutAction?: string;
   /** What the header calls the product (the area's own name unless given). */
   product?: string;
   sandbox?: boolean;
@@ -50,6 +49,22 @@ const PORTAL_NAV: Array<[string, string]> = [
 ];
 /** The portal's menu when opened with an operator's link: no merchant user, so no two-factor sign-in. */
 export const LINK_PORTAL_MENU = PORTAL_NAV.map(([k]) => k).filter((k) => k !== 'portal/two-factor');
+/** The merchant dashboard's menu, under /merchant (a merchant user signed in). */
+const MERCHANT_NAV: Array<[string, string]> = [
+  ['transactions', 'Transactions'],
+  ['settlements', 'Balance'],
+  ['payouts', 'Payouts'],
+  ['deliveries', 'Deliveries'],
+  ['settings', 'Callbacks'],
+  ['client-secret', 'Client secret'],
+  ['users', 'Users'],
+  ['two-factor', 'Two-factor'],
+];
+const NAVS = {
+  operator: { items: OPERATOR_NAV, base: '/console', logout: '/console/logout' },
+  portal: { items: PORTAL_NAV, base: '/console', logout: '/console/portal/logout' },
+  merchant: { items: MERCHANT_NAV, base: '/merchant', logout: '/merchant/logout' },
+} as const;
 
 /**
  * What logging out ends, said next to the button: every session of the admin key (every browser
@@ -63,22 +78,26 @@ export function csrfField(token: string | undefined): Html {
   return html`<input type="hidden" name="_csrf" value="${token ?? ''}">`;
 }
 
-const productOf = (o: LayoutOptions) => o.product ?? (o.area === 'portal' ? 'merchant portal' : 'console');
+const PRODUCTS = { operator: 'console', portal: 'merchant portal', merchant: 'merchant dashboard', none: 'console' };
+const productOf = (o: LayoutOptions) => o.product ?? PRODUCTS[o.area];
 
-export function layout(o: LayoutOptions, body: Html): string {
-  const items = (
-    o.area === 'operator' ? OPERATOR_NAV.filter(([k]) => k !== 'sandbox' || o.sandbox) : PORTAL_NAV
-  ).filter(([k]) => o.menu === undefined || o.menu.includes(k));
-  const nav =
-    o.area === 'none'
-      ? ''
-      : html`<nav aria-label="Main">${items.map(
-          ([k, label]) => html`<a href="/console/${k}"${o.active === k ? html` aria-current="page"` : ''}>${label}</a>`,
-        )}</nav>
+function navOf(o: LayoutOptions): Html | string {
+  if (o.area === 'none') return '';
+  const { items, base, logout } = NAVS[o.area];
+  const shown = items
+    .filter(([k]) => k !== 'sandbox' || o.sandbox)
+    .filter(([k]) => o.menu === undefined || o.menu.includes(k));
+  return html`<nav aria-label="Main">${shown.map(
+    ([k, label]) => html`<a href="${base}/${k}"${o.active === k ? html` aria-current="page"` : ''}>${label}</a>`,
+  )}</nav>
         <div class="who"><span>${o.who ?? ''}</span>
-          <form class="inline" method="post" action="${o.signOutAction ?? (o.area === 'portal' ? '/console/portal/logout' : '/console/logout')}">
+          <form class="inline" method="post" action="${logout}">
             ${csrfField(o.csrf)}<button type="submit" aria-describedby="sign-out-note">Log out</button></form>
           <span class="sign-out-note" id="sign-out-note">${o.signOut ?? ''}</span></div>`;
+}
+
+export function layout(o: LayoutOptions, body: Html): string {
+  const nav = navOf(o);
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -115,18 +134,44 @@ export function empty(text: string): Html {
   return html`<p class="empty">${text}</p>`;
 }
 
-export function transactionTable(rows: TransactionRecord[], base: string, merchantNames?: Map<string, string>): Html {
+/**
+ * What a paid transaction brought the merchant: the fee charged, and the net (paid, less the fee and
+ * what was refunded; the fee stays with a refund: docs/books.md#fees). Nothing for one never paid.
+ */
+export function feeAndNet(
+  t: Pick<TransactionRecord, 'paidAmount' | 'feeAmount' | 'refundedAmount'>,
+): { fee: string; net: string } | undefined {
+  if (t.paidAmount === null) return undefined;
+  const netSen = toMinorUnits(t.paidAmount) - toMinorUnits(t.feeAmount) - toMinorUnits(t.refundedAmount);
+  return { fee: t.feeAmount, net: netSen < 0n ? `-${fromMinorUnits(-netSen)}` : fromMinorUnits(netSen) };
+}
+
+/**
+ * Transactions, newest first. `o.names`: the merchant column (operators); `o.withNet`: each one's fee
+ * and net (the merchant's own pages).
+ */
+export function transactionTable(
+  rows: TransactionRecord[],
+  base: string,
+  o: { names?: Map<string, string>; withNet?: boolean } = {},
+): Html {
   if (rows.length === 0) return empty('No transactions match these filters.');
-  return html`<div class="table-wrap"><table class="stack">
-<thead><tr><th>Created</th><th>Reference</th><th>Partner reference</th>${merchantNames ? html`<th>Merchant</th>` : ''}<th>Kind</th><th class="num">Amount</th><th>Status</th></tr></thead>
+  const { names, withNet } = o;
+  const money = (t: TransactionRecord) => {
+    const fn = feeAndNet(t);
+    return html`<td data-label="Fee" class="num">${rupiah(fn?.fee)}</td><td data-label="Net" class="num net">${rupiah(fn?.net)}</td>`;
+  };
+  return html`<div class="table-wrap"><table class="stack transactions">
+<thead><tr><th>Created</th><th>Reference</th><th>Partner reference</th>${names ? html`<th>Merchant</th>` : ''}<th>Kind</th><th class="num">Amount</th>${withNet ? html`<th class="num">Fee</th><th class="num">Net</th>` : ''}<th>Status</th></tr></thead>
 <tbody>${rows.map(
-    (t) => html`<tr>
+    (t) => html`<tr data-reference="${t.referenceNo}">
 <td data-label="Created">${jakartaTime(t.createdAt)}</td>
-<td data-label="Reference"><a href="${base}/transactions/${encodeURIComponent(t.referenceNo)}">${t.referenceNo}</a></td>
-<td data-label="Partner reference">${t.partnerReferenceNo}</td>
-${merchantNames ? html`<td data-label="Merchant">${merchantNames.get(t.merchantId) ?? t.merchantId}</td>` : ''}
+<td data-label="Reference" class="ids"><a href="${base}/transactions/${encodeURIComponent(t.referenceNo)}">${t.referenceNo}</a></td>
+<td data-label="Partner reference" class="ids">${t.partnerReferenceNo}</td>
+${names ? html`<td data-label="Merchant">${names.get(t.merchantId) ?? t.merchantId}</td>` : ''}
 <td data-label="Kind">${methodOf(t.kind).label.short}</td>
 <td data-label="Amount" class="num amount">${rupiah(t.amount)}</td>
+${withNet ? money(t) : ''}
 <td data-label="Status" class="status">${statusBadge(t.status)}</td></tr>`,
   )}</tbody></table></div>`;
 }

@@ -47,16 +47,16 @@ describe('a merchant user signs in themselves (Chromium, phone)', browserSuite, 
 
     await page.fill('#password', PASSWORD);
     await page.fill('#again', PASSWORD);
-    await Promise.all([page.waitForURL(/\/console\/portal\/two-factor$/), page.click('button[type=submit]')]);
-    await Promise.all([page.waitForURL(/\/console\/portal\/two-factor$/), page.click('#two-factor-start')]);
+    await Promise.all([page.waitForURL(/\/merchant\/two-factor$/), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/merchant\/two-factor$/), page.click('#two-factor-start')]);
     assert.equal(await page.isVisible('#two-factor-qr svg'), true, 'a QR code for the app');
     const key = ((await page.textContent('#two-factor-key')) ?? '').replaceAll(' ', '');
     assert.match(key, /^[A-Z2-7]{32}$/);
     assert.equal(await scrollsSideways(page), false);
     await page.fill('#code', totpAt(key, Date.now()));
     await Promise.all([
-      page.waitForURL(/\/console\/portal$/),
-      page.click('form[action="/console/portal/two-factor"] button'),
+      page.waitForURL(/\/merchant\/transactions$/),
+      page.click('form[action="/merchant/two-factor"] button'),
     ]);
     assert.match((await page.textContent('.flash')) ?? '', /Two-factor sign-in is on/);
     assert.match((await page.textContent('header')) ?? '', /siti@warung\.example · Warung Bu Siti/);
@@ -69,7 +69,7 @@ describe('a merchant user signs in themselves (Chromium, phone)', browserSuite, 
     await page.fill('#password', PASSWORD);
     await Promise.all([page.waitForURL(/\/merchant\/sign-in$/), page.click('button[type=submit]')]);
     await page.fill('#code', totpAt(key, Date.now() + 30_000));
-    await Promise.all([page.waitForURL(/\/console\/portal$/), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(/\/merchant\/transactions$/), page.click('button[type=submit]')]);
     assert.match((await page.textContent('h1')) ?? '', /Transactions/);
     await page.close();
   });
@@ -121,10 +121,10 @@ describe('a merchant user signs in themselves (Chromium, phone)', browserSuite, 
     await page.fill('#password', PASSWORD);
     await page.fill('#again', PASSWORD);
     await Promise.all([page.waitForURL(/\/two-factor$/), page.click('button[type=submit]')]);
-    await page.goto(`${gw.url}/console/portal/settings`);
+    await page.goto(`${gw.url}/merchant/settings`);
     const [answer] = await Promise.all([
-      page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/console/portal/settings')),
-      page.click('form[action="/console/portal/settings"] button[type=submit]'),
+      page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/merchant/settings')),
+      page.click('form[action="/merchant/settings"] button[type=submit]'),
     ]);
     assert.equal(answer.status(), 403);
     assert.match((await page.textContent('main')) ?? '', /your role \(viewer\) may not do this/);

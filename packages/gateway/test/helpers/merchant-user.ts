@@ -83,13 +83,13 @@ export function userBrowser(gw: TestGateway) {
     },
     /** Turns on two-factor sign-in from the dashboard: the key it showed (base32). */
     async turnOnTwoFactor(nowMs = Date.now()) {
-      await get('/console/portal/two-factor');
-      const started = await post('/console/portal/two-factor/start', {});
+      await get('/merchant/two-factor');
+      const started = await post('/merchant/two-factor/start', {});
       assert.equal(started.status, 303, started.text);
-      const setup = await get('/console/portal/two-factor');
+      const setup = await get('/merchant/two-factor');
       const key = /id="two-factor-key">([A-Z2-7 ]+)</.exec(setup.text)?.[1]?.replaceAll(' ', '');
       assert.ok(key, setup.text);
-      const on = await post('/console/portal/two-factor', { code: totpAt(key, nowMs) });
+      const on = await post('/merchant/two-factor', { code: totpAt(key, nowMs) });
       assert.equal(on.status, 303, on.text);
       return key;
     },

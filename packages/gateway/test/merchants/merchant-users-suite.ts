@@ -15,6 +15,8 @@ import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 let emails = 0;
 const email = (name = 'user') => `${name}.${Date.now()}.${++emails}@toko.example`;
+/** Where a dashboard page sends a browser that is not signed in: the sign-in form, saying so. */
+const SIGNED_OUT = '/merchant?ended=1';
 
 export function merchantUsersSuite(under: StoreUnderTest): void {
   describe(`merchant users (${under.name})`, () => {
@@ -129,8 +131,8 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       }
       const accepted = await browser.accept(invited.invitationUrl, PASSWORD);
       assert.equal(accepted.status, 303);
-      assert.equal(accepted.location, '/console/portal/two-factor', 'offered two-factor sign-in first');
-      const dashboard = await browser.get('/console/portal');
+      assert.equal(accepted.location, '/merchant/two-factor', 'offered two-factor sign-in first');
+      const dashboard = await browser.get('/merchant/transactions');
       assert.equal(dashboard.status, 200);
       assert.match(dashboard.text, new RegExp(invited.email.replace(/[.]/g, '\\.')));
       assert.match(dashboard.text, /merchant dashboard/);
@@ -159,14 +161,14 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       assert.match(nobody.text, /The email or the password is not right/);
       const right = await second.signIn(rina.toUpperCase(), PASSWORD);
       assert.equal(right.status, 303);
-      assert.equal(right.location, '/console/portal');
-      assert.equal((await second.get('/console/portal')).status, 200);
+      assert.equal(right.location, '/merchant/transactions');
+      assert.equal((await second.get('/merchant/transactions')).status, 200);
       // Signing out in one browser ends the session in both.
-      const out = await second.post('/console/portal/logout', {});
+      const out = await second.post('/merchant/logout', {});
       assert.equal(out.status, 303);
       assert.equal(out.location, '/merchant/signed-out');
-      assert.equal((await browser.get('/console/portal')).status, 401);
-      assert.equal((await second.get('/console/portal')).status, 401);
+      assert.equal((await browser.get('/merchant/transactions')).location, SIGNED_OUT);
+      assert.equal((await second.get('/merchant/transactions')).location, SIGNED_OUT);
     });
 
     it('locks an account after 10 wrong passwords for 15 minutes, the right one included, and no other', async () => {
@@ -209,10 +211,10 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       const address = email('dewi');
       const { browser } = await signedInUser(gw, m.id, address, 'developer');
       // A wrong first code turns nothing on.
-      await browser.get('/console/portal/two-factor');
-      await browser.post('/console/portal/two-factor/start', {});
-      await browser.get('/console/portal/two-factor');
-      const refused = await browser.post('/console/portal/two-factor', { code: '000000' });
+      await browser.get('/merchant/two-factor');
+      await browser.post('/merchant/two-factor/start', {});
+      await browser.get('/merchant/two-factor');
+      const refused = await browser.post('/merchant/two-factor', { code: '000000' });
       assert.equal(refused.status, 400);
       assert.match(refused.text, /That code is not right/);
       const key = await browser.turnOnTwoFactor(clock.now());
@@ -225,7 +227,7 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       const asked = await next.signIn(address, PASSWORD);
       assert.equal(asked.status, 200);
       assert.match(asked.text, /6-digit code/);
-      assert.equal((await next.get('/console/portal')).status, 401, 'not signed in before the code');
+      assert.equal((await next.get('/merchant/transactions')).location, SIGNED_OUT, 'not signed in before the code');
       const wrong = await next.code('123456');
       assert.equal(wrong.status, 401);
       assert.match(wrong.text, /That code is not right/);
@@ -233,7 +235,7 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       const code = totpAt(key, clock.now());
       const signed = await next.code(code);
       assert.equal(signed.status, 303, signed.text);
-      assert.equal((await next.get('/console/portal')).status, 200);
+      assert.equal((await next.get('/merchant/transactions')).status, 200);
       // The same code again, in another browser: taken once.
       const replay = userBrowser(gw);
       await replay.signIn(address, PASSWORD);
@@ -256,7 +258,7 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       const reset = await gw.admin('POST', `/merchants/${m.id}/users/${dewi}/reset-two-factor`);
       assert.equal(reset.status, 200, JSON.stringify(reset.body));
       assert.equal(reset.body.twoFactor, false);
-      assert.equal((await next.get('/console/portal')).status, 401, 'its sessions ended');
+      assert.equal((await next.get('/merchant/transactions')).location, SIGNED_OUT, 'its sessions ended');
       assert.equal((await userBrowser(gw).signIn(address, PASSWORD)).status, 303);
     });
 
@@ -272,18 +274,18 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
         ['developer', developer.browser, 303],
         ['owner', owner.browser, 303],
       ] as const) {
-        await browser.get('/console/portal/settings');
-        const r = await browser.post('/console/portal/settings', settings);
+        await browser.get('/merchant/settings');
+        const r = await browser.post('/merchant/settings', settings);
         assert.equal(r.status, status, `${who}: ${r.text.slice(0, 300)}`);
         if (status === 403) assert.match(r.text, new RegExp(`your role \\(${who}\\) may not do this`));
       }
       // Reading is every role's.
-      assert.equal((await viewer.browser.get('/console/portal/settings')).status, 200);
+      assert.equal((await viewer.browser.get('/merchant/settings')).status, 200);
       // Without the CSRF token, or from another site: refused.
-      assert.equal((await owner.browser.post('/console/portal/settings', settings, { csrf: 'forged' })).status, 403);
-      await owner.browser.get('/console/portal/settings');
+      assert.equal((await owner.browser.post('/merchant/settings', settings, { csrf: 'forged' })).status, 403);
+      await owner.browser.get('/merchant/settings');
       assert.equal(
-        (await owner.browser.post('/console/portal/settings', settings, { origin: 'https://evil.example' })).status,
+        (await owner.browser.post('/merchant/settings', settings, { origin: 'https://evil.example' })).status,
         403,
       );
       await viewer.browser.get('/merchant');
@@ -308,9 +310,9 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       assert.equal((await gw.admin('GET', `/transactions/${othersRef}`)).status, 200);
       const notifications = (await gw.admin('GET', `/notifications?referenceNo=${othersRef}`)).body.items ?? [];
       const paths = [
-        `/console/portal/transactions/${othersRef}`,
-        `/console/portal?ref=${othersRef}`,
-        ...notifications.map((n: { id: number }) => `/console/portal/notifications/${n.id}`),
+        `/merchant/transactions/${othersRef}`,
+        `/merchant/transactions?ref=${othersRef}`,
+        ...notifications.map((n: { id: number }) => `/merchant/notifications/${n.id}`),
       ];
       for (const path of paths) {
         const r = await browser.get(path);
@@ -318,8 +320,8 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
         assert.equal(r.text.includes(`/transactions/${othersRef}"`), false, path);
         assert.equal(r.text.includes('Toko Lain'), false, path);
       }
-      await browser.get('/console/portal');
-      const replay = await browser.post(`/console/portal/notifications/${notifications[0]?.id ?? 1}/replay`, {});
+      await browser.get('/merchant/transactions');
+      const replay = await browser.post(`/merchant/notifications/${notifications[0]?.id ?? 1}/replay`, {});
       assert.equal(replay.status, 404);
     });
 
@@ -352,15 +354,15 @@ export function merchantUsersSuite(under: StoreUnderTest): void {
       try {
         const m = await gw.createMerchant({ name: 'Toko Aman' });
         const { browser } = await signedInUser(gw, m.id, email('aman'));
-        for (const path of ['/console/portal', '/console/portal/settings']) {
+        for (const path of ['/merchant/transactions', '/merchant/settings']) {
           const r = await browser.get(path);
           assert.equal(r.status, 303, path);
-          assert.equal(r.location, '/console/portal/two-factor');
+          assert.equal(r.location, '/merchant/two-factor');
         }
-        const page = await browser.get('/console/portal/two-factor');
+        const page = await browser.get('/merchant/two-factor');
         assert.match(page.text, /requires two-factor sign-in/);
         await browser.turnOnTwoFactor();
-        assert.equal((await browser.get('/console/portal')).status, 200);
+        assert.equal((await browser.get('/merchant/transactions')).status, 200);
       } finally {
         await gw.close();
         await opened.cleanup();

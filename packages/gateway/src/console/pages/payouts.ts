@@ -3,6 +3,7 @@ import { money } from '../../books/ledger-service.ts';
 import { payoutView, SCHEDULE } from '../../payouts/payout-service.ts';
 import { rupiah } from '../../web/format.ts';
 import { type Html, html } from '../../web/html.ts';
+import { payoutHref } from '../book-views.ts';
 import { asConsoleError, formOf, PAGE, q } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
 import {
@@ -11,7 +12,6 @@ import {
   PAYOUT_KINDS,
   PAYOUT_STATES,
   type PayoutRecord,
-  payoutHref,
   payoutSummary,
   payoutTable,
 } from '../payout-views.ts';

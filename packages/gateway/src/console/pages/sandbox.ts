@@ -64,7 +64,7 @@ export function sandboxPages(op: FastifyInstance, pages: OperatorPages, payer: S
       'Sandbox',
       'sandbox',
       html`<h1>Sandbox</h1><p>Open transactions (Initiated, Paying or Pending): open one to pay, pend or fail it as the sandbox acquirer (QRIS), bank (VA) or wallet (e-wallet) would, through the provider API.</p>
-${transactionTable(rows, '/console', new Map(all.map((m) => [m.id, m.name])))}`,
+${transactionTable(rows, '/console', { names: new Map(all.map((m) => [m.id, m.name])) })}`,
     );
   });
 

@@ -11,6 +11,7 @@ import {
   booksTabs,
   layoutOf,
   ledgerTable,
+  payoutHref,
   reportLinks,
   type SettlementRecord,
   settlementHref,
@@ -19,7 +20,7 @@ import {
 } from '../book-views.ts';
 import { asConsoleError, blank, ConsoleError, formOf, issuesOf, PAGE, q, sendAttachment } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
-import { type PayoutRecord, payoutHref } from '../payout-views.ts';
+import type { PayoutRecord } from '../payout-views.ts';
 import { csrfField, formProblems } from '../views.ts';
 
 const SETTLE = '/admin/v1/settlements';

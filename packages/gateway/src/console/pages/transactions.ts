@@ -56,7 +56,7 @@ export function transactionPages(op: FastifyInstance, pages: OperatorPages): voi
 <label>Reference<input name="ref" value="${filter.params.ref ?? ''}" placeholder="part of a reference, partner reference or VA number"></label>
 <button type="submit">Filter</button> <a href="/console/transactions">Clear</a>
 </form>
-${transactionTable(rows.slice(0, PAGE), '/console', names)}
+${transactionTable(rows.slice(0, PAGE), '/console', { names })}
 <nav class="pager" aria-label="Pages">${pageNo > 1 ? html`<a href="${link(pageNo - 1)}">← Newer</a>` : ''}${more ? html`<a href="${link(pageNo + 1)}">Older →</a>` : ''}</nav>`,
     );
   });

@@ -9,6 +9,7 @@ import type { PortalPages } from './portal-gate.ts';
 /** The merchant's deliveries, by state. */
 export function deliveryPages(p: FastifyInstance, pages: PortalPages): void {
   const { notifications } = pages.deps;
+  const { base } = pages;
 
   p.get('/deliveries', { config }, async (request, reply) => {
     const raw = q(request.query, 'state');
@@ -24,14 +25,13 @@ export function deliveryPages(p: FastifyInstance, pages: PortalPages): void {
       request,
       reply,
       'Deliveries',
-      'portal/deliveries',
+      'deliveries',
       html`<h1>Deliveries</h1>
-<nav class="tabs" aria-label="States"><a href="/console/portal/deliveries"${state === undefined ? html` aria-current="page"` : ''}>all</a>${NOTIFICATION_STATES.map(
-        (s) =>
-          html`<a href="/console/portal/deliveries?state=${s}"${state === s ? html` aria-current="page"` : ''}>${s}</a>`,
+<nav class="tabs" aria-label="States"><a href="${base}/deliveries"${state === undefined ? html` aria-current="page"` : ''}>all</a>${NOTIFICATION_STATES.map(
+        (s) => html`<a href="${base}/deliveries?state=${s}"${state === s ? html` aria-current="page"` : ''}>${s}</a>`,
       )}</nav>
-${notificationTable(list.items, '/console/portal')}
-${list.nextCursor ? html`<nav class="pager"><a href="/console/portal/deliveries?${new URLSearchParams({ ...(state ? { state } : {}), cursor: list.nextCursor })}">More →</a></nav>` : ''}`,
+${notificationTable(list.items, base)}
+${list.nextCursor ? html`<nav class="pager"><a href="${base}/deliveries?${new URLSearchParams({ ...(state ? { state } : {}), cursor: list.nextCursor })}">More →</a></nav>` : ''}`,
     );
   });
 }

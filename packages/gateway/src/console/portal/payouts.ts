@@ -19,12 +19,12 @@ export function portalPayoutPages(p: FastifyInstance, pages: PortalPages): void 
       request,
       reply,
       'Payouts',
-      'portal/payouts',
+      'payouts',
       html`<h1>Payouts to ${m.name}</h1>
 ${payoutAccountCard(m, 'No bank account yet: your gateway operator sets the account your payouts go to, and the payout bank verifies it.')}
 <section aria-labelledby="h-payouts"><h2 id="h-payouts">Payouts</h2>
 <p class="muted">Money sent to your bank account through the gateway’s payout bank: your settlements paid out, and disbursements. A payout that is pending waits for the bank to confirm it; one that failed sent nothing, and its settlement may be paid out again.</p>
-${payoutTable(rows, { area: 'portal', links: true })}
+${payoutTable(rows, { area: pages.base, links: true })}
 ${rows.length === 100 ? html`<p class="muted">The newest 100 are shown.</p>` : ''}</section>`,
     );
   });

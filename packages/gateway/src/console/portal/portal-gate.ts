@@ -3,6 +3,7 @@ import { type Caller, merchantCaller } from '../../operators/caller.ts';
 import type { PortalSession } from '../../operators/sessions.ts';
 import type { MerchantRole } from '../../records/merchant-user-records.ts';
 import type { Html } from '../../web/html.ts';
+import type { MerchantBase } from '../book-views.ts';
 import {
   acceptForm,
   audit,
@@ -14,29 +15,53 @@ import {
   sendError,
   sendHtml,
 } from '../kit.ts';
-import { TWO_FACTOR_PAGE, USER_COOKIE } from '../merchant-sign-in.ts';
+import { SIGN_IN, TWO_FACTOR_PAGE, USER_COOKIE } from '../merchant-sign-in.ts';
 import type { ConsoleDeps } from '../operator.ts';
 import { rememberPortalTarget } from '../return-to.ts';
 import { cookiesOf, PORTAL_COOKIE, pathOf, setCookie, takeNotice } from '../session.ts';
 import { LINK_PORTAL_MENU, layout, portalSignOutNote } from '../views.ts';
 
-const LOGOUT = '/console/portal/logout';
+/** Paths under /merchant any signed-in user may post to: signing out, and their own two-factor sign-in. */
+const ANYONE = /^\/merchant\/(?:logout|two-factor(?:\/.*)?)$/;
+/** What each role besides owner may change (docs/merchant-users.md#roles); anything else is an owner's. */
+const ROLE_PATHS: Record<Exclude<MerchantRole, 'owner'>, RegExp> = {
+  developer: /^\/merchant\/(?:settings|test-callback|client-secret|notifications\/[^/]+\/replay)$/,
+  finance: /^\/merchant\/transactions\/[^/]+\/refund(?:\/confirm)?$/,
+  viewer: /^$/,
+};
 
-/**
- * What a merchant user's role may change (docs/merchant-users.md#roles): callback settings, test
- * callbacks and replays are a developer's; signing out and their own two-factor sign-in anyone's;
- * anything else an owner's.
- */
 function mayAct(role: MerchantRole, path: string): boolean {
-  if (path === LOGOUT || path === TWO_FACTOR_PAGE || path.startsWith(`${TWO_FACTOR_PAGE}/`)) return true;
-  if (role === 'owner') return true;
-  const isDevelopers = /^\/console\/portal\/(?:settings|test-callback|notifications\/[^/]+\/replay)$/.test(path);
-  return isDevelopers && role === 'developer';
+  return ANYONE.test(path) || role === 'owner' || ROLE_PATHS[role].test(path);
 }
+
+/** A page's place in the menu: the dashboard's own sections (the portal's are the same, fewer). */
+export type Section =
+  | 'transactions'
+  | 'settlements'
+  | 'payouts'
+  | 'deliveries'
+  | 'settings'
+  | 'client-secret'
+  | 'users'
+  | 'two-factor';
+const SECTIONS: readonly Section[] = [
+  'transactions',
+  'settlements',
+  'payouts',
+  'deliveries',
+  'settings',
+  'client-secret',
+  'users',
+  'two-factor',
+];
 
 /** What every portal page module is given. */
 export interface PortalPages {
   deps: ConsoleDeps;
+  /** Where these pages are: the portal of an operator's sign-in link, or the dashboard of a merchant user. */
+  base: MerchantBase;
+  /** The transactions list, where each area starts: `/console/portal`, `/merchant/transactions`. */
+  home: string;
   sessionOf(request: FastifyRequest): PortalSession;
   /** The signed-in merchant, as the services take it: they confine it to its own records. */
   callerOf(request: FastifyRequest): Caller;
@@ -45,7 +70,7 @@ export interface PortalPages {
     request: FastifyRequest,
     reply: FastifyReply,
     title: string,
-    active: string,
+    section: Section,
     body: Html,
     status?: number,
   ): FastifyReply;
@@ -65,36 +90,40 @@ export interface PortalPages {
 }
 
 /**
- * Every route registered on `p` after this needs a merchant's portal session (from its cookie
- * only), re-checked on every request; a state-changing request must carry its CSRF token.
+ * Every route registered on `p` after this needs a merchant's session, re-checked on every request
+ * (from its cookie only): under /merchant a merchant user's (docs/merchant-users.md), under
+ * /console/portal a portal link's. A state-changing request must carry its CSRF token.
  */
-export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
+export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: MerchantBase): PortalPages {
+  const isDashboard = base === '/merchant';
+  const cookieName = isDashboard ? USER_COOKIE : PORTAL_COOKIE;
   const sessions = new WeakMap<FastifyRequest, PortalSession>();
   p.addHook('preHandler', async (request, reply) => {
-    // A merchant user's session (docs/merchant-users.md), else a portal link's.
-    const cookies = cookiesOf(request);
-    let token = cookies[USER_COOKIE];
-    let s = token ? await deps.sessions.userOf('user', token) : undefined;
+    const token = cookiesOf(request)[cookieName];
+    const s = isDashboard ? await deps.sessions.userOf('user', token) : await deps.sessions.portalSessionOf(token);
     if (!s) {
-      token = cookies[PORTAL_COOKIE];
-      s = await deps.sessions.portalSessionOf(token);
-    }
-    if (!s) {
+      if (isDashboard) {
+        setCookie(request, reply, USER_COOKIE, '', 0, base);
+        // A page opened signed out: the sign-in form, which says why.
+        if (request.method === 'GET') return reply.redirect(`${SIGN_IN}?ended=1`, 303);
+        throw new ConsoleError(
+          401,
+          'you are not signed in (the session expired or was signed out): sign in again at /merchant',
+        );
+      }
       setCookie(request, reply, PORTAL_COOKIE, '', 0);
-      setCookie(request, reply, USER_COOKIE, '', 0);
       // The page asked for is where the next sign-in in this browser lands (return-to.ts).
       const remembered = rememberPortalTarget(request, reply, deps.sessions);
       throw new ConsoleError(
         401,
-        `you are not signed in (the session expired, was signed out, or was ended): sign in again at /merchant, or ask your gateway operator for a new sign-in link${remembered ? '. Signing in with a link in this browser within the hour brings you back to this page' : ''}`,
+        `you are not signed in (the session expired, was signed out, or was ended): ask your gateway operator for a new sign-in link${remembered ? '. Signing in with a link in this browser within the hour brings you back to this page' : ''}`,
       );
     }
     sessions.set(request, s);
     if (s.user) {
       const path = pathOf(request);
-      const isTwoFactor = path === TWO_FACTOR_PAGE || path.startsWith(`${TWO_FACTOR_PAGE}/`) || path === LOGOUT;
       // SNAPGATE_MERCHANT_2FA=required: two-factor sign-in first, before any other page.
-      if (deps.config.merchantTwoFactor === 'required' && s.user.totpEnabledAt === null && !isTwoFactor) {
+      if (deps.config.merchantTwoFactor === 'required' && s.user.totpEnabledAt === null && !ANYONE.test(path)) {
         return reply.redirect(TWO_FACTOR_PAGE, 303);
       }
       if (request.method !== 'GET' && request.method !== 'HEAD' && !mayAct(s.user.role, path)) {
@@ -110,21 +139,29 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
     const s = sessionOf(request);
     return merchantCaller(s.merchant.id, s.user);
   };
-  const page: PortalPages['page'] = (request, reply, title, active, body, status = 200) => {
+  const page: PortalPages['page'] = (request, reply, title, section, body, status = 200) => {
     const s = sessionOf(request);
     return sendHtml(
       reply,
       layout(
         {
           title,
-          area: 'portal',
-          active,
-          who: s.user ? `${s.user.email} · ${s.merchant.name}` : s.merchant.name,
+          ...(s.user
+            ? {
+                area: 'merchant',
+                active: section,
+                who: `${s.user.email} · ${s.merchant.name}`,
+                signOut: 'Log out signs you out in every browser where you are signed in',
+                menu: menuOf(s.user.role),
+              }
+            : {
+                area: 'portal',
+                active: section === 'transactions' ? 'portal' : `portal/${section}`,
+                who: s.merchant.name,
+                signOut: portalSignOutNote(s.merchant.name),
+                menu: LINK_PORTAL_MENU,
+              }),
           csrf: s.csrf,
-          signOut: s.user
-            ? 'Log out signs you out in every browser where you are signed in'
-            : portalSignOutNote(s.merchant.name),
-          ...(s.user ? { product: 'merchant dashboard' } : { menu: LINK_PORTAL_MENU }),
           flash: takeNotice(request, reply, deps.sessions) ?? flashOf(request.query),
         },
         body,
@@ -132,17 +169,19 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
       status,
     );
   };
-  // A refusal keeps the portal's menu while the merchant's session is known.
+  // A refusal keeps the menu while the merchant's session is known.
   p.setErrorHandler((error, request, reply) =>
     sendError(error, request, reply, (title, body, status) => {
       if (!sessions.has(request)) return undefined;
-      const area = pathOf(request).split('/')[3] ?? '';
-      const active = ['settlements', 'payouts', 'deliveries', 'settings'].includes(area) ? `portal/${area}` : 'portal';
-      return page(request, reply, title, active, body, status);
+      const first = pathOf(request).slice(base.length).split('/')[1] ?? '';
+      const section = (SECTIONS as readonly string[]).includes(first) ? (first as Section) : 'transactions';
+      return page(request, reply, title, section, body, status);
     }),
   );
   return {
     deps,
+    base,
+    home: isDashboard ? `${base}/transactions` : base,
     sessionOf,
     callerOf,
     page,
@@ -151,3 +190,6 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps): PortalPages {
       refuseTo(deps, request, reply, callerOf(request), path, why, refusal),
   };
 }
+
+/** The dashboard's menu for a role: Users is an owner's page. */
+const menuOf = (role: MerchantRole): readonly string[] => SECTIONS.filter((s) => s !== 'users' || role === 'owner');

@@ -8,8 +8,6 @@ import { config } from '../operator.ts';
 import { csrfField, formProblems } from '../views.ts';
 import type { PortalPages } from './portal-gate.ts';
 
-const SETTINGS = '/console/portal/settings';
-
 /** The portal's fields, each shown when the merchant may change it (MERCHANT_EDITABLE) and it applies. */
 const PORTAL_FIELDS: ReadonlyArray<{
   name: string;
@@ -45,6 +43,7 @@ const portalFields = (m: MerchantRecord) =>
  */
 export function settingsPages(p: FastifyInstance, pages: PortalPages): void {
   const { merchants, notifications } = pages.deps;
+  const SETTINGS = `${pages.base}/settings`;
 
   const settingsPage = (
     request: FastifyRequest,
@@ -58,7 +57,7 @@ export function settingsPages(p: FastifyInstance, pages: PortalPages): void {
       request,
       reply,
       'Callback settings',
-      'portal/settings',
+      'settings',
       html`<h1>Callback settings</h1>
 <p class="muted" id="signed-with">Your callbacks are signed with ${SIGNED_WITH[merchant.callbackSignature] ?? merchant.callbackSignature}; your gateway operator chooses how.</p>
 <section class="card">${problems ?? ''}<form method="post" action="${SETTINGS}">${csrfField(csrf)}<div class="form-grid">
@@ -68,7 +67,7 @@ ${portalFields(merchant).map(
 )}</div>
 <button type="submit">Save</button></form></section>
 <section class="card"><h2>Test callback</h2><p>Delivers your latest notification again (the newest transaction that has one), signed exactly as before, to the URLs above. Watch it under Deliveries.</p>
-<form method="post" action="/console/portal/test-callback">${csrfField(csrf)}<button type="submit">Send a test callback</button></form></section>`,
+<form method="post" action="${pages.base}/test-callback">${csrfField(csrf)}<button type="submit">Send a test callback</button></form></section>`,
       status,
     );
   };
@@ -123,6 +122,6 @@ ${portalFields(merchant).map(
       });
     }
     await pages.audit(request, { action, target: n.id, httpStatus: 202 });
-    return reply.redirect('/console/portal/deliveries?ok=test-sent', 303);
+    return reply.redirect(`${pages.base}/deliveries?ok=test-sent`, 303);
   });
 }

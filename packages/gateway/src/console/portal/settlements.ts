@@ -21,12 +21,12 @@ export function portalSettlementPages(p: FastifyInstance, pages: PortalPages): v
       request,
       reply,
       'Settlements',
-      'portal/settlements',
+      'settlements',
       html`<h1>Balance and settlements of ${m.name}</h1>
 ${balanceStats(balance)}
 <section aria-labelledby="h-settlements"><h2 id="h-settlements">Settlements</h2>
 <p class="muted">Each settlement takes your payments and refunds up to its cutoff; its net is transferred to you, then it shows paid out with the bank's reference. Each has a report (CSV) of its payments and refunds.</p>
-${settlementTable(rows, 'portal')}</section>`,
+${settlementTable(rows, pages.base)}</section>`,
     );
   });
 
@@ -36,13 +36,13 @@ ${settlementTable(rows, 'portal')}</section>`,
       request,
       reply,
       `Settlement ${s.id}`,
-      'portal/settlements',
+      'settlements',
       html`<h1>Settlement ${s.id}</h1>
 <section class="card" aria-labelledby="h-settlement"><h2 id="h-settlement">Settlement</h2>
-${settlementSummary(s)}
-${reportLinks('portal', s.id)}</section>
+${settlementSummary(s, undefined, pages.base)}
+${reportLinks(pages.base, s.id)}</section>
 <section aria-labelledby="h-entries"><h2 id="h-entries">Entries</h2>
-${ledgerTable(entries, 'portal')}</section>`,
+${ledgerTable(entries, pages.base)}</section>`,
     );
   });
 

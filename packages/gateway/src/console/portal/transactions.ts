@@ -10,8 +10,10 @@ import type { PortalPages } from './portal-gate.ts';
 /** The merchant's transactions, one transaction's page, and replaying its notifications. */
 export function portalTransactionPages(p: FastifyInstance, pages: PortalPages): void {
   const { transactions, notifications } = pages.deps;
+  const { base, home } = pages;
 
-  p.get('/', { config }, async (request, reply) => {
+  // The list is where the area starts: /console/portal, or /merchant/transactions.
+  p.get(pages.home.slice(pages.base.length) || '/', { config }, async (request, reply) => {
     const m = pages.sessionOf(request).merchant;
     const ref = q(request.query, 'ref')?.trim();
     const pageNo = Math.max(1, Math.min(1000, Number(q(request.query, 'page') ?? 1) || 1));
@@ -25,11 +27,11 @@ export function portalTransactionPages(p: FastifyInstance, pages: PortalPages): 
       request,
       reply,
       'Transactions',
-      'portal',
+      'transactions',
       html`<h1>Transactions of ${m.name}</h1>
-<form class="filters card" method="get" action="/console/portal" role="search"><label>Reference<input name="ref" value="${ref ?? ''}" placeholder="reference or partner reference"></label><button type="submit">Find</button> <a href="/console/portal">Clear</a></form>
-${transactionTable(rows.slice(0, 50), '/console/portal')}
-<nav class="pager">${pageNo > 1 ? html`<a href="/console/portal?page=${pageNo - 1}">← Newer</a>` : ''}${rows.length > 50 ? html`<a href="/console/portal?page=${pageNo + 1}">Older →</a>` : ''}</nav>`,
+<form class="filters card" method="get" action="${home}" role="search"><label>Reference<input name="ref" value="${ref ?? ''}" placeholder="reference or partner reference"></label><button type="submit">Find</button> <a href="${home}">Clear</a></form>
+${transactionTable(rows.slice(0, 50), base, { withNet: true })}
+<nav class="pager">${pageNo > 1 ? html`<a href="${home}?page=${pageNo - 1}">← Newer</a>` : ''}${rows.length > 50 ? html`<a href="${home}?page=${pageNo + 1}">Older →</a>` : ''}</nav>`,
     );
   });
 
@@ -39,7 +41,7 @@ ${transactionTable(rows.slice(0, 50), '/console/portal')}
     const deliveries = (await notifications.withAttempts(d.notifications)).reverse();
     const watch = watchOf(request.query);
     const options: DetailOptions = {
-      base: '/console/portal',
+      base,
       csrf: pages.sessionOf(request).csrf,
       canReplay: true,
       reason: (r) => reasonText(r, { kind: 'merchant' }),
@@ -55,7 +57,7 @@ ${transactionTable(rows.slice(0, 50), '/console/portal')}
       request,
       reply,
       `Transaction ${transaction.referenceNo}`,
-      'portal',
+      'transactions',
       transactionDetail(transaction, history, deliveries, options),
     );
   });
@@ -68,7 +70,7 @@ ${transactionTable(rows.slice(0, 50), '/console/portal')}
 
   p.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, (request, reply) =>
     replayFromPage(pages, notifications, request, reply, {
-      base: '/console/portal',
+      base,
       action: 'portal: replay notification',
     }),
   );

@@ -15,7 +15,7 @@ import type { PortalPages } from './portal-gate.ts';
 const grouped = (secret: string) => secret.replace(/(.{4})(?=.)/g, '$1 ');
 
 /**
- * `/console/portal/two-factor` (docs/merchant-users.md#two-factor-sign-in): a merchant user turns
+ * `/merchant/two-factor` (docs/merchant-users.md#two-factor-sign-in): a merchant user turns
  * on TOTP sign-in: a new key (a QR code for the authenticator app, and the key as text), then the
  * first code it shows, which turns it on.
  */
@@ -57,7 +57,7 @@ ${start('Set up two-factor sign-in')}`;
       request,
       reply,
       'Two-factor sign-in',
-      'portal/two-factor',
+      'two-factor',
       html`<h1>Two-factor sign-in</h1>
 ${required && user.totpEnabledAt === null ? html`<div class="flash error" role="alert" id="two-factor-required">Your gateway operator requires two-factor sign-in: turn it on to continue.</div>` : ''}
 <section class="card">${body}</section>`,

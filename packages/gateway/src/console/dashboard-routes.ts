@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { USER_COOKIE } from './merchant-sign-in.ts';
 import { type ConsoleDeps, config } from './operator.ts';
 import { portalGate } from './portal/portal-gate.ts';
+import { refundCard, refundPages } from './portal/refunds.ts';
 import { twoFactorPages } from './portal/two-factor.ts';
 import { merchantOwnPages } from './portal-routes.ts';
 import { setCookie } from './session.ts';
@@ -9,7 +10,7 @@ import { setCookie } from './session.ts';
 /**
  * The merchant dashboard under /merchant (docs/merchant-users.md): what a merchant user reads and
  * changes, by role, after signing in at /merchant. The portal's pages, at their own address, and
- * the user's own: two-factor sign-in.
+ * the dashboard's own: refunds, and the user's two-factor sign-in.
  */
 export function dashboardRoutes(d: FastifyInstance, deps: ConsoleDeps): void {
   const pages = portalGate(d, deps, '/merchant');
@@ -25,6 +26,7 @@ export function dashboardRoutes(d: FastifyInstance, deps: ConsoleDeps): void {
     return reply.redirect('/merchant/signed-out', 303);
   });
 
-  merchantOwnPages(d, pages);
+  const show = merchantOwnPages(d, pages, refundCard(pages));
+  refundPages(d, pages, show);
   twoFactorPages(d, pages);
 }

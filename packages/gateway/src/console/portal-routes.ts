@@ -9,7 +9,7 @@ import { portalPayoutPages } from './portal/payouts.ts';
 import { type PortalPages, portalGate } from './portal/portal-gate.ts';
 import { settingsPages } from './portal/settings.ts';
 import { portalSettlementPages } from './portal/settlements.ts';
-import { portalTransactionPages } from './portal/transactions.ts';
+import { portalTransactionPages, type ShowMerchantTransaction, type TransactionExtras } from './portal/transactions.ts';
 import { forgetPortalTarget, landingOf, rememberedPortalTarget, safeTarget } from './return-to.ts';
 import { cookiesOf, leaveNotice, PORTAL_COOKIE, PRE_COOKIE, setCookie, takeNotice } from './session.ts';
 import { layout } from './views.ts';
@@ -130,11 +130,19 @@ ${next ? html`<p class="muted" id="enter-next">Then you go back to <code>${next}
   });
 }
 
-/** The pages a merchant's own session reads, alike in the portal and the merchant dashboard. */
-export function merchantOwnPages(p: FastifyInstance, pages: PortalPages): void {
-  portalTransactionPages(p, pages);
+/**
+ * The pages a merchant's own session reads, alike in the portal and the merchant dashboard (which
+ * adds `extras` below a transaction's page). Answers how to show a transaction's page again.
+ */
+export function merchantOwnPages(
+  p: FastifyInstance,
+  pages: PortalPages,
+  extras?: TransactionExtras,
+): ShowMerchantTransaction {
+  const show = portalTransactionPages(p, pages, extras);
   portalSettlementPages(p, pages);
   portalPayoutPages(p, pages);
   deliveryPages(p, pages);
   settingsPages(p, pages);
+  return show;
 }

@@ -1,15 +1,22 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { fromMinorUnits, isMoneyValue, isSnapError, jakartaDay, SERVICE, toMinorUnits } from '@snapgate/snap';
+import { fromMinorUnits, SERVICE } from '@snapgate/snap';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { assertNever, methodOf, methodOfTxn, TRANSACTION_KINDS } from '../../methods/index.ts';
+import { assertNever, methodOfTxn } from '../../methods/index.ts';
 import { isDue } from '../../payments/expiry.ts';
-import type { RecordFor, SnapResponse } from '../../payments/idempotency.ts';
-import type { MerchantRequest } from '../../payments/snap-request.ts';
 import type { TransactionRecord } from '../../payments/transaction-reads.ts';
 import { rupiah, statusName } from '../../web/format.ts';
 import { type Html, html } from '../../web/html.ts';
 import { blank, formOf } from '../kit.ts';
 import { config, type OperatorPages } from '../operator.ts';
+import {
+  callAsMerchant,
+  named,
+  newOnce,
+  onceOf,
+  refundDoorOf,
+  refusalOf,
+  remainingOf,
+  stateText,
+} from '../payment-actions.ts';
 import { csrfField, formProblems } from '../views.ts';
 
 // Refund and cancel from a transaction's page, as its merchant would through the payment API:
@@ -38,23 +45,10 @@ export type ShowTransaction = (
 ) => Promise<FastifyReply>;
 
 const txnHref = (referenceNo: string) => `/console/transactions/${encodeURIComponent(referenceNo)}`;
-const named = (t: TransactionRecord) => methodOfTxn(t).named(t);
-/** `a QRIS or an e-wallet payment`: the methods refunded through snapgate, as a sentence names them. */
-const REFUNDABLE = TRANSACTION_KINDS.filter((k) => methodOf(k).refundable)
-  .map((k) => {
-    const long = methodOf(k).label.long;
-    const word = long === long.toUpperCase() ? long : long.toLowerCase();
-    return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
-  })
-  .join(' or ');
 const DEFAULT_REFUND_REASON = 'refunded by the gateway operator';
 const DEFAULT_CANCEL_REASON = 'cancelled by the gateway operator';
 /** A VA delete carries no reason (SNAP's delete-va has none): its history says who deleted it. */
 const VA_DELETED_BY_OPERATOR = 'deleted by the gateway operator';
-
-/** What remains refundable: the amount less what was refunded (an open amount has none). */
-const remainingOf = (t: TransactionRecord) =>
-  t.amount === null ? 0n : toMinorUnits(t.amount) - toMinorUnits(t.refundedAmount);
 
 /** Which of refund and cancel the payment services would take now. */
 export function actionsOffered(t: TransactionRecord, now: number): { refund: boolean; cancel: boolean } {
@@ -65,156 +59,9 @@ export function actionsOffered(t: TransactionRecord, now: number): { refund: boo
   };
 }
 
-/**
- * A form's one-time number, made when the page is drawn: the idempotency key of what it does, and
- * a refund's partnerRefundNo unless one is typed. The same form sent twice acts once.
- */
-const newOnce = () => randomBytes(8).toString('hex');
-const onceOf = (fields: Record<string, string>) =>
-  /^[0-9a-f]{16}$/.test(fields._once ?? '') ? (fields._once as string) : newOnce();
-
-/**
- * Why the service refused, in words: `typed` when the form should come back as typed (400),
- * otherwise about the transaction's state (409), said on its page.
- */
-function refusalOf(
-  e: unknown,
-  t: TransactionRecord,
-  verb: 'refund' | 'cancel',
-  typed: { refundAmount?: string; partnerRefundNo?: string; isNumberTyped?: boolean },
-): { text: string; typed: boolean } {
-  const duplicate =
-    (e as Error | undefined)?.name === 'UniqueViolation' ||
-    (isSnapError(e) &&
-      e.responseCode.startsWith('409') &&
-      (e.detail as { duplicate?: string } | undefined)?.duplicate === 'partnerRefundNo');
-  if (duplicate) {
-    return typed.isNumberTyped
-      ? {
-          text: `partnerRefundNo: ${typed.partnerRefundNo} already numbers another refund of this merchant: type another, or leave it empty and the console makes one.`,
-          typed: true,
-        }
-      : {
-          text: `This refund form was already sent: the refund ${typed.partnerRefundNo} was made once and is not made again.`,
-          typed: false,
-        };
-  }
-  if (!isSnapError(e)) throw e;
-  const field = /\{([^}]+)\}/.exec(e.responseMessage)?.[1];
-  if (e.responseCode.startsWith('400') && field) return { text: fieldProblem(field), typed: true };
-  if (/^404\d\d13$/.test(e.responseCode)) {
-    const remaining = rupiah(fromMinorUnits(remainingOf(t)));
-    const asked = isMoneyValue(typed.refundAmount) ? rupiah(typed.refundAmount) : typed.refundAmount;
-    return {
-      text: `refundAmount: ${asked} is more than what remains to refund, ${remaining} (paid ${rupiah(t.paidAmount ?? t.amount)}, refunded ${rupiah(t.refundedAmount)}).`,
-      typed: true,
-    };
-  }
-  if (e.responseCode.startsWith('405')) return { text: stateText(t, verb), typed: false };
-  return {
-    text: `${named(t)} was not ${verb === 'refund' ? 'refunded' : 'cancelled'}: ${e.responseMessage} (${e.responseCode}).`,
-    typed: false,
-  };
-}
-
-/** A field's SNAP rule, in words. */
-function fieldProblem(field: string): string {
-  if (field.startsWith('refundAmount'))
-    return 'refundAmount: write the amount like 5000.00 (digits, a dot, two decimals, no thousands separator), more than 0.00.';
-  if (field === 'partnerRefundNo') return 'partnerRefundNo: at most 64 characters.';
-  if (field === 'reason') return 'reason: at most 256 characters.';
-  return `${field}: not accepted by the payment API.`;
-}
-
-/** Why the status machine takes no refund or cancel of it now. */
-function stateText(t: TransactionRecord, verb: 'refund' | 'cancel'): string {
-  const name = named(t);
-  const ended = t.statusDesc === 'Expired' ? 'expired' : 'failed';
-  if (verb === 'refund') {
-    if (!methodOfTxn(t).refundable)
-      return `${name} is a ${methodOfTxn(t).label.long.toLowerCase()}: only ${REFUNDABLE} is refunded through snapgate.`;
-    switch (t.status) {
-      case '04':
-        return `${name} is already refunded in full: nothing remains to refund.`;
-      case '05':
-        return `${name} was cancelled before it was paid: there is nothing to refund.`;
-      case '06':
-        return `${name} ${ended} unpaid: there is nothing to refund.`;
-      case '00':
-        return `${name} could not be refunded now: reload its page and try again.`;
-      default:
-        return `${name} is not paid (${statusName(t.status)}): there is nothing to refund.`;
-    }
-  }
-  const { cancelled: cancel, refundable } = methodOfTxn(t);
-  switch (t.status) {
-    case '00':
-      return `${name} is already paid: it cannot be ${cancel}${refundable ? ' (refund it instead)' : ''}. Nothing was changed.`;
-    case '02':
-    case '03':
-      return `${name} is being paid (${statusName(t.status)}): it can no longer be ${cancel}. Nothing was changed.`;
-    case '04':
-      return `${name} was refunded: there is nothing to ${verb}.`;
-    case '05':
-      return `${name} is already ${cancel}: nothing was changed.`;
-    case '06':
-      return `${name} has ${ended}: there is nothing to ${verb}.`;
-    default:
-      return `${name} could not be ${cancel} now: reload its page and try again.`;
-  }
-}
-
 /** Refund and cancel on a transaction's page (POST, then back to the page: Post/Redirect/Get). */
 export function transactionActionPages(op: FastifyInstance, pages: OperatorPages, show: ShowTransaction): void {
-  const { clock, merchants, transactions, qris, va, ewallet } = pages.deps;
-
-  /** The transaction's payment call, as its merchant: its idempotency key is the form's number. */
-  async function call(
-    request: FastifyRequest,
-    t: TransactionRecord,
-    serviceCode: string,
-    body: Record<string, unknown>,
-    once: string,
-    operation: (ctx: MerchantRequest, recordFor: RecordFor) => Promise<SnapResponse>,
-  ): Promise<Record<string, unknown>> {
-    const merchant = await merchants.find(t.merchantId);
-    if (!merchant) throw new TypeError(`transaction ${t.referenceNo} has no merchant ${t.merchantId}`);
-    const now = clock.now();
-    const ctx: MerchantRequest = {
-      merchant,
-      body,
-      serviceCode,
-      // A colon no client's X-EXTERNAL-ID may hold: never one of the merchant's own keys.
-      idempotencyKey: { merchantId: merchant.id, day: jakartaDay(now), externalId: `console:${once}` },
-      requestHash: createHash('sha256')
-        .update(`console:${serviceCode}:${JSON.stringify(body)}`)
-        .digest('hex'),
-      now,
-      requestId: request.id,
-    };
-    const recordFor: RecordFor = (response) => ({
-      ...ctx.idempotencyKey,
-      requestHash: ctx.requestHash,
-      httpStatus: response.httpStatus,
-      responseBody: response.body,
-    });
-    const r = await operation(ctx, recordFor);
-    return JSON.parse(r.body) as Record<string, unknown>;
-  }
-
-  /** The merchant's own refund call of the transaction's method; none for a method not refunded. */
-  function refundDoorOf(t: TransactionRecord): { serviceCode: string; run: Parameters<typeof call>[5] } | undefined {
-    switch (t.kind) {
-      case 'qris':
-        return { serviceCode: SERVICE.qrisRefund, run: (ctx, recordFor) => qris.refund(ctx, recordFor) };
-      case 'va':
-        return undefined;
-      case 'ewallet':
-        return { serviceCode: SERVICE.debitRefund, run: (ctx, recordFor) => ewallet.refund(ctx, recordFor) };
-      default:
-        return assertNever(t, 'payment method');
-    }
-  }
+  const { transactions, va } = pages.deps;
 
   /**
    * A refund or a cancel refused: for the state of the transaction (409), said on its page; for what
@@ -257,7 +104,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
       const t = (await transactions.detail(pages.callerOf(request), request.params.referenceNo)).transaction;
       const action = 'console: refund';
       const back = txnHref(t.referenceNo);
-      const door = refundDoorOf(t);
+      const door = refundDoorOf(pages.deps, t);
       if (!door) {
         return pages.refused(request, reply, back, stateText(t, 'refund'), {
           status: 409,
@@ -271,7 +118,9 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
       const refundAmount = (fields.refundAmount ?? '').trim();
       let answer: Record<string, unknown>;
       try {
-        answer = await call(
+        answer = await callAsMerchant(
+          pages.deps,
+          'console',
           request,
           t,
           door.serviceCode,
@@ -331,18 +180,22 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
       try {
         switch (t.kind) {
           case 'qris':
-            await call(
+            await callAsMerchant(
+              pages.deps,
+              'console',
               request,
               t,
               SERVICE.qrisCancel,
               { originalReferenceNo: t.referenceNo, reason: blank(fields.reason) ?? DEFAULT_CANCEL_REASON },
               once,
-              (ctx, recordFor) => qris.cancel(ctx, recordFor),
+              (ctx, recordFor) => pages.deps.qris.cancel(ctx, recordFor),
             );
             break;
           case 'va':
             if (t.virtualAccountNo === null) throw new TypeError(`VA ${t.referenceNo} has no number`);
-            await call(
+            await callAsMerchant(
+              pages.deps,
+              'console',
               request,
               t,
               SERVICE.vaDelete,
@@ -352,7 +205,9 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
             );
             break;
           case 'ewallet':
-            await call(
+            await callAsMerchant(
+              pages.deps,
+              'console',
               request,
               t,
               SERVICE.debitCancel,
@@ -362,7 +217,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
                 reason: blank(fields.reason) ?? DEFAULT_CANCEL_REASON,
               },
               once,
-              (ctx, recordFor) => ewallet.cancel(ctx, recordFor),
+              (ctx, recordFor) => pages.deps.ewallet.cancel(ctx, recordFor),
             );
             break;
           default:

@@ -74,6 +74,8 @@ export interface PortalPages {
     body: Html,
     status?: number,
   ): FastifyReply;
+  /** Whether the signed-in user's role may post to `path` (a form is offered only where it may). */
+  mayPost(request: FastifyRequest, path: string): boolean;
   /** Records the merchant's action in the audit log. */
   audit(request: FastifyRequest, entry: Parameters<typeof audit>[3]): Promise<void>;
   /**
@@ -185,6 +187,10 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: Merchant
     sessionOf,
     callerOf,
     page,
+    mayPost: (request, path) => {
+      const { user } = sessionOf(request);
+      return user === undefined || mayAct(user.role, path);
+    },
     audit: (request, entry) => audit(deps.audit, request, callerOf(request), entry),
     refused: (request, reply, path, why, refusal) =>
       refuseTo(deps, request, reply, callerOf(request), path, why, refusal),

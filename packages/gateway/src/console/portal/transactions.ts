@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { html } from '../../web/html.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TransactionRecord } from '../../payments/transaction-reads.ts';
+import { type Html, html } from '../../web/html.ts';
 import { q, sendHtml } from '../kit.ts';
 import { config } from '../operator.ts';
 import { replayFromPage } from '../replay.ts';
@@ -7,8 +8,33 @@ import { type DetailOptions, liveParts, reasonText, transactionDetail, watchOf }
 import { transactionTable } from '../views.ts';
 import type { PortalPages } from './portal-gate.ts';
 
-/** The merchant's transactions, one transaction's page, and replaying its notifications. */
-export function portalTransactionPages(p: FastifyInstance, pages: PortalPages): void {
+/** What a page of the dashboard adds below a transaction's own (its refund form), with a refused form as typed. */
+export type TransactionExtras = (request: FastifyRequest, t: TransactionRecord, typed?: TypedRefund) => Html;
+
+/** A refused refund form: what was typed, and why (shown again, 400). */
+export interface TypedRefund {
+  fields: Record<string, string>;
+  problems: string[];
+}
+
+/** Shows a transaction's page (with a refused form as typed, and its status). */
+export type ShowMerchantTransaction = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  referenceNo: string,
+  typed?: TypedRefund,
+  status?: number,
+) => Promise<FastifyReply>;
+
+/**
+ * The merchant's transactions, one transaction's page (with `extras` below it), and replaying its
+ * notifications. Answers how to show a transaction's page again.
+ */
+export function portalTransactionPages(
+  p: FastifyInstance,
+  pages: PortalPages,
+  extras?: TransactionExtras,
+): ShowMerchantTransaction {
   const { transactions, notifications } = pages.deps;
   const { base, home } = pages;
 
@@ -51,16 +77,21 @@ ${transactionTable(rows.slice(0, 50), base, { withNet: true })}
     return { ...d, deliveries, options };
   };
 
-  p.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo', { config }, async (request, reply) => {
-    const { transaction, history, deliveries, options } = await detailOf(request, request.params.referenceNo);
+  const show: ShowMerchantTransaction = async (request, reply, referenceNo, typed, status = 200) => {
+    const { transaction, history, deliveries, options } = await detailOf(request, referenceNo);
     return pages.page(
       request,
       reply,
       `Transaction ${transaction.referenceNo}`,
       'transactions',
-      transactionDetail(transaction, history, deliveries, options),
+      html`${transactionDetail(transaction, history, deliveries, options)}${extras?.(request, transaction, typed) ?? ''}`,
+      status,
     );
-  });
+  };
+
+  p.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo', { config }, (request, reply) =>
+    show(request, reply, request.params.referenceNo),
+  );
 
   // The page's live parts alone, polled by the console script while a delivery is pending.
   p.get<{ Params: { referenceNo: string } }>('/transactions/:referenceNo/live', { config }, async (request, reply) => {
@@ -74,4 +105,5 @@ ${transactionTable(rows.slice(0, 50), base, { withNet: true })}
       action: 'portal: replay notification',
     }),
   );
+  return show;
 }

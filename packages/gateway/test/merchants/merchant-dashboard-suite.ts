@@ -1,0 +1,212 @@
+// The merchant dashboard at /merchant (docs/merchant-users.md#the-dashboard), over real HTTP as a
+// browser posts its forms, on both stores: each payment's fee and net, a refund typed then
+// confirmed (by an owner or a finance user only), the client secret rotated with an overlap, the
+// owner's users page, and every URL tried with another merchant's ids. (In Chromium, on a phone:
+// test/console/merchant-dashboard.test.ts.)
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
+import { signedInUser, type UserBrowser } from '../helpers/merchant-user.ts';
+import { authenticate, snapCall } from '../helpers/snap.ts';
+import type { StoreUnderTest } from '../helpers/store-under-test.ts';
+
+let emails = 0;
+const email = (name: string) => `${name}.${Date.now()}.${++emails}@dashboard.example`;
+
+/** A QRIS of `merchant` for `amount`, paid in the sandbox: its referenceNo. */
+async function paidQris(gw: TestGateway, merchant: TestMerchant, amount: string): Promise<string> {
+  const qr = await snapCall(gw.url, await authenticate(gw.url, merchant), '/api/snap/v1.0/qr/qr-mpm-generate', {
+    partnerReferenceNo: `DASH-${Date.now()}-${++emails}`,
+    amount: { value: amount, currency: 'IDR' },
+  });
+  assert.equal(qr.status, 200, qr.text);
+  const referenceNo = qr.body.referenceNo as string;
+  assert.equal((await gw.admin('POST', `/sandbox/qris/${referenceNo}/pay`, { status: '00' })).status, 200);
+  return referenceNo;
+}
+
+/** Types a refund on the transaction's page: the answer (the confirmation page, or the form again). */
+async function typeRefund(browser: UserBrowser, referenceNo: string, fields: Record<string, string>) {
+  const page = await browser.get(`/merchant/transactions/${referenceNo}`);
+  assert.equal(page.status, 200, page.text);
+  const once = /name="_once" value="([0-9a-f]{16})"/.exec(page.text)?.[1];
+  assert.ok(once, 'the page offers the refund form');
+  return browser.post(`/merchant/transactions/${referenceNo}/refund`, { _once: once, reason: '', ...fields });
+}
+
+/** The confirmation page's hidden fields, as its form posts them. */
+function confirmFields(page: string): Record<string, string> {
+  const form = /<form method="post" action="[^"]+\/refund\/confirm"[\s\S]*?<\/form>/.exec(page)?.[0] ?? '';
+  const fields: Record<string, string> = {};
+  for (const m of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    if (m[1] !== '_csrf') fields[m[1] as string] = m[2] as string;
+  }
+  return fields;
+}
+
+export function merchantDashboardSuite(under: StoreUnderTest): void {
+  describe(`merchant dashboard (${under.name})`, () => {
+    let gw: TestGateway;
+    let cleanup: () => Promise<void>;
+    let m: TestMerchant;
+    let other: TestMerchant;
+    let othersRef: string;
+    before(async () => {
+      const opened = await under.open();
+      cleanup = opened.cleanup;
+      gw = await startGateway({ store: opened.store, env: { SNAPGATE_RATE_LIMIT: 'off' } });
+      m = await gw.createMerchant({
+        name: 'Toko Dasbor',
+        callbackBaseUrl: 'https://dasbor.example/hooks',
+        fees: { qris: { percent: '0.70' } },
+      });
+      other = await gw.createMerchant({ name: 'Toko Tetangga' });
+      othersRef = await paidQris(gw, other, '30000.00');
+    });
+    after(async () => {
+      await gw.close();
+      await cleanup();
+    });
+
+    it('lists each payment with its fee and net, and shows them on its page', async () => {
+      const ref = await paidQris(gw, m, '100000.00');
+      const { browser } = await signedInUser(gw, m.id, email('viewer'), 'viewer');
+      const list = await browser.get(`/merchant/transactions?ref=${ref}`);
+      assert.equal(list.status, 200);
+      const row = new RegExp(`<tr data-reference="${ref}">[\\s\\S]*?</tr>`).exec(list.text)?.[0] ?? '';
+      // QRIS at 0.70 %.
+      assert.match(row, /data-label="Fee" class="num">Rp 700,00</);
+      assert.match(row, /data-label="Net" class="num net">Rp 99\.300,00</);
+      const page = await browser.get(`/merchant/transactions/${ref}`);
+      assert.match(page.text, /id="txn-fee">Rp 700,00</);
+      assert.match(page.text, /id="txn-net">Rp 99\.300,00/);
+    });
+
+    it('refunds what is typed once confirmed, and says what remains', async () => {
+      const ref = await paidQris(gw, m, '50000.00');
+      const { browser } = await signedInUser(gw, m.id, email('finance'), 'finance');
+      const page = await browser.get(`/merchant/transactions/${ref}`);
+      assert.match(page.text, /name="refundAmount"[^>]*value=""/, 'the amount is not filled in');
+      const confirm = await typeRefund(browser, ref, { refundAmount: '20000.00', reason: 'rusak' });
+      assert.equal(confirm.status, 200, confirm.text);
+      assert.match(confirm.text, /id="confirm-amount"><strong>Rp 20\.000,00</);
+      assert.match(confirm.text, /id="confirm-after">Rp 30\.000,00</);
+      // Nothing is refunded before the confirmation.
+      assert.equal((await gw.admin('GET', `/transactions/${ref}`)).body.refundedAmount.value, '0.00');
+      const fields = confirmFields(confirm.text);
+      const done = await browser.post(`/merchant/transactions/${ref}/refund/confirm`, fields);
+      assert.equal(done.status, 303, done.text);
+      assert.equal(done.location, `/merchant/transactions/${ref}`);
+      const txn = (await gw.admin('GET', `/transactions/${ref}`)).body;
+      assert.equal(txn.refundedAmount.value, '20000.00');
+      assert.equal(txn.status, '00', 'a partial refund leaves it paid');
+      const after = await browser.get(done.location as string);
+      assert.match(after.text, /Refunded Rp 20\.000,00 of .*Rp 30\.000,00 remains refundable/);
+      assert.match(after.text, /id="txn-net">Rp 29\.650,00/, 'net: 50,000 less the fee 350 and the refund');
+      // The same confirmation sent again refunds nothing more (its number is the idempotency key).
+      const twice = await browser.post(`/merchant/transactions/${ref}/refund/confirm`, fields);
+      assert.ok([303, 409].includes(twice.status), twice.text);
+      assert.equal((await gw.admin('GET', `/transactions/${ref}`)).body.refundedAmount.value, '20000.00');
+      // The audit log names the user.
+      const audit = await gw.admin('GET', `/audit?target=${ref}`);
+      const rows = audit.body.items.filter((a: { action: string }) => a.action === 'dashboard: refund');
+      assert.ok(
+        rows.some(
+          (a: { keyName: string; httpStatus: number }) => a.httpStatus === 303 && /\(finance\)$/.test(a.keyName),
+        ),
+        JSON.stringify(rows),
+      );
+    });
+
+    it('refuses a bad amount, more than remains, and a refund of a payment not refundable', async () => {
+      const ref = await paidQris(gw, m, '10000.00');
+      const { browser } = await signedInUser(gw, m.id, email('owner'), 'owner');
+      const cases: Array<[string, RegExp]> = [
+        ['', /write it like 5000\.00/],
+        ['5000', /write it like 5000\.00/],
+        ['0.00', /more than 0\.00/],
+        ['1.000,00', /write it like 5000\.00/],
+        ['-5.00', /write it like 5000\.00/],
+        ['10000.01', /more than what remains to refund, Rp 10\.000,00/],
+      ];
+      for (const [refundAmount, why] of cases) {
+        const r = await typeRefund(browser, ref, { refundAmount });
+        assert.equal(r.status, 400, refundAmount);
+        assert.match(r.text, why, refundAmount);
+        assert.match(r.text, /Nothing was refunded/);
+      }
+      const long = await typeRefund(browser, ref, { refundAmount: '1.00', reason: 'x'.repeat(257) });
+      assert.equal(long.status, 400);
+      assert.match(long.text, /Reason: at most 256 characters/);
+      // A confirmation forged past the amount's check is checked again.
+      const forged = await browser.post(`/merchant/transactions/${ref}/refund/confirm`, {
+        _once: 'aaaaaaaaaaaaaaaa',
+        refundAmount: '99999.00',
+      });
+      assert.equal(forged.status, 400);
+      assert.equal((await gw.admin('GET', `/transactions/${ref}`)).body.refundedAmount.value, '0.00');
+      // A payment not paid has nothing to refund: said on its page.
+      const unpaid = await snapCall(gw.url, await authenticate(gw.url, m), '/api/snap/v1.0/qr/qr-mpm-generate', {
+        partnerReferenceNo: `DASH-UNPAID-${Date.now()}`,
+        amount: { value: '5000.00', currency: 'IDR' },
+      });
+      const unpaidRef = unpaid.body.referenceNo as string;
+      const page = await browser.get(`/merchant/transactions/${unpaidRef}`);
+      assert.equal(page.text.includes('id="refund-form"'), false);
+      const refused = await browser.post(`/merchant/transactions/${unpaidRef}/refund`, { refundAmount: '1.00' });
+      assert.equal(refused.status, 303);
+      assert.match((await browser.get(refused.location as string)).text, /not paid .*nothing to refund/);
+    });
+
+    it('lets only an owner or a finance user refund', async () => {
+      const ref = await paidQris(gw, m, '8000.00');
+      for (const role of ['developer', 'viewer']) {
+        const { browser } = await signedInUser(gw, m.id, email(role), role);
+        const page = await browser.get(`/merchant/transactions/${ref}`);
+        assert.equal(page.text.includes('id="refund-form"'), false, role);
+        assert.match(page.text, /id="refund-not-yours"/, role);
+        for (const path of ['refund', 'refund/confirm']) {
+          const r = await browser.post(`/merchant/transactions/${ref}/${path}`, {
+            _once: 'bbbbbbbbbbbbbbbb',
+            refundAmount: '1.00',
+          });
+          assert.equal(r.status, 403, `${role} ${path}`);
+        }
+      }
+      assert.equal((await gw.admin('GET', `/transactions/${ref}`)).body.refundedAmount.value, '0.00');
+    });
+
+    it('never shows or changes another merchant’s records, whatever the URL', async () => {
+      const { browser } = await signedInUser(gw, m.id, email('nosy-owner'), 'owner');
+      const settlement = await gw.admin('POST', '/settlements', { merchantId: other.id });
+      const settlementId = settlement.body.items?.[0]?.id as string;
+      assert.ok(settlementId, JSON.stringify(settlement.body));
+      const gets = [
+        `/merchant/transactions/${othersRef}`,
+        `/merchant/transactions/${othersRef}/live`,
+        `/merchant/transactions?ref=${othersRef}`,
+        `/merchant/settlements/${settlementId}`,
+        `/merchant/settlements/${settlementId}/report.csv`,
+        '/merchant/payouts',
+        '/merchant/deliveries',
+      ];
+      for (const path of gets) {
+        const r = await browser.get(path);
+        assert.ok([200, 404].includes(r.status), `${path}: ${r.status}`);
+        assert.equal(r.text.includes(`/transactions/${othersRef}"`), false, path);
+        assert.equal(r.text.includes('Toko Tetangga'), false, path);
+        assert.equal(r.text.includes('id="settlement-summary"'), false, path);
+        assert.equal(r.text.includes('Rp 30.000,00'), false, path);
+      }
+      await browser.get('/merchant/transactions');
+      for (const path of [`${othersRef}/refund`, `${othersRef}/refund/confirm`]) {
+        const r = await browser.post(`/merchant/transactions/${path}`, {
+          _once: 'cccccccccccccccc',
+          refundAmount: '1.00',
+        });
+        assert.equal(r.status, 404, path);
+      }
+      assert.equal((await gw.admin('GET', `/transactions/${othersRef}`)).body.refundedAmount.value, '0.00');
+    });
+  });
+}

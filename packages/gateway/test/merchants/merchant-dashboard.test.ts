@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { merchantDashboardSuite } from './merchant-dashboard-suite.ts';
+
+merchantDashboardSuite(SQLITE);

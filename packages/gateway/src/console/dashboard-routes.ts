@@ -1,16 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { USER_COOKIE } from './merchant-sign-in.ts';
 import { type ConsoleDeps, config } from './operator.ts';
+import { clientSecretPages } from './portal/client-secret.ts';
 import { portalGate } from './portal/portal-gate.ts';
 import { refundCard, refundPages } from './portal/refunds.ts';
 import { twoFactorPages } from './portal/two-factor.ts';
+import { dashboardUserPages } from './portal/users.ts';
 import { merchantOwnPages } from './portal-routes.ts';
 import { setCookie } from './session.ts';
 
 /**
  * The merchant dashboard under /merchant (docs/merchant-users.md): what a merchant user reads and
  * changes, by role, after signing in at /merchant. The portal's pages, at their own address, and
- * the dashboard's own: refunds, and the user's two-factor sign-in.
+ * the dashboard's own: refunds, the client secret, the users (an owner's), and the user's own
+ * two-factor sign-in.
  */
 export function dashboardRoutes(d: FastifyInstance, deps: ConsoleDeps): void {
   const pages = portalGate(d, deps, '/merchant');
@@ -28,5 +31,7 @@ export function dashboardRoutes(d: FastifyInstance, deps: ConsoleDeps): void {
 
   const show = merchantOwnPages(d, pages, refundCard(pages));
   refundPages(d, pages, show);
+  clientSecretPages(d, pages);
+  dashboardUserPages(d, pages);
   twoFactorPages(d, pages);
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startGateway, type TestGateway, type TestMerchant } from '../helpers/gateway.ts';
 import { signedInUser, type UserBrowser } from '../helpers/merchant-user.ts';
-import { authenticate, snapCall } from '../helpers/snap.ts';
+import { authenticate, postToken, snapCall } from '../helpers/snap.ts';
 import type { StoreUnderTest } from '../helpers/store-under-test.ts';
 
 let emails = 0;
@@ -174,6 +174,91 @@ export function merchantDashboardSuite(under: StoreUnderTest): void {
         }
       }
       assert.equal((await gw.admin('GET', `/transactions/${ref}`)).body.refundedAmount.value, '0.00');
+    });
+
+    it('rotates the client secret with an overlap, shown once, by a developer', async () => {
+      const keys = await gw.createMerchant({ name: 'Toko Kunci' });
+      const { browser } = await signedInUser(gw, keys.id, email('developer'), 'developer');
+      const page = await browser.get('/merchant/client-secret');
+      assert.equal(page.status, 200);
+      assert.match(page.text, new RegExp(`id="client-key" class="ids">${keys.clientKey}<`));
+      assert.equal(page.text.includes(keys.clientSecret), false, 'the secret is never shown again');
+      // Only the overlaps offered.
+      const odd = await browser.post('/merchant/client-secret', { overlapSec: '123' });
+      assert.equal(odd.status, 303);
+      assert.match((await browser.get('/merchant/client-secret')).text, /not rotated: choose one of the overlaps/);
+      const rotated = await browser.post('/merchant/client-secret', { overlapSec: '86400' });
+      assert.equal(rotated.status, 303, rotated.text);
+      assert.equal(rotated.location, '/merchant/client-secret/new');
+      const shown = await browser.get('/merchant/client-secret/new');
+      assert.equal(shown.headers.get('cache-control'), 'no-store');
+      const secret = /id="client-secret" readonly value="([^"]+)"/.exec(shown.text)?.[1];
+      assert.ok(secret, shown.text);
+      assert.match(shown.text, /The previous secret keeps working until/);
+      assert.match((await browser.get('/merchant/client-secret/new')).text, /was shown once/, 'once');
+      // Both secrets take a token during the overlap.
+      assert.equal((await postToken(gw.url, { clientKey: keys.clientKey, clientSecret: secret })).status, 200);
+      assert.equal(
+        (await postToken(gw.url, { clientKey: keys.clientKey, clientSecret: keys.clientSecret })).status,
+        200,
+      );
+      assert.match((await browser.get('/merchant/client-secret')).text, /previous secret still works until/);
+      // Nothing of the secret in the audit log.
+      const audit = JSON.stringify((await gw.admin('GET', `/audit?target=${keys.id}`)).body);
+      assert.match(audit, /dashboard: rotate client secret/);
+      assert.equal(audit.includes(secret), false);
+      // A viewer reads the key, and may not rotate.
+      const viewer = await signedInUser(gw, keys.id, email('viewer'), 'viewer');
+      const read = await viewer.browser.get('/merchant/client-secret');
+      assert.match(read.text, /id="rotate-not-yours"/);
+      assert.equal((await viewer.browser.post('/merchant/client-secret', { overlapSec: '0' })).status, 403);
+    });
+
+    it('lets an owner manage the users, but not their own account, and no one else', async () => {
+      const shop = await gw.createMerchant({ name: 'Toko Orang' });
+      const owner = await signedInUser(gw, shop.id, email('owner'), 'owner');
+      const list = await owner.browser.get('/merchant/users');
+      assert.equal(list.status, 200);
+      assert.match(list.text, /\(you\)/);
+      const address = email('kasir');
+      const invited = await owner.browser.post('/merchant/users', { email: address, role: 'viewer' });
+      assert.equal(invited.status, 303, invited.text);
+      const shown = await owner.browser.get('/merchant/users/invited');
+      const link = /id="invitation-link" readonly value="([^"]+)"/.exec(shown.text)?.[1];
+      assert.match(link ?? '', /\/merchant\/invitation\/[\w-]{43}$/);
+      assert.match((await owner.browser.get('/merchant/users/invited')).text, /was shown once/);
+      const users = (await gw.admin('GET', `/merchants/${shop.id}/users`)).body.items as Array<{
+        id: string;
+        email: string;
+      }>;
+      const kasir = users.find((u) => u.email === address);
+      assert.ok(kasir);
+      await owner.browser.get('/merchant/users');
+      const role = await owner.browser.post(`/merchant/users/${kasir.id}/role`, { role: 'finance' });
+      assert.equal(role.status, 303);
+      assert.equal((await gw.admin('GET', `/merchants/${shop.id}/users/${kasir.id}`)).body.role, 'finance');
+      // Not their own account: no owner locks themselves out.
+      for (const path of ['role', 'disable']) {
+        const self = await owner.browser.post(`/merchant/users/${owner.id}/${path}`, { role: 'viewer' });
+        assert.equal(self.status, 303, path);
+        assert.match((await owner.browser.get('/merchant/users')).text, /your own account is changed by another owner/);
+      }
+      assert.equal((await gw.admin('GET', `/merchants/${shop.id}/users/${owner.id}`)).body.role, 'owner');
+      // Another merchant's user is not found.
+      const stranger = await signedInUser(gw, m.id, email('stranger'), 'viewer');
+      await owner.browser.get('/merchant/users');
+      assert.equal((await owner.browser.post(`/merchant/users/${stranger.id}/disable`, {})).status, 404);
+      assert.equal((await gw.admin('GET', `/merchants/${m.id}/users/${stranger.id}`)).body.status, 'active');
+      // Any other role: no users page, no change.
+      const finance = await signedInUser(gw, shop.id, email('finance'), 'finance');
+      assert.equal((await finance.browser.get('/merchant/users')).status, 403);
+      assert.equal((await finance.browser.post('/merchant/users', { email: email('x'), role: 'owner' })).status, 403);
+      const disabled = await owner.browser.post(`/merchant/users/${kasir.id}/disable`, {});
+      assert.equal(disabled.status, 303);
+      assert.equal((await gw.admin('GET', `/merchants/${shop.id}/users/${kasir.id}`)).body.status, 'disabled');
+      const audit = JSON.stringify((await gw.admin('GET', `/audit?target=${kasir.id}`)).body);
+      assert.match(audit, /dashboard: disable merchant user/);
+      assert.match(audit, /merchant user owner\.[^ ]+ \(owner\)/);
     });
 
     it('never shows or changes another merchant’s records, whatever the URL', async () => {

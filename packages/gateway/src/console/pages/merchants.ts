@@ -20,7 +20,7 @@ import { merchantHref, merchantPage, newMerchantForm, type TypedForm } from '../
 import { config, type OperatorPages } from '../operator.ts';
 import { badge, empty, formProblems } from '../views.ts';
 import { credentialPages } from './merchant-credentials.ts';
-import { merchantUserPages } from './merchant-users.ts';
+import { consoleUserPages } from './merchant-users.ts';
 
 /** A refused form as it is shown again: what was typed, why not, the fields at fault. */
 const typedForm = (what: string, values: MerchantFormValues, problems: string[]): TypedForm => ({
@@ -194,5 +194,5 @@ ${
   });
 
   credentialPages(op, pages);
-  merchantUserPages(op, pages);
+  consoleUserPages(op, pages);
 }

@@ -18,7 +18,16 @@ import {
 import { SIGN_IN, TWO_FACTOR_PAGE, USER_COOKIE } from '../merchant-sign-in.ts';
 import type { ConsoleDeps } from '../operator.ts';
 import { rememberPortalTarget } from '../return-to.ts';
-import { cookiesOf, PORTAL_COOKIE, pathOf, setCookie, takeNotice } from '../session.ts';
+import {
+  cookiesOf,
+  leaveNotice,
+  leaveOnce,
+  PORTAL_COOKIE,
+  pathOf,
+  setCookie,
+  takeNotice,
+  takeOnce,
+} from '../session.ts';
 import { LINK_PORTAL_MENU, layout, portalSignOutNote } from '../views.ts';
 
 /** Paths under /merchant any signed-in user may post to: signing out, and their own two-factor sign-in. */
@@ -74,6 +83,12 @@ export interface PortalPages {
     body: Html,
     status?: number,
   ): FastifyReply;
+  /** A done action (Post/Redirect/Get): back to `path`, which says `text` once. */
+  done(request: FastifyRequest, reply: FastifyReply, path: string, text: string): FastifyReply;
+  /** Leaves `value` for the page at `path`, bound to this session, and redirects there; that page shows it once. */
+  showOnce(request: FastifyRequest, reply: FastifyReply, path: string, value: Record<string, string>): FastifyReply;
+  /** What was left for this page by this session (then gone), never kept by a cache. */
+  takeOnce(request: FastifyRequest, reply: FastifyReply): Record<string, string> | undefined;
   /** Whether the signed-in user's role may post to `path` (a form is offered only where it may). */
   mayPost(request: FastifyRequest, path: string): boolean;
   /** Records the merchant's action in the audit log. */
@@ -141,6 +156,7 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: Merchant
     const s = sessionOf(request);
     return merchantCaller(s.merchant.id, s.user);
   };
+  const binding = (request: FastifyRequest) => ({ bind: sessionOf(request).csrf, now: deps.clock.now() });
   const page: PortalPages['page'] = (request, reply, title, section, body, status = 200) => {
     const s = sessionOf(request);
     return sendHtml(
@@ -187,6 +203,18 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: Merchant
     sessionOf,
     callerOf,
     page,
+    done(request, reply, path, text) {
+      leaveNotice(request, reply, deps.sessions, path.split(/[?#]/)[0] as string, { kind: 'ok', text });
+      return reply.redirect(path, 303);
+    },
+    showOnce(request, reply, path, value) {
+      leaveOnce(request, reply, deps.sessions, path, value, binding(request));
+      return reply.redirect(path, 303);
+    },
+    takeOnce(request, reply) {
+      reply.header('cache-control', 'no-store');
+      return takeOnce(request, reply, deps.sessions, binding(request));
+    },
     mayPost: (request, path) => {
       const { user } = sessionOf(request);
       return user === undefined || mayAct(user.role, path);

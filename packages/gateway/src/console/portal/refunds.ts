@@ -15,7 +15,6 @@ import {
   remainingOf,
   stateText,
 } from '../payment-actions.ts';
-import { leaveNotice } from '../session.ts';
 import { csrfField, formProblems } from '../views.ts';
 import type { PortalPages } from './portal-gate.ts';
 import type { ShowMerchantTransaction, TransactionExtras, TypedRefund } from './transactions.ts';
@@ -197,14 +196,14 @@ export function refundPages(p: FastifyInstance, pages: PortalPages, show: ShowMe
       });
       const left = remainingOf(after);
       const what = `Refunded ${rupiah(refundAmount)} of ${named(t)} (refund ${String(answer.refundNo)}).`;
-      leaveNotice(request, reply, pages.deps.sessions, back, {
-        kind: 'ok',
-        text:
-          left > 0n
-            ? `${what} ${rupiah(fromMinorUnits(left))} remains refundable. Your callback URL is told of the refund.`
-            : `${what} The whole amount is back: the payment is ${statusName(after.status)}. Your callback URL is told of the refund.`,
-      });
-      return reply.redirect(back, 303);
+      return pages.done(
+        request,
+        reply,
+        back,
+        left > 0n
+          ? `${what} ${rupiah(fromMinorUnits(left))} remains refundable. Your callback URL is told of the refund.`
+          : `${what} The whole amount is back: the payment is ${statusName(after.status)}. Your callback URL is told of the refund.`,
+      );
     },
   );
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
-import { browserSuite, launchChromium } from '../helpers/chromium.ts';
+import { browserSuite, launchChromium, sidewaysScroll } from '../helpers/chromium.ts';
 import { ADMIN_TOKEN } from '../helpers/gateway.ts';
 import { type Receiver, startReceiver, waitFor } from '../helpers/receiver.ts';
 import { authenticate, snapCall } from '../helpers/snap.ts';
@@ -13,35 +13,6 @@ import { type ConsoleGateway, screenshotPath, startConsoleGateway } from './cons
 
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1366, height: 768 };
-
-/** What overflows sideways on the page: the page itself, or any element that scrolls sideways. */
-async function sidewaysScroll(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const found: string[] = [];
-    const root = document.documentElement;
-    if (root.scrollWidth > root.clientWidth) {
-      // Name the widest culprits: the innermost elements whose right edge is past the viewport.
-      const past = Array.from(document.querySelectorAll<HTMLElement>('body *')).filter(
-        (el) => el.getBoundingClientRect().right > root.clientWidth + 1,
-      );
-      const innermost = past.filter((el) => !past.some((other) => other !== el && el.contains(other)));
-      const names = innermost
-        .slice(0, 3)
-        .map(
-          (el) =>
-            `${el.tagName.toLowerCase()}${el.className ? `.${el.className}` : ''} "${(el.textContent ?? '').slice(0, 30)}"`,
-        );
-      found.push(`the page (${root.scrollWidth} > ${root.clientWidth} px: ${names.join(', ')})`);
-    }
-    for (const el of Array.from(document.querySelectorAll<HTMLElement>('main *'))) {
-      const x = getComputedStyle(el).overflowX;
-      if ((x === 'auto' || x === 'scroll') && el.scrollWidth > el.clientWidth + 1) {
-        found.push(`${el.tagName.toLowerCase()}.${el.className} (${el.scrollWidth} > ${el.clientWidth} px)`);
-      }
-    }
-    return found;
-  });
-}
 
 /** Whether an element is shown and lies entirely inside the viewport's width. */
 async function onScreen(page: Page, selector: string): Promise<boolean[]> {

@@ -3,7 +3,7 @@
 // CI, where `.ci/run` installs it, it fails instead: CI never skips a browser test).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import type { BrowserContext, BrowserContextOptions } from 'playwright-core';
+import type { BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CI = Boolean(process.env.CI) && !/^(false|0)$/i.test(process.env.CI ?? '');
@@ -57,3 +57,32 @@ export async function launchChromium(defaults: BrowserContextOptions = { viewpor
 }
 
 export type TestChromium = Awaited<ReturnType<typeof launchChromium>>;
+
+/** What overflows sideways on the page: the page itself, or any element that scrolls sideways. */
+export async function sidewaysScroll(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > root.clientWidth) {
+      // Name the widest culprits: the innermost elements whose right edge is past the viewport.
+      const past = Array.from(document.querySelectorAll<HTMLElement>('body *')).filter(
+        (el) => el.getBoundingClientRect().right > root.clientWidth + 1,
+      );
+      const innermost = past.filter((el) => !past.some((other) => other !== el && el.contains(other)));
+      const names = innermost
+        .slice(0, 3)
+        .map(
+          (el) =>
+            `${el.tagName.toLowerCase()}${el.className ? `.${el.className}` : ''} "${(el.textContent ?? '').slice(0, 30)}"`,
+        );
+      found.push(`the page (${root.scrollWidth} > ${root.clientWidth} px: ${names.join(', ')})`);
+    }
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('main *'))) {
+      const x = getComputedStyle(el).overflowX;
+      if ((x === 'auto' || x === 'scroll') && el.scrollWidth > el.clientWidth + 1) {
+        found.push(`${el.tagName.toLowerCase()}.${el.className} (${el.scrollWidth} > ${el.clientWidth} px)`);
+      }
+    }
+    return found;
+  });
+}

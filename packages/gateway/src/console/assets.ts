@@ -48,6 +48,7 @@ form.filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; 
 form.filters > label { max-width: 100%; min-width: 0; }
 label { display: block; font-size: 13px; color: var(--muted); }
 label input, label select { display: block; margin-top: 2px; }
+fieldset.plain { border: 0; padding: 0; margin: 0; min-width: 0; }
 fieldset.group { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px 4px; margin: 0 0 12px; min-width: 0; }
 fieldset.group legend { font-weight: 600; color: var(--fg); padding: 0 4px; }
 .hint { display: block; margin-top: 2px; font-size: 12px; }

@@ -3,7 +3,7 @@ import { refuseBadAdminText } from '../http/admin-input.ts';
 import { CONSOLE_CSS, FAVICON_PATH, FAVICON_SVG, IMMUTABLE } from './assets.ts';
 import { dashboardRoutes } from './dashboard-routes.ts';
 import { ConsoleError, errorBody, errorPage, errorTitle, securityHeaders, sendError, sendHtml } from './kit.ts';
-import { merchantSignInPages } from './merchant-sign-in.ts';
+import { merchantSignInPages, USER_COOKIE } from './merchant-sign-in.ts';
 import { type ConsoleDeps, config, menuOf, operatorGate } from './operator.ts';
 import { accessPages } from './pages/access.ts';
 import { bookPages } from './pages/books.ts';
@@ -19,10 +19,11 @@ import { sandboxPages } from './pages/sandbox.ts';
 import { settlementPages } from './pages/settlements.ts';
 import { signInPages, signOutRoute } from './pages/sign-in.ts';
 import { transactionPages } from './pages/transactions.ts';
+import { dashboardMenuOf } from './portal/portal-gate.ts';
 import { portalRoutes } from './portal-routes.ts';
 import { CONSOLE_JS } from './script.ts';
 import { cookiesOf, OPERATOR_COOKIE, PORTAL_COOKIE, pathOf } from './session.ts';
-import { layout, operatorSignOutNote, portalSignOutNote } from './views.ts';
+import { layout, operatorSignOutNote, portalSignOutNote, USER_SIGN_OUT_NOTE } from './views.ts';
 
 export type { ConsoleDeps } from './operator.ts';
 
@@ -94,12 +95,14 @@ function operatorConsole(scope: FastifyInstance, deps: ConsoleDeps): void {
 
 /**
  * A page that does not exist (404), in the frame of whoever is signed in: the operator's menu, or
- * under /console/portal the merchant's; nobody signed in, the plain error page.
+ * under /console/portal the merchant's, under /merchant the user's; nobody signed in, the plain error page.
  */
 async function notFound(deps: ConsoleDeps, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const e = new ConsoleError(404, `there is no page ${pathOf(request)}`);
-  const inPortal = pathOf(request).startsWith('/console/portal');
-  const home = inPortal ? '/console/portal' : '/console';
+  const path = pathOf(request);
+  const inPortal = path.startsWith('/console/portal');
+  const inDashboard = path === '/merchant' || path.startsWith('/merchant/');
+  const home = inPortal ? '/console/portal' : inDashboard ? '/merchant' : '/console';
   const cookies = cookiesOf(request);
   const frame = inPortal
     ? await deps.sessions.portalSessionOf(cookies[PORTAL_COOKIE]).then(
@@ -111,17 +114,28 @@ async function notFound(deps: ConsoleDeps, request: FastifyRequest, reply: Fasti
             signOut: portalSignOutNote(s.merchant.name),
           },
       )
-    : await deps.sessions.operatorOf(cookies[OPERATOR_COOKIE]).then(
-        (o) =>
-          o && {
-            area: 'operator' as const,
-            who: `${o.key.name} (${o.key.scope})`,
-            csrf: o.csrf,
-            signOut: operatorSignOutNote(o.key.name),
-            sandbox: deps.config.mode === 'sandbox',
-            menu: menuOf(o.key.scope),
-          },
-      );
+    : inDashboard
+      ? await deps.sessions.userOf('user', cookies[USER_COOKIE]).then(
+          (s) =>
+            s?.user && {
+              area: 'merchant' as const,
+              who: `${s.user.email} · ${s.merchant.name}`,
+              csrf: s.csrf,
+              signOut: USER_SIGN_OUT_NOTE,
+              menu: dashboardMenuOf(s.user.role),
+            },
+        )
+      : await deps.sessions.operatorOf(cookies[OPERATOR_COOKIE]).then(
+          (o) =>
+            o && {
+              area: 'operator' as const,
+              who: `${o.key.name} (${o.key.scope})`,
+              csrf: o.csrf,
+              signOut: operatorSignOutNote(o.key.name),
+              sandbox: deps.config.mode === 'sandbox',
+              menu: menuOf(o.key.scope),
+            },
+        );
   if (!frame) return sendHtml(reply, errorPage(e, home), 404);
   return sendHtml(reply, layout({ title: errorTitle(404), ...frame }, errorBody(e, home)), 404);
 }

@@ -71,6 +71,8 @@ const NAVS = {
  * signed in with it), or every portal session of the merchant.
  */
 export const operatorSignOutNote = (keyName: string) => `Log out signs out every browser using the key ${keyName}`;
+/** What a merchant user's Log out ends: every session of theirs. */
+export const USER_SIGN_OUT_NOTE = 'Log out signs you out in every browser where you are signed in';
 export const portalSignOutNote = (merchantName: string) =>
   `Log out signs out every browser in the portal of ${merchantName}`;
 

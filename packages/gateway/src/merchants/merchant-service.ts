@@ -328,12 +328,22 @@ export function createMerchantService({ store, clock, mode, guard, payoutAccount
       }
     },
 
-    async rotateSecret(id: string, overlapSec: number): Promise<{ clientSecret: string; previousValidUntil: number }> {
+    /**
+     * A new client secret; the previous one is accepted for `overlapSec`. With `fromVersion`, only
+     * while the secret is still that version (the one a page showed): a second rotation sent at once
+     * (a double click, two tabs) is refused rather than ending the overlap of the first.
+     */
+    async rotateSecret(
+      id: string,
+      overlapSec: number,
+      fromVersion?: number,
+    ): Promise<{ clientSecret: string; previousValidUntil: number }> {
       await this.get(id);
       const now = clock.now();
       const clientSecret = newClientSecret();
       const previousValidUntil = now + overlapSec * 1000;
-      const m = await store.rotateMerchantSecret(id, { clientSecret, previousValidUntil, rotatedAt: now });
+      const m = await store.rotateMerchantSecret(id, { clientSecret, previousValidUntil, rotatedAt: now, fromVersion });
+      if (!m && fromVersion !== undefined) throw conflict('the secret was rotated meanwhile');
       if (!m) throw notFound('merchant');
       return { clientSecret, previousValidUntil };
     },

@@ -4,6 +4,7 @@ import type {
   NotificationRecord,
   Page,
   PageRequest,
+  RefundRecord,
   StatusHistoryEntry,
   TransactionFilter,
   TransactionKind,
@@ -54,6 +55,11 @@ export function createTransactionReads({ store }: { store: TransactionStore & Ou
         history,
         notifications: notifications.filter((n) => reaches(caller, n.merchantId)),
       };
+    },
+
+    /** A merchant's refund by its partnerRefundNo, when the caller reaches that merchant. */
+    async refundOf(caller: Caller, merchantId: string, partnerRefundNo: string): Promise<RefundRecord | undefined> {
+      return reaches(caller, merchantId) ? store.findRefund(merchantId, partnerRefundNo) : undefined;
     },
   };
 }

@@ -152,9 +152,10 @@ export interface ClientStore {
   listMerchants(page: PageRequest): Promise<Page<MerchantRecord>>;
   countMerchants(): Promise<number>;
   updateMerchant(id: string, patch: MerchantPatch, updatedAt: number): Promise<MerchantRecord | undefined>;
+  /** A new secret, the current one kept as the previous; with `fromVersion`, only while it is that version. */
   rotateMerchantSecret(
     id: string,
-    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number },
+    rotation: { clientSecret: string; previousValidUntil: number; rotatedAt: number; fromVersion?: number | undefined },
   ): Promise<MerchantRecord | undefined>;
   insertProvider(provider: ProviderRecord): Promise<void>;
   findProviderById(id: string): Promise<ProviderRecord | undefined>;

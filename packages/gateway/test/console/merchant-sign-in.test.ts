@@ -114,7 +114,7 @@ describe('a merchant user signs in themselves (Chromium, phone)', browserSuite, 
     await context.close();
   });
 
-  test('shows a viewer the settings but refuses its change', async () => {
+  test('shows a viewer the settings, read-only, and refuses a change sent anyway', async () => {
     const invited = await inviteUser(gw, merchantId, 'lihat@warung.example', 'viewer');
     const page = await chromium.context.newPage();
     await page.goto(invited.invitationUrl);
@@ -122,9 +122,14 @@ describe('a merchant user signs in themselves (Chromium, phone)', browserSuite, 
     await page.fill('#again', PASSWORD);
     await Promise.all([page.waitForURL(/\/two-factor$/), page.click('button[type=submit]')]);
     await page.goto(`${gw.url}/merchant/settings`);
+    assert.equal(await page.isDisabled('input[name=callbackBaseUrl]'), true, 'read-only');
+    assert.equal(await page.$('form[action="/merchant/settings"] button'), null, 'no Save');
+    assert.equal(await page.$('form[action="/merchant/test-callback"]'), null, 'no test callback');
+    assert.match((await page.textContent('#settings-not-yours')) ?? '', /A developer or an owner/);
+    // Sent anyway (the form submitted by a script): refused.
     const [answer] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/merchant/settings')),
-      page.click('form[action="/merchant/settings"] button[type=submit]'),
+      page.$eval('form[action="/merchant/settings"]', (f) => (f as HTMLFormElement).submit()),
     ]);
     assert.equal(answer.status(), 403);
     assert.match((await page.textContent('main')) ?? '', /your role \(viewer\) may not do this/);

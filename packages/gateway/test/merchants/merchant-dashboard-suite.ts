@@ -105,7 +105,11 @@ export function merchantDashboardSuite(under: StoreUnderTest): void {
       assert.match(after.text, /id="txn-net">Rp 29\.650,00/, 'net: 50,000 less the fee 350 and the refund');
       // The same confirmation sent again refunds nothing more (its number is the idempotency key).
       const twice = await browser.post(`/merchant/transactions/${ref}/refund/confirm`, fields);
-      assert.ok([303, 409].includes(twice.status), twice.text);
+      assert.equal(twice.status, 303, twice.text);
+      assert.match(
+        (await browser.get(twice.location as string)).text,
+        /This refund was made already: refund .* of Rp 20\.000,00\. Nothing more was refunded/,
+      );
       assert.equal((await gw.admin('GET', `/transactions/${ref}`)).body.refundedAmount.value, '20000.00');
       // The audit log names the user.
       const audit = await gw.admin('GET', `/audit?target=${ref}`);
@@ -135,6 +139,10 @@ export function merchantDashboardSuite(under: StoreUnderTest): void {
         assert.match(r.text, why, refundAmount);
         assert.match(r.text, /Nothing was refunded/);
       }
+      const refusedRows = (await gw.admin('GET', `/audit?target=${ref}`)).body.items.filter(
+        (a: { action: string }) => a.action === 'dashboard: refund (refused)',
+      );
+      assert.equal(refusedRows.length, cases.length, 'each refused form is audited as refused');
       const long = await typeRefund(browser, ref, { refundAmount: '1.00', reason: 'x'.repeat(257) });
       assert.equal(long.status, 400);
       assert.match(long.text, /Reason: at most 256 characters/);
@@ -165,6 +173,8 @@ export function merchantDashboardSuite(under: StoreUnderTest): void {
         const page = await browser.get(`/merchant/transactions/${ref}`);
         assert.equal(page.text.includes('id="refund-form"'), false, role);
         assert.match(page.text, /id="refund-not-yours"/, role);
+        // Replay is a developer's: a viewer is offered none.
+        assert.equal(page.text.includes('/replay"'), role === 'developer', role);
         for (const path of ['refund', 'refund/confirm']) {
           const r = await browser.post(`/merchant/transactions/${ref}/${path}`, {
             _once: 'bbbbbbbbbbbbbbbb',
@@ -184,10 +194,13 @@ export function merchantDashboardSuite(under: StoreUnderTest): void {
       assert.match(page.text, new RegExp(`id="client-key" class="ids">${keys.clientKey}<`));
       assert.equal(page.text.includes(keys.clientSecret), false, 'the secret is never shown again');
       // Only the overlaps offered.
-      const odd = await browser.post('/merchant/client-secret', { overlapSec: '123' });
+      const odd = await browser.post('/merchant/client-secret', { overlapSec: '123', version: '1' });
       assert.equal(odd.status, 303);
       assert.match((await browser.get('/merchant/client-secret')).text, /not rotated: choose one of the overlaps/);
-      const rotated = await browser.post('/merchant/client-secret', { overlapSec: '86400' });
+      const v0 = /name="version" value="(\d+)"/.exec(
+        (await browser.get('/merchant/client-secret')).text,
+      )?.[1] as string;
+      const rotated = await browser.post('/merchant/client-secret', { overlapSec: '86400', version: v0 });
       assert.equal(rotated.status, 303, rotated.text);
       assert.equal(rotated.location, '/merchant/client-secret/new');
       const shown = await browser.get('/merchant/client-secret/new');
@@ -203,6 +216,20 @@ export function merchantDashboardSuite(under: StoreUnderTest): void {
         200,
       );
       assert.match((await browser.get('/merchant/client-secret')).text, /previous secret still works until/);
+      // The same page sent twice (a double click, two tabs): the second is refused, the overlap kept.
+      const page2 = await browser.get('/merchant/client-secret');
+      assert.match(page2.text, /id="rotate-again-warning"/);
+      const version = /name="version" value="(\d+)"/.exec(page2.text)?.[1] as string;
+      assert.equal((await browser.post('/merchant/client-secret', { overlapSec: '3600', version })).status, 303);
+      await browser.get('/merchant/client-secret/new');
+      const again = await browser.post('/merchant/client-secret', { overlapSec: '3600', version });
+      assert.equal(again.status, 303);
+      assert.match((await browser.get(again.location as string)).text, /not rotated again: it was rotated meanwhile/);
+      assert.equal(
+        (await postToken(gw.url, { clientKey: keys.clientKey, clientSecret: secret })).status,
+        200,
+        'the secret before the refused rotation still works',
+      );
       // Nothing of the secret in the audit log.
       const audit = JSON.stringify((await gw.admin('GET', `/audit?target=${keys.id}`)).body);
       assert.match(audit, /dashboard: rotate client secret/);
@@ -263,6 +290,10 @@ export function merchantDashboardSuite(under: StoreUnderTest): void {
 
     it('never shows or changes another merchant’s records, whatever the URL', async () => {
       const { browser } = await signedInUser(gw, m.id, email('nosy-owner'), 'owner');
+      const missing = await browser.get('/merchant/nope');
+      assert.equal(missing.status, 404);
+      assert.match(missing.text, /href="\/merchant"/, 'a way back to the dashboard');
+      assert.match(missing.text, /snapgate merchant dashboard/);
       const settlement = await gw.admin('POST', '/settlements', { merchantId: other.id });
       const settlementId = settlement.body.items?.[0]?.id as string;
       assert.ok(settlementId, JSON.stringify(settlement.body));

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { DomainError } from '../../domain-error.ts';
 import { jakartaTime } from '../../web/format.ts';
 import { html } from '../../web/html.ts';
 import { formOf } from '../kit.ts';
@@ -49,7 +50,8 @@ export function clientSecretPages(p: FastifyInstance, pages: PortalPages): void 
 ${
   mayRotate
     ? html`<p>A new secret is made and shown once. Put it in your server's settings; until the overlap ends the old one keeps working, so nothing stops while you change it.</p>
-<form method="post" action="${PAGE}" id="rotate-form">${csrfField(pages.sessionOf(request).csrf)}
+${inOverlap ? html`<p class="flash error" id="rotate-again-warning">A rotation is still in its overlap: rotating again ends the previous secret <strong>now</strong>, and the current one becomes the previous.</p>` : ''}
+<form method="post" action="${PAGE}" id="rotate-form">${csrfField(pages.sessionOf(request).csrf)}<input type="hidden" name="version" value="${m.secretVersion}">
 <label>The old secret keeps working for<select name="overlapSec">${OVERLAPS.map(
         ([sec, label]) =>
           html`<option value="${sec}"${sec === DEFAULT_OVERLAP_SEC ? html` selected` : ''}>${label}</option>`,
@@ -71,7 +73,21 @@ ${
         target: merchantId,
       });
     }
-    const r = await merchants.rotateSecret(merchantId, overlapSec);
+    const version = Number(fields.version);
+    let r: Awaited<ReturnType<typeof merchants.rotateSecret>>;
+    try {
+      r = await merchants.rotateSecret(merchantId, overlapSec, Number.isInteger(version) ? version : -1);
+    } catch (e) {
+      if (!(e instanceof DomainError) || e.kind !== 'conflict') throw e;
+      // Sent twice (a double click, another tab, another developer): the first rotation stands.
+      return pages.refused(
+        request,
+        reply,
+        PAGE,
+        'The secret was not rotated again: it was rotated meanwhile (this page was sent twice, or from another tab). The newest secret was shown once to whoever rotated it.',
+        { status: 409, action: 'dashboard: rotate client secret', target: merchantId },
+      );
+    }
     await pages.audit(request, {
       action: 'dashboard: rotate client secret',
       target: merchantId,

@@ -28,7 +28,7 @@ import {
   takeNotice,
   takeOnce,
 } from '../session.ts';
-import { LINK_PORTAL_MENU, layout, portalSignOutNote } from '../views.ts';
+import { LINK_PORTAL_MENU, layout, portalSignOutNote, USER_SIGN_OUT_NOTE } from '../views.ts';
 
 /** Paths under /merchant any signed-in user may post to: signing out, and their own two-factor sign-in. */
 const ANYONE = /^\/merchant\/(?:logout|two-factor(?:\/.*)?)$/;
@@ -71,6 +71,8 @@ export interface PortalPages {
   base: MerchantBase;
   /** The transactions list, where each area starts: `/console/portal`, `/merchant/transactions`. */
   home: string;
+  /** Who acts, as the audit log's actions name it: `portal` (a link's session), `dashboard` (a user's). */
+  actor: 'portal' | 'dashboard';
   sessionOf(request: FastifyRequest): PortalSession;
   /** The signed-in merchant, as the services take it: they confine it to its own records. */
   callerOf(request: FastifyRequest): Caller;
@@ -113,6 +115,7 @@ export interface PortalPages {
  */
 export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: MerchantBase): PortalPages {
   const isDashboard = base === '/merchant';
+  const actor = isDashboard ? 'dashboard' : 'portal';
   const cookieName = isDashboard ? USER_COOKIE : PORTAL_COOKIE;
   const sessions = new WeakMap<FastifyRequest, PortalSession>();
   p.addHook('preHandler', async (request, reply) => {
@@ -133,7 +136,7 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: Merchant
       const remembered = rememberPortalTarget(request, reply, deps.sessions);
       throw new ConsoleError(
         401,
-        `you are not signed in (the session expired, was signed out, or was ended): ask your gateway operator for a new sign-in link${remembered ? '. Signing in with a link in this browser within the hour brings you back to this page' : ''}`,
+        `you are not signed in (the session expired, was signed out, or was ended): ask your gateway operator for a new sign-in link (a merchant user signs in at /merchant)${remembered ? '. Signing in with a link in this browser within the hour brings you back to this page' : ''}`,
       );
     }
     sessions.set(request, s);
@@ -147,7 +150,7 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: Merchant
         throw new ConsoleError(403, `your role (${s.user.role}) may not do this: ask an owner of your merchant`);
       }
     }
-    await acceptForm(request, deps, `csrf.${token}`, merchantCaller(s.merchant.id, s.user), 'portal');
+    await acceptForm(request, deps, `csrf.${token}`, merchantCaller(s.merchant.id, s.user), actor);
   });
   closeFormAudits(p, deps.audit);
 
@@ -169,8 +172,8 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: Merchant
                 area: 'merchant',
                 active: section,
                 who: `${s.user.email} · ${s.merchant.name}`,
-                signOut: 'Log out signs you out in every browser where you are signed in',
-                menu: menuOf(s.user.role),
+                signOut: USER_SIGN_OUT_NOTE,
+                menu: dashboardMenuOf(s.user.role),
               }
             : {
                 area: 'portal',
@@ -200,6 +203,7 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: Merchant
     deps,
     base,
     home: isDashboard ? `${base}/transactions` : base,
+    actor,
     sessionOf,
     callerOf,
     page,
@@ -226,4 +230,5 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: Merchant
 }
 
 /** The dashboard's menu for a role: Users is an owner's page. */
-const menuOf = (role: MerchantRole): readonly string[] => SECTIONS.filter((s) => s !== 'users' || role === 'owner');
+export const dashboardMenuOf = (role: MerchantRole): readonly string[] =>
+  SECTIONS.filter((s) => s !== 'users' || role === 'owner');

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TransactionRecord } from '../../payments/transaction-reads.ts';
 import { rupiah, statusName } from '../../web/format.ts';
 import { type Html, html } from '../../web/html.ts';
-import { blank, formOf } from '../kit.ts';
+import { auditRefusedForm, blank, formOf } from '../kit.ts';
 import { config } from '../operator.ts';
 import {
   callAsMerchant,
@@ -97,12 +97,13 @@ export function refundPages(p: FastifyInstance, pages: PortalPages, show: ShowMe
     t: TransactionRecord,
     typed: TypedRefund,
   ): Promise<FastifyReply> {
-    await pages.audit(request, {
-      action: ACTION,
-      target: t.referenceNo,
-      httpStatus: 400,
-      after: { refused: typed.problems.join(' ') },
-    });
+    await auditRefusedForm(
+      pages.deps.audit,
+      request,
+      pages.callerOf(request),
+      { status: 400, action: ACTION, target: t.referenceNo },
+      typed.problems,
+    );
     return show(request, reply, t.referenceNo, typed, 400);
   }
 
@@ -153,11 +154,21 @@ export function refundPages(p: FastifyInstance, pages: PortalPages, show: ShowMe
       const door = refundDoorOf(pages.deps, t);
       if (!door) return refusedForState(request, reply, t, stateText(t, 'refund'));
       const once = onceOf(fields);
+      const partnerRefundNo = `DASHBOARD-${once.toUpperCase()}`;
+      // The same confirmation sent again (a double click, a resend): it refunded once, and says so.
+      const earlier = await transactions.refundOf(pages.callerOf(request), t.merchantId, partnerRefundNo);
+      if (earlier) {
+        return refusedForState(
+          request,
+          reply,
+          t,
+          `This refund was made already: refund ${earlier.refundNo} of ${rupiah(earlier.amount)}. Nothing more was refunded.`,
+        );
+      }
       const typed = { fields: { ...fields, _once: once }, problems: problemsOf(t, fields) };
       // Checked again: the state may have moved since the confirmation page (another refund, say).
       if (t.status === '00' && typed.problems.length > 0) return again(request, reply, t, typed);
       const refundAmount = (fields.refundAmount ?? '').trim();
-      const partnerRefundNo = `DASHBOARD-${once.toUpperCase()}`;
       let answer: Record<string, unknown>;
       try {
         answer = await callAsMerchant(

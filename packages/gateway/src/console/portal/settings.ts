@@ -53,6 +53,8 @@ export function settingsPages(p: FastifyInstance, pages: PortalPages): void {
     status = 200,
   ) => {
     const { csrf, merchant } = pages.sessionOf(request);
+    // A role that may not change them reads them (docs/merchant-users.md#roles).
+    const canEdit = pages.mayPost(request, SETTINGS);
     return pages.page(
       request,
       reply,
@@ -60,14 +62,18 @@ export function settingsPages(p: FastifyInstance, pages: PortalPages): void {
       'settings',
       html`<h1>Callback settings</h1>
 <p class="muted" id="signed-with">Your callbacks are signed with ${SIGNED_WITH[merchant.callbackSignature] ?? merchant.callbackSignature}; your gateway operator chooses how.</p>
-<section class="card">${problems ?? ''}<form method="post" action="${SETTINGS}">${csrfField(csrf)}<div class="form-grid">
+<section class="card">${problems ?? ''}<form method="post" action="${SETTINGS}">${csrfField(csrf)}<fieldset class="plain"${canEdit ? '' : html` disabled`}><div class="form-grid">
 ${portalFields(merchant).map(
   (f) =>
     html`<label>${f.label}<input name="${f.name}" type="url" value="${values[f.name] ?? ''}"${f.help ? html` aria-describedby="hint-${f.name}"` : ''}>${f.help ? html`<span class="muted hint" id="hint-${f.name}">${f.help}</span>` : ''}</label>`,
-)}</div>
-<button type="submit">Save</button></form></section>
-<section class="card"><h2>Test callback</h2><p>Delivers your latest notification again (the newest transaction that has one), signed exactly as before, to the URLs above. Watch it under Deliveries.</p>
-<form method="post" action="${pages.base}/test-callback">${csrfField(csrf)}<button type="submit">Send a test callback</button></form></section>`,
+)}</div></fieldset>
+${canEdit ? html`<button type="submit">Save</button>` : html`<p class="muted" id="settings-not-yours">A developer or an owner of your merchant changes these.</p>`}</form></section>
+${
+  canEdit
+    ? html`<section class="card"><h2>Test callback</h2><p>Delivers your latest notification again (the newest transaction that has one), signed exactly as before, to the URLs above. Watch it under Deliveries.</p>
+<form method="post" action="${pages.base}/test-callback">${csrfField(csrf)}<button type="submit">Send a test callback</button></form></section>`
+    : ''
+}`,
       status,
     );
   };
@@ -96,7 +102,7 @@ ${portalFields(merchant).map(
       return again(r.problems.length > 0 ? r.problems : [r.message], r.status);
     }
     await pages.audit(request, {
-      action: 'portal: edit callback URLs',
+      action: `${pages.actor}: edit callback URLs`,
       target: before.id,
       httpStatus: 200,
       fields,
@@ -108,7 +114,7 @@ ${portalFields(merchant).map(
 
   p.post('/test-callback', { config }, async (request, reply) => {
     const m = pages.sessionOf(request).merchant;
-    const action = 'portal: test callback';
+    const action = `${pages.actor}: test callback`;
     let n: Awaited<ReturnType<typeof notifications.replayLatest>>;
     try {
       n = await notifications.replayLatest(pages.callerOf(request), m.id);

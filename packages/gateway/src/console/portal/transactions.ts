@@ -69,7 +69,7 @@ ${transactionTable(rows.slice(0, 50), base, { withNet: true })}
     const options: DetailOptions = {
       base,
       csrf: pages.sessionOf(request).csrf,
-      canReplay: true,
+      canReplay: pages.mayPost(request, `${base}/notifications/0/replay`),
       reason: (r) => reasonText(r, { kind: 'merchant' }),
       watch: watch && deliveries.some((x) => x.notification.id === watch.id) ? watch : undefined,
       now: pages.deps.clock.now(),
@@ -102,7 +102,7 @@ ${transactionTable(rows.slice(0, 50), base, { withNet: true })}
   p.post<{ Params: { id: string } }>('/notifications/:id/replay', { config }, (request, reply) =>
     replayFromPage(pages, notifications, request, reply, {
       base,
-      action: 'portal: replay notification',
+      action: `${pages.actor}: replay notification`,
     }),
   );
   return show;

@@ -104,7 +104,7 @@ export function adminMerchantUserRoutes(
       tags: [TAG.merchants],
       summary: 'Invite a merchant user',
       description:
-        'A person of the merchant who signs in to its dashboard at `/merchant`, with a role: `owner` (everything, and its users), `finance` (money: refunds, payouts, links), `developer` (keys, callback settings, deliveries, replay) or `viewer` (read only). The answer holds the one-time invitation link (72 hours), where the user sets a password; it is shown this once.',
+        'A person of the merchant who signs in to its dashboard at `/merchant`, with a role: `owner` (everything, and its users), `finance` (money: refunds), `developer` (keys, callback settings, deliveries, replay) or `viewer` (read only). The answer holds the one-time invitation link (72 hours), where the user sets a password; it is shown this once.',
       parameters: [idParam('merchant')],
       requestBody: body(
         {

@@ -44,6 +44,8 @@ export interface SecretRotation {
   clientSecret: string;
   previousValidUntil: number;
   rotatedAt: number;
+  /** Rotates only while the secret is still this version (what the rotating page showed). */
+  fromVersion?: number | undefined;
 }
 
 export async function insertClient<T, P>(sql: Sql, t: ClientTable<T, P>, record: T): Promise<void> {
@@ -105,8 +107,15 @@ export async function rotateClientSecret<T, P>(
   const r = await firstRow(
     sql.all(
       `UPDATE ${t.table} SET previous_secret = client_secret, previous_valid_until = ?, client_secret = ?,
-         secret_version = secret_version + 1, updated_at = ? WHERE id = ? RETURNING *`,
-      [rotation.previousValidUntil, rotation.clientSecret, rotation.rotatedAt, id],
+         secret_version = secret_version + 1, updated_at = ?
+       WHERE id = ?${rotation.fromVersion === undefined ? '' : ' AND secret_version = ?'} RETURNING *`,
+      [
+        rotation.previousValidUntil,
+        rotation.clientSecret,
+        rotation.rotatedAt,
+        id,
+        ...(rotation.fromVersion === undefined ? [] : [rotation.fromVersion]),
+      ],
     ),
   );
   return r ? t.fromRow(r) : undefined;

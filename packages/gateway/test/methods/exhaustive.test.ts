@@ -58,6 +58,7 @@ const BRANCHES = [
   'src/checkout/checkout-state.ts',
   'src/console/pages/sandbox.ts',
   'src/console/pages/transaction-actions.ts',
+  'src/console/payment-actions.ts',
   'src/http/openapi/snap-document.ts',
   'src/methods/index.ts',
   'src/providers/reported-payment.ts',

@@ -42,6 +42,7 @@ import { adminKeyRoutes } from './http/routes/admin-keys.ts';
 import { adminMerchantUserRoutes } from './http/routes/admin-merchant-users.ts';
 import { adminMerchantRoutes } from './http/routes/admin-merchants.ts';
 import { adminNotificationRoutes } from './http/routes/admin-notifications.ts';
+import { adminPaymentLinkRoutes } from './http/routes/admin-payment-links.ts';
 import { adminPayoutRoutes } from './http/routes/admin-payouts.ts';
 import { adminPortalLinkRoutes } from './http/routes/admin-portal-links.ts';
 import { adminProviderRoutes } from './http/routes/admin-providers.ts';
@@ -69,6 +70,7 @@ import { createBindingService } from './payments/binding-service.ts';
 import { createCheckoutReads } from './payments/checkout-reads.ts';
 import { createEwalletService } from './payments/ewallet-service.ts';
 import { createExpirySweeper, type ExpirySweeper } from './payments/expiry.ts';
+import { createPaymentLinkService } from './payments/payment-links.ts';
 import { createQrImages } from './payments/qr-image.ts';
 import { createQrisService, type QrisService } from './payments/qris-service.ts';
 import { createStatusChanger, type StatusChanger } from './payments/status-change.ts';
@@ -318,6 +320,15 @@ export function buildApp(deps: AppDeps): Gateway {
   const payoutChecker = createPayoutChecker(operators.payouts, logger);
   app.addHook('onClose', () => payoutChecker.stop());
   const { merchants, providers, transactions, notifications, adminKeys, audit, sessions } = operators;
+  const links = createPaymentLinkService({
+    store,
+    clock,
+    qris,
+    va,
+    ewallet,
+    mode: config.mode,
+    publicUrl: () => config.publicUrl,
+  });
   const payer =
     config.mode === 'sandbox'
       ? createSandboxPayer({ store, client: snapClient, selfUrl: () => selfUrlOf(app) })
@@ -373,6 +384,7 @@ export function buildApp(deps: AppDeps): Gateway {
     publicUrl: () => config.publicUrl,
     payer,
     bindings,
+    links,
     limits: deps.checkoutLimits,
   });
   openapiRoutes(app, { config, adminDocs, snapDocs });
@@ -395,6 +407,7 @@ export function buildApp(deps: AppDeps): Gateway {
     qris,
     va,
     ewallet,
+    links,
     payer,
     authFailures,
     merchantSignIns: createAuthFailureLimiter({
@@ -416,6 +429,7 @@ export function buildApp(deps: AppDeps): Gateway {
       adminMerchantRoutes(admin, { merchants, docs: adminDocs });
       adminPortalLinkRoutes(admin, { sessions, docs: adminDocs });
       adminMerchantUserRoutes(admin, { users: operators.users, docs: adminDocs });
+      adminPaymentLinkRoutes(admin, { links, docs: adminDocs });
       adminTransactionRoutes(admin, { transactions, docs: adminDocs });
       adminNotificationRoutes(admin, { notifications, merchants, docs: adminDocs });
       adminProviderRoutes(admin, { providers, docs: adminDocs });

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.ts';
 import { assertNever } from '../methods/index.ts';
 import type { BindingService } from '../payments/binding-service.ts';
 import type { CheckoutReads } from '../payments/checkout-reads.ts';
+import type { PaymentLinkService } from '../payments/payment-links.ts';
 import type { QrImages } from '../payments/qr-image.ts';
 import type { SandboxPayer } from '../providers/sandbox-providers.ts';
 import { isRefusal } from '../providers/sandbox-rules.ts';
@@ -17,6 +18,7 @@ import { createEventStreams, type EventStreams } from './checkout-events.ts';
 import { bindingPage, boundPage, checkoutPage, messagePage, walletPage } from './checkout-page.ts';
 import { checkoutView } from './checkout-state.ts';
 import { type Lang, langOf, TEXT } from './checkout-text.ts';
+import { closedLinkText, type LinkProblem, linkPage } from './link-page.ts';
 import type { CheckoutLive } from './live.ts';
 
 // The hosted checkout (docs/checkout.md): `GET /pay/<id>` (the page), `GET /pay/<id>/events` (its
@@ -30,6 +32,8 @@ export interface CheckoutLimits {
   pagePerMin: number;
   eventsPerMin: number;
   sandboxPayPerMin: number;
+  /** Payments made through payment links' pages (each choice makes one). */
+  linkPayPerMin: number;
 }
 
 /**
@@ -37,7 +41,12 @@ export interface CheckoutLimits {
  * a dropped connection, and a carrier's NAT puts many payers behind one address. The ids cannot be
  * guessed (128 random bits): the limits only keep one address from flooding the gateway.
  */
-export const DEFAULT_CHECKOUT_LIMITS: CheckoutLimits = { pagePerMin: 300, eventsPerMin: 300, sandboxPayPerMin: 30 };
+export const DEFAULT_CHECKOUT_LIMITS: CheckoutLimits = {
+  pagePerMin: 300,
+  eventsPerMin: 300,
+  sandboxPayPerMin: 30,
+  linkPayPerMin: 30,
+};
 
 export interface CheckoutDeps {
   /** What the pages read (payments/checkout-reads.ts). */
@@ -58,6 +67,8 @@ export interface CheckoutDeps {
   limits?: Partial<CheckoutLimits> | undefined;
   /** The rendered QR images, shared with `GET /pay/<id>/qr.png`. */
   qrImages: QrImages;
+  /** Payment links' pages, `/l/<id>` (docs/payment-links.md). */
+  links?: PaymentLinkService | undefined;
 }
 
 const LANG_COOKIE = 'snapgate_lang';
@@ -131,6 +142,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
     pagePerMin: createRateLimiter(limits.pagePerMin),
     eventsPerMin: createRateLimiter(limits.eventsPerMin),
     sandboxPayPerMin: createRateLimiter(limits.sandboxPayPerMin),
+    linkPayPerMin: createRateLimiter(limits.linkPayPerMin),
   };
   const streams = createEventStreams({
     live: deps.live,
@@ -229,7 +241,76 @@ export function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): EventS
       { prefix: '/bind' },
     );
   }
+  if (deps.links) {
+    const links = deps.links;
+    app.register(
+      async (l) => {
+        pageScope(l, deps);
+        linkRoutes(l, deps, links, admitted);
+      },
+      { prefix: '/l' },
+    );
+  }
   return streams;
+}
+
+/**
+ * A payment link's page (docs/payment-links.md#the-page) and the payer's choice on it: the choice
+ * makes an ordinary payment through the link, and the payer goes on to its checkout page.
+ */
+function linkRoutes(
+  l: FastifyInstance,
+  deps: CheckoutDeps,
+  links: PaymentLinkService,
+  admitted: (request: FastifyRequest, reply: FastifyReply, limit: keyof CheckoutLimits) => boolean,
+): void {
+  /** The link's page, or what it says when it takes no payment (410), or not found. */
+  async function show(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, problem?: LinkProblem) {
+    const lang = langFor(request);
+    const t = TEXT[lang];
+    const opened = await links.open(request.params.id);
+    if (!opened) return sendMessage(request, reply, 404, t.notFoundTitle, t.notFound);
+    if (opened.state !== 'open') {
+      const closed = closedLinkText(opened.state, lang);
+      return sendMessage(request, reply, 410, closed.title, closed.text);
+    }
+    const fields = problem ? new URLSearchParams(rawBodyOf(request).toString('utf8')) : undefined;
+    const page = linkPage({
+      link: opened.link,
+      merchantName: opened.merchant.merchantName || opened.merchant.name,
+      lang,
+      problem,
+      typed: { method: fields?.get('method') ?? undefined, amount: fields?.get('amount') ?? undefined },
+    });
+    return sendPage(reply, problem ? (problem === 'refused' ? 409 : 400) : 200, page);
+  }
+
+  l.get<{ Params: { id: string } }>('/:id', async (request, reply) => {
+    if (!admitted(request, reply, 'pagePerMin')) return reply;
+    return show(request, reply);
+  });
+
+  l.post<{ Params: { id: string } }>('/:id', async (request, reply) => {
+    // Each choice makes a payment: fewer a minute than pages.
+    if (!admitted(request, reply, 'linkPayPerMin')) return reply;
+    const t = TEXT[langFor(request)];
+    if (!isSameOrigin(request, deps.publicUrl())) return sendMessage(request, reply, 403, t.refusedTitle, t.refused);
+    const fields = new URLSearchParams(rawBodyOf(request).toString('utf8'));
+    const made = await links.pay(
+      request.params.id,
+      { method: (fields.get('method') ?? '').slice(0, 64), amount: (fields.get('amount') ?? '').slice(0, 32) },
+      request.id,
+    );
+    if ('checkoutUrl' in made) return reply.redirect(`${made.checkoutUrl}?lang=${langFor(request)}`, 303);
+    if (made.problem === 'closed') return show(request, reply);
+    if (made.problem === 'refused') {
+      deps.logger.warn(
+        { reqId: request.id, link: request.params.id, detail: made.detail },
+        'a payment link’s payment was refused',
+      );
+    }
+    return show(request, reply, made.problem);
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { USER_COOKIE } from './merchant-sign-in.ts';
 import { type ConsoleDeps, config } from './operator.ts';
 import { clientSecretPages } from './portal/client-secret.ts';
+import { linkPages } from './portal/links.ts';
 import { portalGate } from './portal/portal-gate.ts';
 import { refundCard, refundPages } from './portal/refunds.ts';
 import { twoFactorPages } from './portal/two-factor.ts';
@@ -12,7 +13,7 @@ import { setCookie } from './session.ts';
 /**
  * The merchant dashboard under /merchant (docs/merchant-users.md): what a merchant user reads and
  * changes, by role, after signing in at /merchant. The portal's pages, at their own address, and
- * the dashboard's own: refunds, the client secret, the users (an owner's), and the user's own
+ * the dashboard's own: refunds, payment links, the client secret, the users (an owner's), and the user's own
  * two-factor sign-in.
  */
 export function dashboardRoutes(d: FastifyInstance, deps: ConsoleDeps): void {
@@ -31,6 +32,7 @@ export function dashboardRoutes(d: FastifyInstance, deps: ConsoleDeps): void {
 
   const show = merchantOwnPages(d, pages, refundCard(pages));
   refundPages(d, pages, show);
+  linkPages(d, pages);
   clientSecretPages(d, pages);
   dashboardUserPages(d, pages);
   twoFactorPages(d, pages);

@@ -17,6 +17,7 @@ import type { MasterKeyService } from '../operators/master-keys.ts';
 import type { OverviewService } from '../operators/overview.ts';
 import type { OperatorSession, SessionService } from '../operators/sessions.ts';
 import type { EwalletService } from '../payments/ewallet-service.ts';
+import type { PaymentLinkService } from '../payments/payment-links.ts';
 import type { QrisService } from '../payments/qris-service.ts';
 import type { TransactionReads } from '../payments/transaction-reads.ts';
 import type { VaService } from '../payments/va-service.ts';
@@ -64,6 +65,8 @@ export interface ConsoleDeps {
   qris: QrisService;
   va: VaService;
   ewallet: EwalletService;
+  /** Payment links (docs/payment-links.md): a merchant's own, in its dashboard. */
+  links: PaymentLinkService;
   /** The master keys that seal stored secrets: status and re-sealing. */
   masterKeys: MasterKeyService;
   /** Webhook certification runs (they run in sandbox mode only). */

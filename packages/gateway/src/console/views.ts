@@ -52,6 +52,7 @@ export const LINK_PORTAL_MENU = PORTAL_NAV.map(([k]) => k).filter((k) => k !== '
 /** The merchant dashboard's menu, under /merchant (a merchant user signed in). */
 const MERCHANT_NAV: Array<[string, string]> = [
   ['transactions', 'Transactions'],
+  ['links', 'Payment links'],
   ['settlements', 'Balance'],
   ['payouts', 'Payouts'],
   ['deliveries', 'Deliveries'],

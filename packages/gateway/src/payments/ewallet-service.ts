@@ -240,6 +240,7 @@ export function createEwalletService(deps: EwalletServiceDeps) {
           expiresAt: wallet.isSandbox ? expiresAt : expiresAt + RECONCILE_AFTER_MS,
           paidAt: null,
           checkoutId,
+          ...(ctx.paymentLinkId === undefined ? {} : { paymentLinkId: ctx.paymentLinkId }),
           details: {
             payOption,
             providerId: wallet.id,

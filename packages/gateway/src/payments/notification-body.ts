@@ -77,6 +77,8 @@ export function notificationBody(
     transactionDate: formatJakartaTimestamp(atMs),
     feeAmount: { value: txn.feeAmount, currency: txn.currency },
     ...(refund ? refundInfo(txn, refund) : {}),
+    // A payment made through a payment link names it (docs/payment-links.md).
+    ...(txn.paymentLinkId ? { paymentLinkId: txn.paymentLinkId } : {}),
   };
   // SNAP's debit notify (56), as a wallet tells its merchant: the references in its order, and
   // the wallet with the payer it reported (docs/ewallets.md#callbacks).

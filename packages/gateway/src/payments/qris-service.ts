@@ -178,6 +178,7 @@ export function createQrisService(deps: QrisServiceDeps) {
           expiresAt: acquirer ? expiresAt + RECONCILE_AFTER_MS : expiresAt,
           paidAt: null,
           checkoutId,
+          ...(ctx.paymentLinkId === undefined ? {} : { paymentLinkId: ctx.paymentLinkId }),
           details: {
             qrContent,
             fee: feeSnapshotOf(m, 'qris'),

@@ -23,6 +23,8 @@ export interface MerchantRequest extends SnapRequestBase {
   merchant: MerchantRecord;
   /** `Authorization-Customer: Bearer …`: a bound customer's token (docs/ewallets.md#account-binding). */
   customerToken?: string | undefined;
+  /** Set when a payer pays through a payment link (docs/payment-links.md): the transaction names it. */
+  paymentLinkId?: string | undefined;
 }
 
 /** A call by an upstream provider (a bank's VA inquiry and payment flag, an acquirer's notify). */

@@ -142,6 +142,7 @@ export function createVaService({ store, changer, mode, publicUrl }: VaServiceDe
           expiresAt: expiredMs ?? ctx.now + DEFAULT_EXPIRY_MS,
           paidAt: null,
           checkoutId: newCheckoutId(),
+          ...(ctx.paymentLinkId === undefined ? {} : { paymentLinkId: ctx.paymentLinkId }),
           details,
           createdAt: ctx.now,
           updatedAt: ctx.now,

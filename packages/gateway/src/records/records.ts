@@ -334,6 +334,8 @@ interface TransactionBase {
    * from a reference. Null (or absent) on transactions from before the checkout: they have no page.
    */
   checkoutId?: string | null;
+  /** The payment link it was made from (docs/payment-links.md); absent for any other transaction. */
+  paymentLinkId?: string | null;
   createdAt: number;
   updatedAt: number;
 }

@@ -73,6 +73,9 @@ export function transactionFromRow(r: Row): TransactionRecord {
     details: (typeof r.details === 'string' ? JSON.parse(r.details) : r.details) as TransactionDetails,
     // Only a transaction that has a checkout page says so: older ones read as they were written.
     ...(r.checkout_id === null || r.checkout_id === undefined ? {} : { checkoutId: String(r.checkout_id) }),
+    ...(r.payment_link_id === null || r.payment_link_id === undefined
+      ? {}
+      : { paymentLinkId: String(r.payment_link_id) }),
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   } as TransactionRecord;
@@ -98,6 +101,7 @@ export function transactionToRow(t: TransactionRecord): Row {
     paid_at: t.paidAt,
     details: JSON.stringify(t.details),
     checkout_id: t.checkoutId ?? null,
+    payment_link_id: t.paymentLinkId ?? null,
     created_at: t.createdAt,
     updated_at: t.updatedAt,
   };

@@ -16,6 +16,7 @@ import type {
   SettlementRun,
   StoredReconciliationProblem,
 } from '../records/book-records.ts';
+import type { PaymentLink } from '../records/link-records.ts';
 import type {
   MerchantUser,
   MerchantUserChange,
@@ -53,6 +54,7 @@ import { MERCHANTS, PROVIDERS, type SecretRotation } from './parts/clients.ts';
 import * as ledger from './parts/ledger.ts';
 import * as merchantUsers from './parts/merchant-users.ts';
 import * as outbox from './parts/outbox.ts';
+import * as paymentLinks from './parts/payment-links.ts';
 import * as payouts from './parts/payouts.ts';
 import * as reconciliations from './parts/reconciliations.ts';
 import * as sandboxBank from './parts/sandbox-bank.ts';
@@ -202,6 +204,22 @@ export abstract class SqlStore {
   }
   claimSignInAttempt(attempt: SignInFailure) {
     return merchantUsers.claimSignInAttempt(this.sql, attempt);
+  }
+
+  insertPaymentLink(link: PaymentLink) {
+    return paymentLinks.insertPaymentLink(this.sql, link);
+  }
+  findPaymentLink(id: string) {
+    return paymentLinks.findPaymentLink(this.sql, id);
+  }
+  listPaymentLinks(merchantId: string, limit: number, before?: { createdAt: number; id: string }) {
+    return paymentLinks.listPaymentLinks(this.sql, merchantId, limit, before);
+  }
+  deactivatePaymentLink(id: string, at: number) {
+    return paymentLinks.deactivatePaymentLink(this.sql, id, at);
+  }
+  paymentsOfLink(linkId: string, limit: number) {
+    return paymentLinks.paymentsOfLink(this.sql, linkId, limit);
   }
 
   insertSandboxTransfer(transfer: SandboxTransferRecord) {

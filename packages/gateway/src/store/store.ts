@@ -23,6 +23,7 @@ import type {
   SettlementRun,
   StoredReconciliationProblem,
 } from '../records/book-records.ts';
+import type { LinkPayment, PaymentLink } from '../records/link-records.ts';
 import type {
   MerchantUser,
   MerchantUserChange,
@@ -513,6 +514,22 @@ export interface MerchantUserStore {
   claimSignInAttempt(attempt: SignInFailure): Promise<MerchantUser | undefined>;
 }
 
+/** Payment links (docs/payment-links.md); their payments are the transactions that name them. */
+export interface PaymentLinkStore {
+  insertPaymentLink(link: PaymentLink): Promise<void>;
+  findPaymentLink(id: string): Promise<PaymentLink | undefined>;
+  /** A merchant's links, newest first, `limit` of them made before `before`. */
+  listPaymentLinks(
+    merchantId: string,
+    limit: number,
+    before?: { createdAt: number; id: string },
+  ): Promise<PaymentLink[]>;
+  /** Deactivates an active link; the link after, or undefined when it was not active. */
+  deactivatePaymentLink(id: string, at: number): Promise<PaymentLink | undefined>;
+  /** The payments made through a link, newest first. */
+  paymentsOfLink(linkId: string, limit: number): Promise<LinkPayment[]>;
+}
+
 /**
  * The Store speaks domain verbs; every verb is one database transaction. It is the sum of its
  * concerns, each written once for both engines where they agree (store/parts/, store/sql-store.ts).
@@ -528,4 +545,5 @@ export interface Store
     CertificationStore,
     BindingStore,
     MerchantUserStore,
+    PaymentLinkStore,
     BooksStore {}

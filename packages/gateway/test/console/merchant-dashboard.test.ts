@@ -1,9 +1,11 @@
-// The merchant dashboard in Debian's Chromium, on a phone (390 × 844): the operator invites an
-// owner, who sets a password and turns on two-factor sign-in with a code computed here, finds a
-// paid payment with its fee and net, refunds part of it (the amount typed, then confirmed), and
-// sees the refund's callback delivered to the merchant's real receiver. Every page of the
-// dashboard's menu, and a transaction's, fits the phone's width. Over HTTP on both stores:
-// test/merchants/merchant-dashboard-suite.ts.
+// The merchant dashboard in Debian's Chromium, on a phone (390 × 844), issue 43's whole walk: the
+// operator invites an owner, who sets a password and turns on two-factor sign-in with a code
+// computed here, makes a payment link, pays it in the sandbox from the phone (the link's page, then
+// the ordinary checkout page), sees the payment's fee and net, refunds part of it (the amount typed,
+// then confirmed), and sees the refund's callback delivered to the merchant's real receiver, naming
+// the link. Every page of the dashboard's menu, a transaction's, a link's and a settlement's fits
+// the phone's width. Over HTTP on both stores: test/merchants/merchant-dashboard-suite.ts and
+// test/payments/payment-links-suite.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -77,8 +79,49 @@ describe('the merchant dashboard on a phone (Chromium)', browserSuite, () => {
     await page.screenshot({ path: screenshotPath('dashboard-phone'), fullPage: true });
   });
 
-  test('refunds part of a payment after a confirmation, and its callback is delivered', async () => {
-    await page.goto(`${gw.url}/merchant/transactions/${paidRef}`);
+  let linkRef = '';
+  let linkId = '';
+
+  test('makes a payment link, and a payer pays it in the sandbox from a phone', async () => {
+    await page.goto(`${gw.url}/merchant/links`);
+    await page.fill('#link-form input[name=description]', 'Kopi susu gula aren, 2 liter');
+    await page.fill('#link-form input[name=amount]', '40000');
+    await Promise.all([page.waitForURL(/\/merchant\/links\/pl_[\w-]+$/), page.click('#link-form button[type=submit]')]);
+    assert.match((await page.textContent('.flash')) ?? '', /The link is made/);
+    const url = await page.inputValue('#link-url');
+    linkId = url.split('/l/')[1] ?? '';
+    assert.equal(url, `${gw.url}/l/${linkId}`);
+    assert.deepEqual(await sidewaysScroll(page), []);
+
+    // The payer, on another phone: the link's page, a method, the checkout page, the sandbox's Pay.
+    const payer = await chromium.context.browser()?.newContext({ viewport: PHONE });
+    assert.ok(payer);
+    const p = await payer.newPage();
+    await p.goto(url);
+    assert.equal(await p.textContent('#link-description'), 'Kopi susu gula aren, 2 liter');
+    assert.equal(await p.textContent('#link-amount'), 'Rp 40.000');
+    assert.deepEqual(await sidewaysScroll(p), []);
+    await p.check('input[name=method][value=qris]');
+    await Promise.all([p.waitForURL(/\/pay\/[^/]+\?lang=(id|en)$/), p.click('#link-pay')]);
+    await Promise.all([p.waitForURL(/\/pay\//), p.click('#sandbox-pay')]);
+    await payer.close();
+
+    // The merchant sees the payment under the link, with its fee and net.
+    const paid = await waitFor('the link’s payment paid', async () => {
+      const l = (await gw.admin('GET', `/merchants/${merchantId}/links/${linkId}`)).body;
+      return l.payments.find((x: { status: string }) => x.status === '00')?.referenceNo as string | undefined;
+    });
+    linkRef = paid;
+    await page.reload();
+    assert.match((await page.textContent('#link-payments')) ?? '', new RegExp(linkRef));
+    await page.goto(`${gw.url}/merchant/transactions?ref=${linkRef}`);
+    const row = `tr[data-reference="${linkRef}"]`;
+    assert.equal(await page.textContent(`${row} td[data-label="Fee"]`), 'Rp 280,00');
+    assert.equal(await page.textContent(`${row} td[data-label="Net"]`), 'Rp 39.720,00');
+  });
+
+  test('refunds part of the payment after a confirmation, and its callback is delivered', async () => {
+    await page.goto(`${gw.url}/merchant/transactions/${linkRef}`);
     assert.equal(await page.inputValue('#refund-form input[name=refundAmount]'), '', 'not filled in');
     await page.fill('#refund-form input[name=refundAmount]', '15000.00');
     await page.fill('#refund-form input[name=reason]', 'salah pesan');
@@ -87,7 +130,7 @@ describe('the merchant dashboard on a phone (Chromium)', browserSuite, () => {
     assert.equal(await page.textContent('#confirm-after'), 'Rp 25.000,00');
     assert.deepEqual(await sidewaysScroll(page), []);
     await Promise.all([
-      page.waitForURL(new RegExp(`/merchant/transactions/${paidRef}$`)),
+      page.waitForURL(new RegExp(`/merchant/transactions/${linkRef}$`)),
       page.click('#confirm-refund'),
     ]);
     assert.match(
@@ -95,16 +138,16 @@ describe('the merchant dashboard on a phone (Chromium)', browserSuite, () => {
       /Refunded Rp 15\.000,00 .* Rp 25\.000,00 remains refundable/,
     );
     assert.equal(await page.textContent('#txn-refunded'), 'Rp 15.000,00');
-    // The refund's callback: SNAP's refund status of the payment, delivered to the receiver.
+    // The refund's callback: SNAP's refund status of the payment, naming the link, delivered.
     const refund = await waitFor('the refund’s callback', () =>
-      callbacksOf(paidRef).find((b) => JSON.stringify(b).includes('15000.00')),
+      callbacksOf(linkRef).find((b) => JSON.stringify(b).includes('15000.00')),
     );
-    assert.ok(refund);
+    assert.equal((refund.additionalInfo as { paymentLinkId?: string }).paymentLinkId, linkId);
     await waitFor('its delivery recorded', async () =>
-      (await gw.store.notificationsOf(paidRef)).every((n) => n.state === 'delivered'),
+      (await gw.store.notificationsOf(linkRef)).every((n) => n.state === 'delivered'),
     );
     await page.goto(`${gw.url}/merchant/deliveries`);
-    assert.equal((await page.locator(`main a[href*="${paidRef}"]`).count()) >= 2, true, 'both deliveries listed');
+    assert.equal((await page.locator(`main a[href*="${linkRef}"]`).count()) >= 2, true, 'both deliveries listed');
   });
 
   test('no page of the dashboard scrolls sideways at 390 px', async () => {
@@ -114,6 +157,7 @@ describe('the merchant dashboard on a phone (Chromium)', browserSuite, () => {
     );
     assert.deepEqual(paths, [
       '/merchant/transactions',
+      '/merchant/links',
       '/merchant/settlements',
       '/merchant/payouts',
       '/merchant/deliveries',
@@ -126,7 +170,11 @@ describe('the merchant dashboard on a phone (Chromium)', browserSuite, () => {
       id: string;
     }>;
     assert.ok(settlement);
-    paths.push(`/merchant/transactions/${paidRef}`, `/merchant/settlements/${settlement.id}`);
+    paths.push(
+      `/merchant/transactions/${paidRef}`,
+      `/merchant/settlements/${settlement.id}`,
+      `/merchant/links/${linkId}`,
+    );
     const problems: string[] = [];
     for (const path of paths) {
       const r = await page.goto(`${gw.url}${path}`);

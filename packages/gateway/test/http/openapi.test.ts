@@ -398,12 +398,12 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     const check = (app: FastifyInstance, docs: ApiDocument[] | Json[]) => {
       const routed = routesOf(app);
       for (const self of SELF) assert.ok(routed.delete(self), `${self} is served`);
-      // The web console, the merchant users' sign-in, the hosted checkout and the sandbox wallet's
-      // consent page are pages for people, not an API (docs/console.md, docs/merchant-users.md,
-      // docs/checkout.md, docs/ewallets.md#account-binding);
+      // The web console, the merchant users' sign-in, the hosted checkout, payment links' pages and
+      // the sandbox wallet's consent page are pages for people, not an API (docs/console.md,
+      // docs/merchant-users.md, docs/checkout.md, docs/payment-links.md, docs/ewallets.md#account-binding);
       // the checkout's QR image is documented (`qrUrl`).
       const pages = [...routed].filter(
-        (r) => / \/(console|pay|bind|merchant)(\/|$)/.test(r) && !r.endsWith('/qr.{format}'),
+        (r) => / \/(console|pay|bind|merchant|l)(\/|$)/.test(r) && !r.endsWith('/qr.{format}'),
       );
       assert.ok(pages.length > 5, 'the console is served');
       for (const p of pages) routed.delete(p);
@@ -1383,6 +1383,39 @@ describe('OpenAPI documents (GET /openapi/snap.json, /openapi/admin.json, /docs)
     );
     assert.equal(
       (await admin('POST', '/admin/v1/merchants/{id}/users/{userId}/invitation', { params: user })).status,
+      409,
+    );
+    const made = await admin('POST', '/admin/v1/merchants/{id}/links', {
+      params: { id: spare.id },
+      body: { description: 'Kopi susu', amount: idr('25000.00'), methods: ['qris'] },
+    });
+    assert.equal(made.status, 201);
+    const link = { id: spare.id, linkId: (made.body as { id: string }).id };
+    assert.equal(
+      (
+        await admin('POST', '/admin/v1/merchants/{id}/links', {
+          params: { id: spare.id },
+          body: { amount: idr('1.00') },
+        })
+      ).status,
+      400,
+    );
+    assert.equal((await admin('GET', '/admin/v1/merchants/{id}/links', { params: { id: spare.id } })).status, 200);
+    assert.equal((await admin('GET', '/admin/v1/merchants/{id}/links', { params: { id: 'nope' } })).status, 404);
+    assert.equal((await admin('GET', '/admin/v1/merchants/{id}/links/{linkId}', { params: link })).status, 200);
+    assert.equal(
+      (await admin('GET', '/admin/v1/merchants/{id}/links/{linkId}', { params: { ...link, linkId: 'pl_nope' } }))
+        .status,
+      404,
+    );
+    assert.equal(
+      (await admin('PATCH', '/admin/v1/merchants/{id}/links/{linkId}', { params: link, body: { active: false } }))
+        .status,
+      200,
+    );
+    assert.equal(
+      (await admin('PATCH', '/admin/v1/merchants/{id}/links/{linkId}', { params: link, body: { active: false } }))
+        .status,
       409,
     );
     const since = new Date(Date.now() - 3600_000).toISOString();

@@ -288,6 +288,57 @@ export function merchantDashboardSuite(under: StoreUnderTest): void {
       assert.match(audit, /merchant user owner\.[^ ]+ \(owner\)/);
     });
 
+    it('makes and deactivates payment links, by an owner or a finance user only', async () => {
+      const { browser } = await signedInUser(gw, m.id, email('links'), 'finance');
+      const list = await browser.get('/merchant/links');
+      assert.equal(list.status, 200);
+      assert.match(list.text, /name="method:qris" checked/);
+      // Refused as typed: nothing made, the form again with what was wrong.
+      const refused = await browser.post('/merchant/links', { description: '', amount: 'lima ribu' });
+      assert.equal(refused.status, 400);
+      assert.match(refused.text, /No link was made/);
+      assert.match(refused.text, /description: required/);
+      assert.match(refused.text, /Ways to pay: choose at least one/);
+      assert.match(refused.text, /amount: an amount such as 85000/);
+      assert.match(refused.text, /value="lima ribu"/, 'kept as typed');
+      const made = await browser.post('/merchant/links', {
+        description: 'Kue lapis',
+        amount: '45000',
+        expiresInDays: '7',
+        singleUse: 'on',
+        'method:qris': 'on',
+      });
+      assert.equal(made.status, 303, made.text);
+      const id = /\/merchant\/links\/(pl_[\w-]+)$/.exec(made.location ?? '')?.[1] as string;
+      assert.ok(id, made.location ?? '');
+      const page = await browser.get(`/merchant/links/${id}`);
+      assert.match(page.text, new RegExp(`id="link-url" readonly value="${gw.url}/l/${id}"`));
+      const api = (await gw.admin('GET', `/merchants/${m.id}/links/${id}`)).body;
+      assert.deepEqual([api.amount.value, api.methods, api.singleUse], ['45000.00', ['qris'], true]);
+      assert.ok(Date.parse(api.expiresAt) > Date.now() + 6 * 86_400_000);
+      // A viewer reads it, and may not make or deactivate one.
+      const viewer = await signedInUser(gw, m.id, email('links-viewer'), 'viewer');
+      const read = await viewer.browser.get(`/merchant/links/${id}`);
+      assert.equal(read.status, 200);
+      assert.equal(read.text.includes('id="deactivate"'), false);
+      assert.equal((await viewer.browser.get('/merchant/links')).text.includes('id="link-form"'), false);
+      assert.equal((await viewer.browser.post(`/merchant/links/${id}/deactivate`, {})).status, 403);
+      assert.equal((await viewer.browser.post('/merchant/links', { description: 'x' })).status, 403);
+      // Another merchant's link is not found, read or deactivated.
+      const theirs = await gw.admin('POST', `/merchants/${other.id}/links`, { description: 'Milik orang lain' });
+      assert.equal((await browser.get(`/merchant/links/${theirs.body.id}`)).status, 404);
+      await browser.get(`/merchant/links/${id}`);
+      assert.equal((await browser.post(`/merchant/links/${theirs.body.id}/deactivate`, {})).status, 404);
+      assert.equal((await gw.admin('GET', `/merchants/${other.id}/links/${theirs.body.id}`)).body.active, true);
+      const off = await browser.post(`/merchant/links/${id}/deactivate`, {});
+      assert.equal(off.status, 303);
+      assert.match((await browser.get(`/merchant/links/${id}`)).text, /deactivated: it takes no payment/);
+      assert.equal((await fetch(`${gw.url}/l/${id}`)).status, 410);
+      const audit = JSON.stringify((await gw.admin('GET', `/audit?target=${id}`)).body);
+      assert.match(audit, /dashboard: make payment link/);
+      assert.match(audit, /dashboard: deactivate payment link/);
+    });
+
     it('never shows or changes another merchant’s records, whatever the URL', async () => {
       const { browser } = await signedInUser(gw, m.id, email('nosy-owner'), 'owner');
       const missing = await browser.get('/merchant/nope');

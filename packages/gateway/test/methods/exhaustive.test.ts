@@ -61,6 +61,7 @@ const BRANCHES = [
   'src/console/payment-actions.ts',
   'src/http/openapi/snap-document.ts',
   'src/methods/index.ts',
+  'src/payments/payment-links.ts',
   'src/providers/reported-payment.ts',
   'src/providers/sandbox-rules.ts',
 ];

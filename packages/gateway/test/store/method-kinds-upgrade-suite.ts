@@ -73,8 +73,11 @@ async function schemaOf(under: StoreUnderTest, sql: RawSql): Promise<string[]> {
              WHERE conrelid IN ('transactions'::regclass, 'notifications'::regclass) AND conname NOT LIKE '%kind_check'
            ORDER BY 1`,
         );
-  return rows.map((r) => String(r.d));
+  return rows.map((r) => String(r.d)).filter((d) => !LATER.some((name) => d.includes(` ${name}`)));
 }
+
+/** Indexes a later migration adds (044: a payment link's payments), not this upgrade's business. */
+const LATER = ['transactions_by_payment_link'];
 
 export function methodKindsUpgradeSuite(under: StoreUnderTest): void {
   describe(`payment methods without a two-value CHECK, upgraded (${under.name})`, () => {

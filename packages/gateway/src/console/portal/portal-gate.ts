@@ -35,7 +35,7 @@ const ANYONE = /^\/merchant\/(?:logout|two-factor(?:\/.*)?)$/;
 /** What each role besides owner may change (docs/merchant-users.md#roles); anything else is an owner's. */
 const ROLE_PATHS: Record<Exclude<MerchantRole, 'owner'>, RegExp> = {
   developer: /^\/merchant\/(?:settings|test-callback|client-secret|notifications\/[^/]+\/replay)$/,
-  finance: /^\/merchant\/transactions\/[^/]+\/refund(?:\/confirm)?$/,
+  finance: /^\/merchant\/(?:transactions\/[^/]+\/refund(?:\/confirm)?|links|links\/[^/]+\/deactivate)$/,
   viewer: /^$/,
 };
 
@@ -46,6 +46,7 @@ function mayAct(role: MerchantRole, path: string): boolean {
 /** A page's place in the menu: the dashboard's own sections (the portal's are the same, fewer). */
 export type Section =
   | 'transactions'
+  | 'links'
   | 'settlements'
   | 'payouts'
   | 'deliveries'
@@ -55,6 +56,7 @@ export type Section =
   | 'two-factor';
 const SECTIONS: readonly Section[] = [
   'transactions',
+  'links',
   'settlements',
   'payouts',
   'deliveries',

@@ -1,0 +1,4 @@
+import { SQLITE } from '../helpers/store-under-test.ts';
+import { paymentLinksSuite } from './payment-links-suite.ts';
+
+paymentLinksSuite(SQLITE);

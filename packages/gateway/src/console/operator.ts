@@ -38,16 +38,7 @@ import {
   sendHtml,
 } from './kit.ts';
 import { loginUrl } from './return-to.ts';
-import {
-  cookiesOf,
-  leaveNotice,
-  leaveOnce,
-  OPERATOR_COOKIE,
-  pathOf,
-  setCookie,
-  takeNotice,
-  takeOnce,
-} from './session.ts';
+import { cookiesOf, OPERATOR_COOKIE, pathOf, resultPages, setCookie, takeNotice } from './session.ts';
 import { type Flash, layout, operatorSignOutNote } from './views.ts';
 
 /** What the console and the portal reach the gateway through: its services, never the store. */
@@ -241,19 +232,6 @@ export function operatorGate(op: FastifyInstance, deps: ConsoleDeps): OperatorPa
       auditRefusedForm(deps.audit, request, callerOf(request), refusal, problems),
     refused: (request, reply, path, why, refusal) =>
       refuseTo(deps, request, reply, callerOf(request), path, why, refusal),
-    done(request, reply, path, text, kind = 'ok') {
-      // The notice is bound to the page's path, which is what the page it lands on compares.
-      leaveNotice(request, reply, deps.sessions, path.split(/[?#]/)[0] as string, { kind, text });
-      return reply.redirect(path, 303);
-    },
-    showOnce(request, reply, path, value) {
-      leaveOnce(request, reply, deps.sessions, path, value, binding(request));
-      return reply.redirect(path, 303);
-    },
-    takeOnce(request, reply) {
-      // Never kept by a browser or a proxy, whether it holds the value or says it was shown.
-      reply.header('cache-control', 'no-store');
-      return takeOnce(request, reply, deps.sessions, binding(request));
-    },
+    ...resultPages(deps.sessions, binding),
   };
 }

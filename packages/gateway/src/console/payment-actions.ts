@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { fromMinorUnits, isMoneyValue, isSnapError, jakartaDay, SERVICE, toMinorUnits } from '@snapgate/snap';
 import type { FastifyRequest } from 'fastify';
 import { assertNever, methodOf, methodOfTxn, TRANSACTION_KINDS } from '../methods/index.ts';
+import type { Caller } from '../operators/caller.ts';
 import type { RecordFor, SnapResponse } from '../payments/idempotency.ts';
 import type { MerchantRequest } from '../payments/snap-request.ts';
-import type { TransactionRecord } from '../payments/transaction-reads.ts';
+import type { TransactionReads, TransactionRecord } from '../payments/transaction-reads.ts';
 import { rupiah, statusName } from '../web/format.ts';
 import type { ConsoleDeps } from './operator.ts';
 
@@ -185,3 +186,30 @@ export function refundDoorOf(
       return assertNever(t, 'payment method');
   }
 }
+
+/** A refund of `t` through its method's door, as its merchant would ask for it (SNAP's refund body). */
+export function refundAsMerchant(
+  deps: ActionDeps,
+  source: string,
+  request: FastifyRequest,
+  t: TransactionRecord,
+  door: { serviceCode: string; run: Operation },
+  refund: { partnerRefundNo: string; refundAmount: string; reason: string },
+  once: string,
+): Promise<Record<string, unknown>> {
+  const body = {
+    originalReferenceNo: t.referenceNo,
+    originalPartnerReferenceNo: t.partnerReferenceNo,
+    partnerRefundNo: refund.partnerRefundNo,
+    refundAmount: { value: refund.refundAmount, currency: 'IDR' },
+    reason: refund.reason,
+  };
+  return callAsMerchant(deps, source, request, t, door.serviceCode, body, once, door.run);
+}
+
+/** The transaction as it is now (after a refusal, say), or as it was when it cannot be read. */
+export const reread = (reads: TransactionReads, caller: Caller, t: TransactionRecord): Promise<TransactionRecord> =>
+  reads.detail(caller, t.referenceNo).then(
+    (d) => d.transaction,
+    () => t,
+  );

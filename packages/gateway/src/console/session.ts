@@ -199,3 +199,30 @@ export function takeOnce(
     return undefined;
   }
 }
+
+/**
+ * What a signed-in area's forms end with (Post/Redirect/Get), alike for the operator's console and
+ * a merchant's pages: a done action's notice on the page it goes back to, and a value shown once
+ * on the page it leads to, bound to the session (`binding`).
+ */
+export function resultPages(
+  signer: { mac(text: string): string; checkMac(text: string, given: string | undefined): boolean },
+  binding: (request: FastifyRequest) => OnceBinding,
+) {
+  return {
+    done(request: FastifyRequest, reply: FastifyReply, path: string, text: string, kind: Notice['kind'] = 'ok') {
+      // The notice is bound to the page's path, which is what the page it lands on compares.
+      leaveNotice(request, reply, signer, path.split(/[?#]/)[0] as string, { kind, text });
+      return reply.redirect(path, 303);
+    },
+    showOnce(request: FastifyRequest, reply: FastifyReply, path: string, value: Record<string, string>) {
+      leaveOnce(request, reply, signer, path, value, binding(request));
+      return reply.redirect(path, 303);
+    },
+    takeOnce(request: FastifyRequest, reply: FastifyReply) {
+      // Never kept by a browser or a proxy, whether it holds the value or says it was shown.
+      reply.header('cache-control', 'no-store');
+      return takeOnce(request, reply, signer, binding(request));
+    },
+  };
+}

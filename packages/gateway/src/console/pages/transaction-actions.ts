@@ -12,9 +12,11 @@ import {
   named,
   newOnce,
   onceOf,
+  refundAsMerchant,
   refundDoorOf,
   refusalOf,
   remainingOf,
+  reread as rereadAs,
   stateText,
 } from '../payment-actions.ts';
 import { csrfField, formProblems } from '../views.ts';
@@ -89,11 +91,7 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
     return show(request, reply, t.referenceNo, again, 400);
   }
 
-  const reread = (request: FastifyRequest, t: TransactionRecord) =>
-    transactions.detail(pages.callerOf(request), t.referenceNo).then(
-      (d) => d.transaction,
-      () => t,
-    );
+  const reread = (request: FastifyRequest, t: TransactionRecord) => rereadAs(transactions, pages.callerOf(request), t);
 
   op.post<{ Params: { referenceNo: string } }>(
     '/transactions/:referenceNo/refund',
@@ -118,21 +116,14 @@ export function transactionActionPages(op: FastifyInstance, pages: OperatorPages
       const refundAmount = (fields.refundAmount ?? '').trim();
       let answer: Record<string, unknown>;
       try {
-        answer = await callAsMerchant(
+        answer = await refundAsMerchant(
           pages.deps,
           'console',
           request,
           t,
-          door.serviceCode,
-          {
-            originalReferenceNo: t.referenceNo,
-            originalPartnerReferenceNo: t.partnerReferenceNo,
-            partnerRefundNo,
-            refundAmount: { value: refundAmount, currency: 'IDR' },
-            reason: blank(fields.reason) ?? DEFAULT_REFUND_REASON,
-          },
+          door,
+          { partnerRefundNo, refundAmount, reason: blank(fields.reason) ?? DEFAULT_REFUND_REASON },
           once,
-          door.run,
         );
       } catch (e) {
         const now = await reread(request, t);

@@ -18,16 +18,7 @@ import {
 import { SIGN_IN, TWO_FACTOR_PAGE, USER_COOKIE } from '../merchant-sign-in.ts';
 import type { ConsoleDeps } from '../operator.ts';
 import { rememberPortalTarget } from '../return-to.ts';
-import {
-  cookiesOf,
-  leaveNotice,
-  leaveOnce,
-  PORTAL_COOKIE,
-  pathOf,
-  setCookie,
-  takeNotice,
-  takeOnce,
-} from '../session.ts';
+import { cookiesOf, PORTAL_COOKIE, pathOf, resultPages, setCookie, takeNotice } from '../session.ts';
 import { LINK_PORTAL_MENU, layout, portalSignOutNote, USER_SIGN_OUT_NOTE } from '../views.ts';
 
 /** Paths under /merchant any signed-in user may post to: signing out, and their own two-factor sign-in. */
@@ -209,18 +200,7 @@ export function portalGate(p: FastifyInstance, deps: ConsoleDeps, base: Merchant
     sessionOf,
     callerOf,
     page,
-    done(request, reply, path, text) {
-      leaveNotice(request, reply, deps.sessions, path.split(/[?#]/)[0] as string, { kind: 'ok', text });
-      return reply.redirect(path, 303);
-    },
-    showOnce(request, reply, path, value) {
-      leaveOnce(request, reply, deps.sessions, path, value, binding(request));
-      return reply.redirect(path, 303);
-    },
-    takeOnce(request, reply) {
-      reply.header('cache-control', 'no-store');
-      return takeOnce(request, reply, deps.sessions, binding(request));
-    },
+    ...resultPages(deps.sessions, binding),
     mayPost: (request, path) => {
       const { user } = sessionOf(request);
       return user === undefined || mayAct(user.role, path);

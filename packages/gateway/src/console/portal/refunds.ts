@@ -6,13 +6,14 @@ import { type Html, html } from '../../web/html.ts';
 import { auditRefusedForm, blank, formOf } from '../kit.ts';
 import { config } from '../operator.ts';
 import {
-  callAsMerchant,
   named,
   newOnce,
   onceOf,
+  refundAsMerchant,
   refundDoorOf,
   refusalOf,
   remainingOf,
+  reread,
   stateText,
 } from '../payment-actions.ts';
 import { csrfField, formProblems } from '../views.ts';
@@ -171,27 +172,17 @@ export function refundPages(p: FastifyInstance, pages: PortalPages, show: ShowMe
       const refundAmount = (fields.refundAmount ?? '').trim();
       let answer: Record<string, unknown>;
       try {
-        answer = await callAsMerchant(
+        answer = await refundAsMerchant(
           pages.deps,
           'dashboard',
           request,
           t,
-          door.serviceCode,
-          {
-            originalReferenceNo: t.referenceNo,
-            originalPartnerReferenceNo: t.partnerReferenceNo,
-            partnerRefundNo,
-            refundAmount: { value: refundAmount, currency: 'IDR' },
-            reason: blank(fields.reason) ?? DEFAULT_REASON,
-          },
+          door,
+          { partnerRefundNo, refundAmount, reason: blank(fields.reason) ?? DEFAULT_REASON },
           once,
-          door.run,
         );
       } catch (e) {
-        const now = await transactions.detail(pages.callerOf(request), t.referenceNo).then(
-          (d) => d.transaction,
-          () => t,
-        );
+        const now = await reread(transactions, pages.callerOf(request), t);
         const r = refusalOf(e, now, 'refund', { refundAmount, partnerRefundNo });
         if (r.typed) return again(request, reply, now, { ...typed, problems: [r.text] });
         return refusedForState(request, reply, now, r.text);

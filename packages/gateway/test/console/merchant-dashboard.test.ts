@@ -150,6 +150,28 @@ describe('the merchant dashboard on a phone (Chromium)', browserSuite, () => {
     assert.equal((await page.locator(`main a[href*="${linkRef}"]`).count()) >= 2, true, 'both deliveries listed');
   });
 
+  test('rotates the client secret (shown once) and invites a user, on the phone', async () => {
+    await page.goto(`${gw.url}/merchant/client-secret`);
+    await page.selectOption('#rotate-form select[name=overlapSec]', '3600');
+    await Promise.all([page.waitForURL(/\/merchant\/client-secret\/new$/), page.click('#rotate')]);
+    const secret = await page.inputValue('#client-secret');
+    assert.ok(secret.length >= 32, 'the new secret is shown');
+    assert.deepEqual(await sidewaysScroll(page), []);
+    await page.reload();
+    assert.match((await page.textContent('#shown-once')) ?? '', /was shown once/);
+    await page.goto(`${gw.url}/merchant/users`);
+    await page.fill('form[action="/merchant/users"] input[name=email]', 'kasir@kedai.example');
+    await page.selectOption('form[action="/merchant/users"] select[name=role]', 'finance');
+    await Promise.all([
+      page.waitForURL(/\/merchant\/users\/invited$/),
+      page.click('form[action="/merchant/users"] button'),
+    ]);
+    assert.match(await page.inputValue('#invitation-link'), /\/merchant\/invitation\/[\w-]{43}$/);
+    await page.goto(`${gw.url}/merchant/users`);
+    assert.match((await page.textContent('#users')) ?? '', /kasir@kedai\.example[\s\S]*invited/);
+    assert.deepEqual(await sidewaysScroll(page), []);
+  });
+
   test('no page of the dashboard scrolls sideways at 390 px', async () => {
     await page.goto(`${gw.url}/merchant/transactions`);
     const paths = await page.$$eval('header nav a', (as) =>

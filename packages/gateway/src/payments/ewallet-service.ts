@@ -24,7 +24,7 @@ import { payerOf } from './notification-body.ts';
 import { findOwnTransaction } from './own-transaction.ts';
 import { refundTransaction } from './refund.ts';
 import { DEBIT_CANCEL, DEBIT_PAY, DEBIT_REFUND, DEBIT_STATUS } from './snap-fields.ts';
-import type { MerchantRequest } from './snap-request.ts';
+import { linkFields, type MerchantRequest } from './snap-request.ts';
 import type { StatusChanger } from './status-change.ts';
 import {
   failIssued,
@@ -240,7 +240,7 @@ export function createEwalletService(deps: EwalletServiceDeps) {
           expiresAt: wallet.isSandbox ? expiresAt : expiresAt + RECONCILE_AFTER_MS,
           paidAt: null,
           checkoutId,
-          ...(ctx.paymentLinkId === undefined ? {} : { paymentLinkId: ctx.paymentLinkId }),
+          ...linkFields(ctx),
           details: {
             payOption,
             providerId: wallet.id,

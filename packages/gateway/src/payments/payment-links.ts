@@ -4,9 +4,14 @@ import type { Clock } from '../clock.ts';
 import { conflict, invalid, notFound } from '../domain-error.ts';
 import { methodOf } from '../methods/index.ts';
 import type { LinkMethod, LinkPayment, PaymentLink } from '../records/link-records.ts';
-import type { MerchantRecord, TransactionKind, TransactionRecord } from '../records/records.ts';
+import {
+  type MerchantRecord,
+  type TransactionKind,
+  type TransactionRecord,
+  UniqueViolation,
+} from '../records/records.ts';
 import type { Store } from '../store/store.ts';
-import { checkoutUrlOf } from './checkout-link.ts';
+import { checkoutUrlOf, normalizedUrl } from './checkout-link.ts';
 import type { EwalletService } from './ewallet-service.ts';
 import type { RecordFor, SnapResponse } from './idempotency.ts';
 import { MAX_AMOUNT_SEN } from './money-bounds.ts';
@@ -56,7 +61,6 @@ export interface PaymentLinkServiceDeps {
 }
 
 const idr = (value: string | null) => (value === null ? null : { value, currency: 'IDR' as const });
-const isPaid = (p: LinkPayment) => p.status === '00' || p.status === '04';
 
 /** A Money input `{value, currency: 'IDR'}` (or absent), with its problem named by `field`. */
 function moneyOf(input: unknown, field: string, problems: string[]): string | null {
@@ -95,6 +99,12 @@ const DOORS: {
     body(c: ChoiceBody): Record<string, unknown>;
     run(deps: PaymentLinkServiceDeps, ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse>;
     linkMethodOf(t: Extract<TransactionRecord, { kind: K }>): LinkMethod;
+    /** The merchant's own cancel of an unpaid payment of this method: its service and body. */
+    cancel: {
+      serviceCode: string;
+      body(t: Extract<TransactionRecord, { kind: K }>): Record<string, unknown>;
+      run(deps: PaymentLinkServiceDeps, ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse>;
+    };
   };
 } = {
   qris: {
@@ -107,6 +117,11 @@ const DOORS: {
     }),
     run: (deps, ctx, recordFor) => deps.qris.generate(ctx, recordFor),
     linkMethodOf: () => 'qris',
+    cancel: {
+      serviceCode: SERVICE.qrisCancel,
+      body: (t) => ({ originalReferenceNo: t.referenceNo, reason: CANCEL_REASON }),
+      run: (deps, ctx, recordFor) => deps.qris.cancel(ctx, recordFor),
+    },
   },
   va: {
     kind: 'va',
@@ -119,6 +134,11 @@ const DOORS: {
     }),
     run: (deps, ctx, recordFor) => deps.va.create(ctx, recordFor),
     linkMethodOf: (t) => `va:${t.details.bankCode}`,
+    cancel: {
+      serviceCode: SERVICE.vaDelete,
+      body: (t) => ({ virtualAccountNo: t.virtualAccountNo, trxId: t.partnerReferenceNo }),
+      run: (deps, ctx, recordFor) => deps.va.remove(ctx, recordFor, CANCEL_REASON),
+    },
   },
   ewallet: {
     kind: 'ewallet',
@@ -131,6 +151,15 @@ const DOORS: {
     }),
     run: (deps, ctx, recordFor) => deps.ewallet.pay(ctx, recordFor),
     linkMethodOf: (t) => `ewallet:${t.details.payOption}`,
+    cancel: {
+      serviceCode: SERVICE.debitCancel,
+      body: (t) => ({
+        originalPartnerReferenceNo: t.partnerReferenceNo,
+        originalReferenceNo: t.referenceNo,
+        reason: CANCEL_REASON,
+      }),
+      run: (deps, ctx, recordFor) => deps.ewallet.cancel(ctx, recordFor),
+    },
   },
 };
 
@@ -143,6 +172,34 @@ function doorOf(method: LinkMethod): (typeof DOORS)[TransactionKind] | undefined
 /** The link method a payment was made with. */
 const linkMethodOf = (t: TransactionRecord): LinkMethod =>
   (DOORS[t.kind].linkMethodOf as (t: TransactionRecord) => LinkMethod)(t);
+
+/** A payment's cancel door, for any method. */
+const cancelDoorOf = (t: TransactionRecord) =>
+  DOORS[t.kind].cancel as {
+    serviceCode: string;
+    body(t: TransactionRecord): Record<string, unknown>;
+    run(deps: PaymentLinkServiceDeps, ctx: MerchantRequest, recordFor: RecordFor): Promise<SnapResponse>;
+  };
+
+const CANCEL_REASON = 'payment link: another way to pay was chosen, or the link was deactivated';
+/** Without a minAmount, a typed amount is at least this (Rp 1.000): no link is closed for a few sen. */
+const DEFAULT_MIN_SEN = 100_000n;
+
+/**
+ * A payer's typed amount as money: `50000`, `50.000` (thousands as Bahasa Indonesia writes them),
+ * `50000,00`, `50.000,00`, `50000.00`, with or without `Rp`; leading zeros dropped. Undefined when
+ * it is none of these.
+ */
+export function typedAmount(text: string): string | undefined {
+  const t = text.trim().replace(/^Rp\.?\s*/i, '');
+  let m = /^(\d{1,3}(?:\.\d{3})+)(?:,(\d{2}))?$/.exec(t);
+  const whole = m ? (m[1] as string).replaceAll('.', '') : undefined;
+  m = m ?? /^(\d{1,15})(?:[.,](\d{2}))?$/.exec(t);
+  if (!m) return undefined;
+  const digits = whole ?? (m[1] as string);
+  if (digits.length > 15) return undefined;
+  return `${BigInt(digits)}.${m[2] ?? '00'}`;
+}
 
 export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
   const { store, clock } = deps;
@@ -168,14 +225,20 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
     ];
   }
 
-  function stateOf(link: PaymentLink, payments: LinkPayment[], now: number): LinkState {
-    if (!link.active) return 'inactive';
-    if (link.singleUse && payments.some(isPaid)) return 'paid';
+  function stateOf(link: PaymentLink, paid: boolean, now: number, merchantActive = true): LinkState {
+    // A disabled merchant takes no payment: its links read as deactivated.
+    if (!link.active || !merchantActive) return 'inactive';
+    if (link.singleUse && paid) return 'paid';
     if (link.expiresAt !== null && link.expiresAt <= now) return 'expired';
     return 'open';
   }
 
-  function viewOf(link: PaymentLink, payments: LinkPayment[]): PaymentLinkView {
+  /** The view of a link, with what its state needs: whether it was paid, whether its merchant is active. */
+  async function viewOf(link: PaymentLink): Promise<PaymentLinkView> {
+    const [paid, merchant] = await Promise.all([
+      link.singleUse ? store.isLinkPaid(link.id) : false,
+      store.findMerchantById(link.merchantId),
+    ]);
     return {
       id: link.id,
       merchantId: link.merchantId,
@@ -189,7 +252,7 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
       methods: link.methods,
       returnUrl: link.returnUrl,
       active: link.active,
-      state: stateOf(link, payments, clock.now()),
+      state: stateOf(link, paid, clock.now(), merchant?.status === 'active'),
       createdAt: new Date(link.createdAt).toISOString(),
     };
   }
@@ -231,7 +294,7 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
         .digest('hex'),
       now,
       requestId,
-      paymentLinkId: link.id,
+      paymentLink: { id: link.id, singleUse: link.singleUse },
     };
     const recordFor: RecordFor = (response) => ({
       ...ctx.idempotencyKey,
@@ -248,10 +311,35 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
     if (!link) return undefined;
     const merchant = await store.findMerchantById(link.merchantId);
     if (!merchant) return undefined;
-    const payments = await store.paymentsOfLink(link.id, LINK_PAYMENTS_SHOWN);
-    // A disabled merchant takes no payment: its links read as deactivated.
-    const state = merchant.status === 'active' ? stateOf(link, payments, clock.now()) : 'inactive';
-    return { link, merchant, state, payments };
+    const paid = link.singleUse ? await store.isLinkPaid(link.id) : false;
+    return { link, merchant, state: stateOf(link, paid, clock.now(), merchant.status === 'active') };
+  }
+
+  /**
+   * Cancels a link's unpaid payment through the merchant's own cancel of its method; whatever the
+   * answer, the payment as it is after (paid meanwhile, say).
+   */
+  async function cancelPayment(merchant: MerchantRecord, link: PaymentLink, t: TransactionRecord, requestId: string) {
+    const door = cancelDoorOf(t);
+    try {
+      await call(
+        merchant,
+        link,
+        door.serviceCode,
+        door.body(t),
+        (ctx, recordFor) => door.run(deps, ctx, recordFor),
+        requestId,
+      );
+    } catch (e) {
+      if (!isSnapError(e)) throw e;
+    }
+    return (await store.findTransaction(t.referenceNo)) ?? t;
+  }
+
+  /** A single-use link's payment under way, if one is (at most one: migration 045). */
+  async function openPaymentOf(link: PaymentLink): Promise<TransactionRecord | undefined> {
+    const [ref] = await store.openPaymentsOfLink(link.id, 1);
+    return ref === undefined ? undefined : store.findTransaction(ref);
   }
 
   return {
@@ -292,15 +380,15 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
       }
       if (input.singleUse !== undefined && typeof input.singleUse !== 'boolean')
         problems.push('singleUse: true or false');
-      const returnUrl = input.returnUrl ?? null;
-      if (returnUrl !== null) {
-        const ok =
-          typeof returnUrl === 'string' &&
-          returnUrl.length <= MAX_URL &&
-          URL.canParse(returnUrl) &&
-          (new URL(returnUrl).protocol === 'https:' ||
-            (deps.mode !== 'production' && new URL(returnUrl).protocol === 'http:'));
-        if (!ok) problems.push(`returnUrl: an https URL of at most ${MAX_URL} characters`);
+      let returnUrl: string | null = null;
+      if (input.returnUrl !== undefined && input.returnUrl !== null) {
+        try {
+          // The payment calls' own rule (checkout-link.ts): a link never makes payments they refuse.
+          if (typeof input.returnUrl !== 'string' || input.returnUrl.length > MAX_URL) throw new TypeError();
+          returnUrl = normalizedUrl(input.returnUrl, 'returnUrl', SERVICE.qrisGenerate, deps.mode);
+        } catch {
+          problems.push(`returnUrl: an https URL without a user or password, at most ${MAX_URL} characters`);
+        }
       }
       const available = await methodsAvailable();
       let methods: LinkMethod[] = available;
@@ -332,13 +420,13 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
         expiresAt,
         singleUse: input.singleUse !== false,
         methods,
-        returnUrl: returnUrl as string | null,
+        returnUrl,
         active: true,
         createdAt: now,
         updatedAt: now,
       };
       await store.insertPaymentLink(link);
-      return viewOf(link, []);
+      return viewOf(link);
     },
 
     /** A merchant's links, newest first, by pages of `limit` (cursor: the last link's id). */
@@ -348,9 +436,7 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
       if (cursor && (!after || after.merchantId !== merchantId)) throw invalid('cursor: not a link of this list');
       const links = await store.listPaymentLinks(merchantId, limit + 1, after);
       const shown = links.slice(0, limit);
-      const items = await Promise.all(
-        shown.map(async (l) => viewOf(l, l.singleUse ? await store.paymentsOfLink(l.id, LINK_PAYMENTS_SHOWN) : [])),
-      );
+      const items = await Promise.all(shown.map(viewOf));
       return { items, nextCursor: links.length > limit ? (shown.at(-1)?.id ?? null) : null };
     },
 
@@ -358,15 +444,23 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
     async get(merchantId: string, linkId: string) {
       const link = await ownLink(merchantId, linkId);
       const payments = await store.paymentsOfLink(link.id, LINK_PAYMENTS_SHOWN);
-      return { ...viewOf(link, payments), payments: payments.map(paymentView) };
+      return { ...(await viewOf(link)), payments: payments.map(paymentView) };
     },
 
-    /** Deactivates a link: it takes no payment any more (payments already made stand). */
-    async deactivate(merchantId: string, linkId: string): Promise<PaymentLinkView> {
+    /**
+     * Deactivates a link: it takes no payment any more, and its payments still unpaid are cancelled
+     * (the newest 100; paid ones stand).
+     */
+    async deactivate(merchantId: string, linkId: string, requestId = 'deactivate'): Promise<PaymentLinkView> {
       const link = await ownLink(merchantId, linkId);
       const after = await store.deactivatePaymentLink(link.id, clock.now());
       if (!after) throw conflict(`payment link ${linkId} is inactive already`);
-      return viewOf(after, await store.paymentsOfLink(link.id, LINK_PAYMENTS_SHOWN));
+      const merchant = await store.findMerchantById(merchantId);
+      for (const ref of merchant ? await store.openPaymentsOfLink(link.id, LINK_PAYMENTS_SHOWN) : []) {
+        const t = await store.findTransaction(ref);
+        if (t && merchant) await cancelPayment(merchant, link, t, requestId);
+      }
+      return viewOf(after);
     },
 
     open: openLink,
@@ -383,29 +477,33 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
     ): Promise<{ checkoutUrl: string } | { problem: 'closed' | 'method' | 'amount' | 'refused'; detail?: string }> {
       const opened = await openLink(linkId);
       if (opened?.state !== 'open') return { problem: 'closed' };
-      const { link, merchant, payments } = opened;
+      const { link, merchant } = opened;
       const method = link.methods.find((m) => m === choice.method);
-      if (!method) return { problem: 'method' };
+      const door = method === undefined ? undefined : doorOf(method);
+      if (!method || !door) return { problem: 'method' };
       let amount = link.amount;
       if (amount === null) {
-        const typed = (choice.amount ?? '').trim().replace(/^Rp\s*/i, '');
-        const value = /^\d{1,15}$/.test(typed) ? `${typed}.00` : typed;
-        const sen = isMoneyValue(value) ? toMinorUnits(value) : 0n;
-        const tooSmall = link.minAmount !== null && sen < toMinorUnits(link.minAmount);
+        const value = typedAmount(choice.amount ?? '');
+        const sen = value === undefined ? 0n : toMinorUnits(value);
+        const least = link.minAmount === null ? DEFAULT_MIN_SEN : toMinorUnits(link.minAmount);
         const tooBig = link.maxAmount !== null && sen > toMinorUnits(link.maxAmount);
-        if (sen <= 0n || sen > MAX_AMOUNT_SEN || tooSmall || tooBig) return { problem: 'amount' };
+        if (value === undefined || sen < least || sen > MAX_AMOUNT_SEN || tooBig) return { problem: 'amount' };
         amount = value;
       }
-      const door = doorOf(method);
-      if (!door) return { problem: 'method' };
-      if (link.singleUse && link.amount !== null) {
-        const now = clock.now();
-        for (const p of payments) {
-          if (p.status !== '01' || !p.checkoutId) continue;
-          const t = await store.findTransaction(p.referenceNo);
-          if (t && (t.expiresAt === null || t.expiresAt > now) && linkMethodOf(t) === method) {
-            return { checkoutUrl: checkoutUrlOf(deps.publicUrl(), p.checkoutId) };
+      if (link.singleUse) {
+        // One payment at a time (migration 045): the one under way is the payer's when it is the
+        // same method and amount; another choice cancels it first (unless it was paid meanwhile).
+        const open = await openPaymentOf(link);
+        if (open) {
+          const now = clock.now();
+          const isLive = open.expiresAt === null || open.expiresAt > now;
+          if (isLive && open.checkoutId && linkMethodOf(open) === method && open.amount === amount) {
+            return { checkoutUrl: checkoutUrlOf(deps.publicUrl(), open.checkoutId) };
           }
+          const after = await cancelPayment(merchant, link, open, requestId);
+          if (after.status === '00' || after.status === '04') return { problem: 'closed' };
+          if (['01', '02', '03'].includes(after.status))
+            return { problem: 'refused', detail: 'a payment is under way' };
         }
       }
       const partnerReferenceNo = `LINK-${randomBytes(9).toString('hex').toUpperCase()}`;
@@ -428,6 +526,10 @@ export function createPaymentLinkService(deps: PaymentLinkServiceDeps) {
         if (!made?.checkoutId) return { problem: 'refused' };
         return { checkoutUrl: checkoutUrlOf(deps.publicUrl(), made.checkoutId) };
       } catch (e) {
+        // Another payer's choice of this single-use link won the race: theirs is the one payment.
+        if (e instanceof UniqueViolation && e.constraint.includes('payment_link_once')) {
+          return { problem: 'refused', detail: 'another payment of this single-use link is under way' };
+        }
         if (!isSnapError(e)) throw e;
         return { problem: 'refused', detail: `${e.responseCode} ${e.responseMessage}` };
       }

@@ -21,7 +21,7 @@ import { findOwnTransaction } from './own-transaction.ts';
 import { buildQrisContent, parseQrisContent, qrisAmountFits } from './qris-content.ts';
 import { refundTransaction } from './refund.ts';
 import { QR_CANCEL, QR_GENERATE, QR_QUERY, QR_REFERENCES, QR_REFUND } from './snap-fields.ts';
-import type { MerchantRequest } from './snap-request.ts';
+import { linkFields, type MerchantRequest } from './snap-request.ts';
 import type { StatusChanger } from './status-change.ts';
 import {
   failIssued,
@@ -178,7 +178,7 @@ export function createQrisService(deps: QrisServiceDeps) {
           expiresAt: acquirer ? expiresAt + RECONCILE_AFTER_MS : expiresAt,
           paidAt: null,
           checkoutId,
-          ...(ctx.paymentLinkId === undefined ? {} : { paymentLinkId: ctx.paymentLinkId }),
+          ...linkFields(ctx),
           details: {
             qrContent,
             fee: feeSnapshotOf(m, 'qris'),

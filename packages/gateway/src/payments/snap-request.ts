@@ -24,7 +24,7 @@ export interface MerchantRequest extends SnapRequestBase {
   /** `Authorization-Customer: Bearer …`: a bound customer's token (docs/ewallets.md#account-binding). */
   customerToken?: string | undefined;
   /** Set when a payer pays through a payment link (docs/payment-links.md): the transaction names it. */
-  paymentLinkId?: string | undefined;
+  paymentLink?: { id: string; singleUse: boolean } | undefined;
 }
 
 /** A call by an upstream provider (a bank's VA inquiry and payment flag, an acquirer's notify). */
@@ -36,4 +36,11 @@ export interface ProviderRequest extends SnapRequestBase {
    * payer the provider did not report.
    */
   applied?: AppliedFromReport;
+}
+
+/** What a payment made through a payment link keeps of it (nothing for any other payment). */
+export function linkFields(ctx: MerchantRequest): { paymentLinkId?: string; paymentLinkOnce?: string } {
+  const link = ctx.paymentLink;
+  if (!link) return {};
+  return link.singleUse ? { paymentLinkId: link.id, paymentLinkOnce: link.id } : { paymentLinkId: link.id };
 }

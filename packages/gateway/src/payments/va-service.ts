@@ -9,7 +9,7 @@ import { createFieldReader } from './fields.ts';
 import type { RecordFor, SnapResponse } from './idempotency.ts';
 import { newBillNumber, newReferenceNo } from './ids.ts';
 import { VA_CREATE, VA_LOOKUP, VA_UPDATE } from './snap-fields.ts';
-import type { MerchantRequest } from './snap-request.ts';
+import { linkFields, type MerchantRequest } from './snap-request.ts';
 import { IllegalStatusChange, type StatusChanger } from './status-change.ts';
 import { vaIdentity } from './va-identity.ts';
 import { createVaNumbers } from './va-numbers.ts';
@@ -142,7 +142,7 @@ export function createVaService({ store, changer, mode, publicUrl }: VaServiceDe
           expiresAt: expiredMs ?? ctx.now + DEFAULT_EXPIRY_MS,
           paidAt: null,
           checkoutId: newCheckoutId(),
-          ...(ctx.paymentLinkId === undefined ? {} : { paymentLinkId: ctx.paymentLinkId }),
+          ...linkFields(ctx),
           details,
           createdAt: ctx.now,
           updatedAt: ctx.now,

@@ -336,6 +336,8 @@ interface TransactionBase {
   checkoutId?: string | null;
   /** The payment link it was made from (docs/payment-links.md); absent for any other transaction. */
   paymentLinkId?: string | null;
+  /** The same, for a single-use link: at most one such payment is under way or paid (migration 045). */
+  paymentLinkOnce?: string | null;
   createdAt: number;
   updatedAt: number;
 }

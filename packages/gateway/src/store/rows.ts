@@ -102,6 +102,7 @@ export function transactionToRow(t: TransactionRecord): Row {
     details: JSON.stringify(t.details),
     checkout_id: t.checkoutId ?? null,
     payment_link_id: t.paymentLinkId ?? null,
+    payment_link_once: t.paymentLinkOnce ?? null,
     created_at: t.createdAt,
     updated_at: t.updatedAt,
   };

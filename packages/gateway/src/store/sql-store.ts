@@ -221,6 +221,12 @@ export abstract class SqlStore {
   paymentsOfLink(linkId: string, limit: number) {
     return paymentLinks.paymentsOfLink(this.sql, linkId, limit);
   }
+  openPaymentsOfLink(linkId: string, limit: number) {
+    return paymentLinks.openPaymentsOfLink(this.sql, linkId, limit);
+  }
+  isLinkPaid(linkId: string) {
+    return paymentLinks.isLinkPaid(this.sql, linkId);
+  }
 
   insertSandboxTransfer(transfer: SandboxTransferRecord) {
     return sandboxBank.insertSandboxTransfer(this.sql, transfer);

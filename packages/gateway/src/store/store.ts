@@ -528,6 +528,10 @@ export interface PaymentLinkStore {
   deactivatePaymentLink(id: string, at: number): Promise<PaymentLink | undefined>;
   /** The payments made through a link, newest first. */
   paymentsOfLink(linkId: string, limit: number): Promise<LinkPayment[]>;
+  /** The references of a link's payments still under way (01 to 03), newest first. */
+  openPaymentsOfLink(linkId: string, limit: number): Promise<string[]>;
+  /** Whether any payment of a link was paid (00 or 04). */
+  isLinkPaid(linkId: string): Promise<boolean>;
 }
 
 /**

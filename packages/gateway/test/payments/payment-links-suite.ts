@@ -224,6 +224,79 @@ export function paymentLinksSuite(under: StoreUnderTest): void {
       assert.equal((await open('pl_doesnotexist000000000')).status, 404);
     });
 
+    it('takes one payment through a single-use link, whatever payers do at once', async () => {
+      const link = await make({ description: 'Satu-satunya', amount: idr('70000.00') });
+      // Four payers choose at the same moment: one payment is made; the others get it, or are told to try again.
+      const answers = await Promise.all([1, 2, 3, 4].map(() => choose(link.id, { method: 'qris' })));
+      for (const a of answers) assert.ok([303, 409].includes(a.status), `${a.status} ${a.text.slice(0, 200)}`);
+      const under = (await paymentsOf(link.id)).payments.filter((p) => ['01', '02', '03'].includes(p.status));
+      assert.equal(under.length, 1, JSON.stringify((await paymentsOf(link.id)).payments));
+      // Another way to pay cancels the first, so only one can ever be paid.
+      const va = await choose(link.id, { method: 'va:999' });
+      assert.equal(va.status, 303, va.text);
+      const payments = (await paymentsOf(link.id)).payments;
+      const qris = payments.find((p) => p.method === 'qris');
+      const vaPayment = payments.find((p) => p.method === 'va');
+      assert.equal(qris?.status, '05', 'the QRIS is cancelled');
+      assert.equal(vaPayment?.status, '01');
+      assert.notEqual((await gw.admin('POST', `/sandbox/qris/${qris?.referenceNo}/pay`, { status: '00' })).status, 200);
+      const txn = (await gw.admin('GET', `/transactions/${vaPayment?.referenceNo}`)).body;
+      const paid = await gw.admin('POST', `/sandbox/va/${encodeURIComponent(txn.virtualAccountNo)}/pay`, {});
+      assert.ok(paid.status < 300, JSON.stringify(paid.body));
+      assert.equal((await paymentsOf(link.id)).state, 'paid');
+      assert.equal((await choose(link.id, { method: 'qris' })).status, 410);
+      const statuses = (await paymentsOf(link.id)).payments.map((p) => p.status).sort();
+      assert.deepEqual(
+        statuses.filter((x) => x === '00'),
+        ['00'],
+        'exactly one paid',
+      );
+    });
+
+    it('reads amounts as payers write them, and not below Rp 1.000 unless the link says so', async () => {
+      const link = await make({ description: 'Bebas', singleUse: false, methods: ['qris'] });
+      for (const typed of ['50.000', '50.000,00', '50000,00', '050000', 'Rp 50.000', 'Rp50000.00']) {
+        const r = await choose(link.id, { method: 'qris', amount: typed });
+        assert.equal(r.status, 303, typed);
+      }
+      const amounts = (await paymentsOf(link.id)).payments.map((p) => p.amount.value);
+      assert.deepEqual(new Set(amounts), new Set(['50000.00']));
+      for (const typed of ['0,01', '1.50', '999', '5.0000', '1.000.00', '12,5']) {
+        assert.equal((await choose(link.id, { method: 'qris', amount: typed })).status, 400, typed);
+      }
+      // A single-use link with a typed amount: a new amount replaces the payment under way.
+      const once = await make({ description: 'Sekali', minAmount: idr('1.00'), methods: ['qris'] });
+      assert.equal((await choose(once.id, { method: 'qris', amount: '5' })).status, 303, 'its own minimum');
+      assert.equal((await choose(once.id, { method: 'qris', amount: '6' })).status, 303);
+      const statuses = (await paymentsOf(once.id)).payments.map((p) => [p.amount.value, p.status]);
+      assert.deepEqual(statuses, [
+        ['6.00', '01'],
+        ['5.00', '05'],
+      ]);
+    });
+
+    it('refuses a return URL no payment would take, and reads a disabled merchant’s links as inactive', async () => {
+      const bad = await gw.admin('POST', `/merchants/${m.id}/links`, {
+        description: 'x',
+        returnUrl: 'https://user:pass@toko.example/back',
+      });
+      assert.equal(bad.status, 400);
+      assert.match(JSON.stringify(bad.body), /returnUrl: an https URL without a user or password/);
+      const shop = await gw.createMerchant({ name: 'Toko Tutup' });
+      const link = await make({ description: 'Tutup', amount: idr('1000.00') }, shop.id);
+      assert.equal((await gw.admin('PATCH', `/merchants/${shop.id}`, { status: 'disabled' })).status, 200);
+      assert.equal((await paymentsOf(link.id, shop.id)).state, 'inactive');
+      assert.equal((await open(link.id)).status, 410);
+    });
+
+    it('cancels a deactivated link’s payments still unpaid', async () => {
+      const link = await make({ description: 'Batal', amount: idr('3000.00'), singleUse: false });
+      assert.equal((await choose(link.id, { method: 'qris' })).status, 303);
+      assert.equal((await gw.admin('PATCH', `/merchants/${m.id}/links/${link.id}`, { active: false })).status, 200);
+      const [payment] = (await paymentsOf(link.id)).payments;
+      assert.equal(payment?.status, '05', 'no payment of a deactivated link can be paid');
+    });
+
     it('lists a merchant’s links by pages, and never another merchant’s', async () => {
       const mine = await make({ description: 'Satu', amount: idr('1000.00') }, other.id);
       clock.advance(1); // newest first: the second is made a millisecond later

@@ -76,8 +76,8 @@ async function schemaOf(under: StoreUnderTest, sql: RawSql): Promise<string[]> {
   return rows.map((r) => String(r.d)).filter((d) => !LATER.some((name) => d.includes(` ${name}`)));
 }
 
-/** Indexes a later migration adds (044: a payment link's payments), not this upgrade's business. */
-const LATER = ['transactions_by_payment_link'];
+/** Indexes later migrations add (044, 045: payment links), not this upgrade's business. */
+const LATER = ['transactions_by_payment_link', 'transactions_payment_link_once'];
 
 export function methodKindsUpgradeSuite(under: StoreUnderTest): void {
   describe(`payment methods without a two-value CHECK, upgraded (${under.name})`, () => {

@@ -205,7 +205,7 @@ ${
         target: l.id,
       });
     }
-    await links.deactivate(merchantId, l.id);
+    await links.deactivate(merchantId, l.id, request.id);
     await pages.audit(request, { action: 'dashboard: deactivate payment link', target: l.id, httpStatus: 303 });
     return pages.done(request, reply, hrefOf(l.id), 'The link is deactivated: it takes no payment any more.');
   });

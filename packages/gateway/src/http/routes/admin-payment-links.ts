@@ -241,7 +241,8 @@ export function adminPaymentLinkRoutes(
       operationId: 'deactivatePaymentLink',
       tags: [TAG.merchants],
       summary: 'Deactivate a payment link',
-      description: 'The link takes no payment any more; its page says so. Payments made through it stand.',
+      description:
+        'The link takes no payment any more; its page says so. Its payments still unpaid are cancelled (the newest 100); paid ones stand.',
       parameters: [idParam('merchant'), linkParam],
       requestBody: body(
         {
@@ -262,7 +263,7 @@ export function adminPaymentLinkRoutes(
     handler: async (request) => {
       const { id, linkId } = ids(request.params);
       parseAdminBody(request, patchSchema);
-      return links.deactivate(id, linkId);
+      return links.deactivate(id, linkId, request.id);
     },
   });
 }

@@ -94,3 +94,23 @@ export async function paymentsOfLink(sql: Sql, linkId: string, limit: number): P
     checkoutId: strOrNull(r.checkout_id),
   }));
 }
+
+/** A link's payments still under way (01, 02, 03), newest first (at most `limit`). */
+export async function openPaymentsOfLink(sql: Sql, linkId: string, limit: number): Promise<string[]> {
+  const rows = await sql.all(
+    `SELECT reference_no FROM transactions WHERE payment_link_id = ? AND status IN ('01', '02', '03')
+     ORDER BY created_at DESC, reference_no DESC LIMIT ?`,
+    [linkId, limit],
+  );
+  return rows.map((r) => String(r.reference_no));
+}
+
+/** Whether any payment of a link was paid (00, or refunded since: 04), however many it has. */
+export async function isLinkPaid(sql: Sql, linkId: string): Promise<boolean> {
+  const r = await firstRow(
+    sql.all(`SELECT 1 AS paid FROM transactions WHERE payment_link_id = ? AND status IN ('00', '04') LIMIT 1`, [
+      linkId,
+    ]),
+  );
+  return r !== undefined;
+}

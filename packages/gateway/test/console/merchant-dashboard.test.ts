@@ -172,6 +172,20 @@ describe('the merchant dashboard on a phone (Chromium)', browserSuite, () => {
     assert.deepEqual(await sidewaysScroll(page), []);
   });
 
+  test('refuses a form whose CSRF token is not the session’s', async () => {
+    await page.goto(`${gw.url}/merchant/settings`);
+    await page.$eval('form[action="/merchant/settings"] input[name=_csrf]', (i) => {
+      (i as HTMLInputElement).value = 'forged';
+    });
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/merchant/settings')),
+      page.click('form[action="/merchant/settings"] button[type=submit]'),
+    ]);
+    assert.equal(answer.status(), 403);
+    const after = (await gw.admin('GET', `/merchants/${merchantId}`)).body;
+    assert.equal(after.callbackBaseUrl, receiver.baseUrl, 'nothing changed');
+  });
+
   test('no page of the dashboard scrolls sideways at 390 px', async () => {
     await page.goto(`${gw.url}/merchant/transactions`);
     const paths = await page.$$eval('header nav a', (as) =>

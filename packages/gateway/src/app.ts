@@ -105,6 +105,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Requests a minute per client address on the checkout pages (default DEFAULT_CHECKOUT_LIMITS). */
   checkoutLimits?: Partial<CheckoutLimits>;
+  /** How often the dispatcher looks for due work nobody woke it for (default 250 ms; tests set it long). */
+  deliveryPollMs?: number;
 }
 
 export interface Gateway {
@@ -221,6 +223,7 @@ export function buildApp(deps: AppDeps): Gateway {
     gatewayPrivateKey: deps.keys.callbackPrivateKey,
     retryScheduleMs: config.retryScheduleMs,
     callbackTimeoutMs: config.callbackTimeoutMs,
+    pollMs: deps.deliveryPollMs,
   });
   app.addHook('onClose', async () => {
     await dispatcher.stop();

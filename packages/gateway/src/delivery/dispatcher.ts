@@ -61,6 +61,20 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const pollMs = o.pollMs ?? 250;
   const batchWindowMs = o.batchWindowMs ?? 10;
   let shortClaimAt = Number.NEGATIVE_INFINITY;
+  /**
+   * The last claim came back short and nothing since can have made more due: the room a batch of
+   * acknowledgements frees is then no reason to ask the store again (measured in
+   * docs/benchmarks.md#delivery-against-bullmq: that claim was a writer transaction per batch, for
+   * nothing). Work that can be due without a wake (retries, expired leases, other instances' rows)
+   * is found by the poll.
+   */
+  let isCaughtUp = false;
+  /**
+   * Until then (performance.now()) every batch is followed by a claim anyway: a notification woken
+   * for may wait behind an older one of its transaction being sent, and is due once that attempt
+   * ends (at most a callback timeout and a batch window later).
+   */
+  let blockedUntil = Number.NEGATIVE_INFINITY;
   const random = o.random ?? Math.random;
   const { store, clock, logger, sender, metrics } = o;
   const tokens = createCallbackTokens({ sender, clock, gatewayPrivateKey: o.gatewayPrivateKey });
@@ -240,8 +254,10 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         // The claims stay leased: once the lease runs out the work is claimed again (at-least-once).
         logger.error({ err, count: batch.length }, 'recording callback attempts failed');
       }
+      // A retry may be due at once (a schedule of 0s steps).
+      if (batch.some((a) => a.outcome !== 'acknowledged')) isCaughtUp = false;
       inFlight -= batch.length;
-      settle();
+      settle(true);
     });
     return flushing;
   }
@@ -249,13 +265,26 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   /** A reserved place given back unused. */
   function giveBack(): void {
     inFlight--;
+    // Its notification was committed unclaimed (or its claim goes back at stop()).
+    expectWork();
     settle();
   }
 
-  function settle(): void {
-    if (!stopping) wake();
+  /** `isBatch`: only room was freed, by a recorded batch; a claim follows only if work can be waiting. */
+  function settle(isBatch = false): void {
+    if (!stopping && !(isBatch && isCaughtUp && performance.now() > blockedUntil)) wake();
     if (inFlight === 0 && results.length === 0) {
       for (const w of idleWaiters.splice(0)) w();
+    }
+  }
+
+  /** Notifications claimed at birth this turn: sent once their changes' callers have their answers. */
+  const births: NotificationRecord[] = [];
+
+  function launchBirths(): void {
+    for (const n of births.splice(0)) {
+      if (!running || isGivingBack) giveBack();
+      else launch(n);
     }
   }
 
@@ -310,6 +339,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         while (!stopping && inFlight < maxInFlight) {
           const asked = Math.min(claimBatch, maxInFlight - inFlight);
           const claimed = await store.claimDueNotifications(workerId, clock.now(), leaseMs, asked);
+          // A wake while this claim ran makes the loop go again (pumpAgain), with isCaughtUp cleared.
+          isCaughtUp = claimed.length < asked;
           // stop() began while the claim was being committed: nothing is sent after it; its
           // releaseClaims (which waits for this pump) gives these back.
           if (stopping) break;
@@ -326,6 +357,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
             break;
           }
         }
+        // Stopped for want of room: more may be due.
+        if (inFlight >= maxInFlight) isCaughtUp = false;
       } while (pumpAgain && !stopping);
     } catch (err) {
       logger.error({ err }, 'claiming notifications failed');
@@ -333,6 +366,12 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       pumping = false;
     }
     return claimedTotal;
+  }
+
+  /** Something may be due that no claim has seen. */
+  function expectWork(): void {
+    isCaughtUp = false;
+    blockedUntil = performance.now() + o.callbackTimeoutMs + batchWindowMs + 1000;
   }
 
   let isWakeScheduled = false;
@@ -391,7 +430,12 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
           // sent twice at the same time.
           const leaseLeft = (n.leaseUntil ?? 0) - clock.now();
           if (!running || isGivingBack || leaseLeft < o.callbackTimeoutMs + 1000) giveBack();
-          else launch(n);
+          else {
+            // Sent on the next turn: the changes committed with it answer their callers first (a
+            // provider's flag, the next payment), and this turn's births go out together.
+            births.push(n);
+            if (births.length === 1) setImmediate(launchBirths);
+          }
         },
         release() {
           if (isSettled) return;
@@ -404,11 +448,18 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       if (running) return;
       running = true;
       stopping = false;
-      pollTimer = setInterval(() => wake(), pollMs);
+      pollTimer = setInterval(() => {
+        isCaughtUp = false;
+        wake();
+      }, pollMs);
       pollTimer.unref();
+      isCaughtUp = false;
       wake();
     },
-    wake,
+    wake() {
+      expectWork();
+      wake();
+    },
     async stop(boundMs = 5000) {
       if (!running) return;
       stopping = true;

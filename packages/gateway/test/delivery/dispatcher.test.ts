@@ -18,6 +18,8 @@ const FAST = {
   SNAPGATE_CALLBACK_TIMEOUT_MS: '300',
   SNAPGATE_RATE_LIMIT: 'off',
 };
+/** FAST, with a callback timeout no busy machine reaches: a test that counts attempts or claims. */
+const PATIENT = { ...FAST, SNAPGATE_CALLBACK_TIMEOUT_MS: '10000' };
 let refs = 0;
 const ref = () => `DLV-${Date.now()}-${++refs}`;
 
@@ -498,6 +500,79 @@ describe('claim at birth', () => {
       await gw.close();
       await receiver.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('asks the store for no more work after a batch of acknowledgements alone (the poll looks for the rest)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'snapgate-birth-'));
+    const store = new SqliteStore({ file: join(dir, 'snapgate.db') });
+    let claims = 0;
+    const claimDue = store.claimDueNotifications.bind(store);
+    store.claimDueNotifications = async (...args) => {
+      const claimed = await claimDue(...args);
+      claims++;
+      return claimed;
+    };
+    const receiver = await startReceiver();
+    // No poll within the test: every claim it sees is one the loop chose to make. No attempt times
+    // out on a busy machine either (a failed attempt is a reason to claim).
+    const gw = await startGateway({ dispatch: true, store, env: PATIENT, deliveryPollMs: 600_000 });
+    try {
+      receiver.set(ack);
+      const m = await gw.createMerchant({ callbackBaseUrl: `${receiver.baseUrl}/shop` });
+      const c = await authenticate(gw.url, m);
+      await waitFor('the claim of the start', () => claims >= 1);
+      const atStart = claims;
+      for (let i = 0; i < 5; i++) {
+        const q = await newQris(gw, c);
+        assert.equal((await pay(gw, q.referenceNo)).status, 200);
+        await waitFor('delivered', async () => (await stateOf(gw, q.referenceNo))[0]?.[1] === 'delivered');
+      }
+      assert.equal(claims, atStart, 'each payment was sent as its change committed, and recorded, with no claim');
+    } finally {
+      await gw.close();
+      await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('claims a notification that waited behind its transaction’s attempt as that attempt ends, before any poll', async () => {
+    const receiver = await startReceiver();
+    const gw = await startGateway({ dispatch: true, env: PATIENT, deliveryPollMs: 600_000 });
+    try {
+      const m = await gw.createMerchant({ callbackBaseUrl: `${receiver.baseUrl}/shop` });
+      const c = await authenticate(gw.url, m);
+      const q = await newQris(gw, c);
+      let release: (() => void) | undefined;
+      receiver.set((req, res, n) => {
+        if (JSON.parse(req.body).latestTransactionStatus !== '03') return ack(req, res, n);
+        // The 03 is held in flight, then acknowledged: the batch that records it is all acknowledgements.
+        return new Promise<void>((resolve) => {
+          release = () => {
+            ack(req, res, n);
+            resolve();
+          };
+        });
+      });
+      await pay(gw, q.referenceNo, { status: '03' });
+      await waitFor('03 in flight', () => release);
+      // Committed unclaimed: the 03 of its transaction is being sent. The wake's claim finds it blocked.
+      await pay(gw, q.referenceNo, { status: '00' });
+      assert.deepEqual(await stateOf(gw, q.referenceNo), [
+        ['03', 'delivering'],
+        ['00', 'pending'],
+      ]);
+      release?.();
+      await waitFor('00 delivered', async () =>
+        (await stateOf(gw, q.referenceNo)).some(([s, st]) => s === '00' && st === 'delivered'),
+      );
+      assert.deepEqual(
+        receiver.received.map((x) => JSON.parse(x.body).latestTransactionStatus),
+        ['03', '00'],
+      );
+    } finally {
+      await gw.close();
+      await receiver.close();
     }
   });
 

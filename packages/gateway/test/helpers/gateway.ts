@@ -40,6 +40,8 @@ export interface StartOptions {
   store?: Store;
   /** Start the callback dispatcher (off by default: most tests only look at the outbox). */
   dispatch?: boolean;
+  /** The dispatcher's poll for due work nobody woke it for (default 250 ms). */
+  deliveryPollMs?: number;
 }
 
 /** A real gateway on 127.0.0.1 with a real SQLite file in a fresh temp folder. */
@@ -84,7 +86,7 @@ async function startIn(dir: string, options: StartOptions, made: Made): Promise<
     },
   });
   const logger = createLogger(config.logLevel, sink);
-  const { gateway } = await assembleGateway({ config, store, clock, logger });
+  const { gateway } = await assembleGateway({ config, store, clock, logger, deliveryPollMs: options.deliveryPollMs });
   made.gateway = gateway;
   if (options.dispatch) gateway.dispatcher.start();
   const url = await listenOn(gateway, '127.0.0.1', 0);

@@ -339,7 +339,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         while (!stopping && inFlight < maxInFlight) {
           const asked = Math.min(claimBatch, maxInFlight - inFlight);
           const claimed = await store.claimDueNotifications(workerId, clock.now(), leaseMs, asked);
-          // A wake while this claim ran makes the loop go again (pumpAgain), with isCaughtUp cleared.
+          // A wake while this claim ran (which it may not have seen) makes the loop claim again
+          // (pumpAgain): that claim's answer sets the flag.
           isCaughtUp = claimed.length < asked;
           // stop() began while the claim was being committed: nothing is sent after it; its
           // releaseClaims (which waits for this pump) gives these back.
@@ -368,10 +369,14 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     return claimedTotal;
   }
 
-  /** Something may be due that no claim has seen. */
+  /**
+   * Something may be due that no claim has seen. The window covers an attempt that fetches a
+   * merchant's token first (two timeouts). An older notification being sent by another instance
+   * (PostgreSQL) ends unseen here: the newer one then goes at the next poll.
+   */
   function expectWork(): void {
     isCaughtUp = false;
-    blockedUntil = performance.now() + o.callbackTimeoutMs + batchWindowMs + 1000;
+    blockedUntil = performance.now() + 2 * o.callbackTimeoutMs + batchWindowMs + 1000;
   }
 
   let isWakeScheduled = false;
@@ -479,6 +484,9 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       }
       await flush();
       isGivingBack = true;
+      // Births not sent yet are not in `sending`: their claims go back below, so they are never sent
+      // after it (a start() right after this stop() would otherwise send them while the row is free).
+      for (const _ of births.splice(0)) giveBack();
       const released = await store.releaseClaims(workerId, clock.now(), [...sending]);
       if (released > 0) logger.info({ released }, 'released unfinished callback claims');
       running = false;

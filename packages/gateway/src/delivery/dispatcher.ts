@@ -72,7 +72,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   /**
    * Until then (performance.now()) every batch is followed by a claim anyway: a notification woken
    * for may wait behind an older one of its transaction being sent, and is due once that attempt
-   * ends (at most a callback timeout and a batch window later).
+   * ends (see expectWork).
    */
   let blockedUntil = Number.NEGATIVE_INFINITY;
   const random = o.random ?? Math.random;

@@ -379,6 +379,12 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     blockedUntil = performance.now() + 2 * o.callbackTimeoutMs + batchWindowMs + 1000;
   }
 
+  /** A claim whatever the last one found (the poll, start()): nothing in particular is expected. */
+  function lookAgain(): void {
+    isCaughtUp = false;
+    wake();
+  }
+
   let isWakeScheduled = false;
   function wake(): void {
     // Many commits in one turn wake the loop once.
@@ -456,13 +462,9 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       if (running) return;
       running = true;
       stopping = false;
-      pollTimer = setInterval(() => {
-        isCaughtUp = false;
-        wake();
-      }, pollMs);
+      pollTimer = setInterval(lookAgain, pollMs);
       pollTimer.unref();
-      isCaughtUp = false;
-      wake();
+      lookAgain();
     },
     wake() {
       expectWork();
@@ -484,9 +486,10 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       }
       await flush();
       isGivingBack = true;
-      // Births not sent yet are not in `sending`: their claims go back below, so they are never sent
-      // after it (a start() right after this stop() would otherwise send them while the row is free).
-      for (const _ of births.splice(0)) giveBack();
+      // Births not sent yet are not in `sending`: their claims go back below, so they are given back
+      // now (isGivingBack), never sent after it (a start() right after this stop() would otherwise
+      // send them while the row is free).
+      launchBirths();
       const released = await store.releaseClaims(workerId, clock.now(), [...sending]);
       if (released > 0) logger.info({ released }, 'released unfinished callback claims');
       running = false;

@@ -106,3 +106,84 @@ describe('reading a merchant’s answer', () => {
     }
   });
 });
+
+describe('one bound on the whole exchange', () => {
+  const timeoutMs = 300;
+  const servers: Server[] = [];
+  const senders: Array<ReturnType<typeof createSender>> = [];
+  const senderOf = (connections?: number, ms = timeoutMs) => {
+    const s = createSender({ timeoutMs: ms, outbound: { guard: createAddressGuard(false) }, connections });
+    senders.push(s);
+    return s;
+  };
+  after(async () => {
+    for (const s of senders) await s.close();
+    for (const s of servers) {
+      s.closeAllConnections();
+      s.close();
+    }
+  });
+  const serve = (handler: Parameters<typeof createServer>[1]) => {
+    const server = createServer(handler);
+    servers.push(server);
+    return listen(server);
+  };
+
+  it('gives up on a merchant that never answers: an error, retryable', async () => {
+    const url = await serve(() => undefined);
+    const r = await senderOf().post(url, { 'content-type': 'application/json' }, '{}');
+    assert.equal(r.outcome, 'error');
+    assert.equal(r.status, null);
+    assert.equal(r.error, `timeout after ${timeoutMs} ms`);
+  });
+
+  it('gives up on an answer whose body never ends', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"responseCode":"2002600"');
+    });
+    const r = await senderOf().post(url, { 'content-type': 'application/json' }, '{}');
+    assert.equal(r.outcome, 'error');
+    assert.equal(r.error, `timeout after ${timeoutMs} ms`);
+  });
+
+  it('never sends a callback whose time ran out while it waited for a connection', async () => {
+    let received = 0;
+    const url = await serve((req) => {
+      received++;
+      req.resume();
+    });
+    const one = senderOf(1);
+    const [first, second] = await Promise.all([
+      one.post(url, { 'content-type': 'application/json' }, '{"n":1}'),
+      one.post(url, { 'content-type': 'application/json' }, '{"n":2}'),
+    ]);
+    assert.equal(first.error, `timeout after ${timeoutMs} ms`);
+    assert.equal(second.error, `timeout after ${timeoutMs} ms`);
+    // The first exchange is aborted, which frees the connection; the second must not go out on it.
+    await one.close();
+    assert.ok(received <= 1, `${received} callbacks reached the merchant`);
+  });
+
+  it('names a refused connection', async () => {
+    const server = createServer();
+    const url = await listen(server);
+    await new Promise((resolve) => server.close(resolve));
+    const r = await senderOf(undefined, 10_000).post(url, { 'content-type': 'application/json' }, '{}');
+    assert.equal(r.outcome, 'error');
+    assert.match(r.error ?? '', /ECONNREFUSED/);
+  });
+
+  it('reads Retry-After and the answer of a refusal', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '120' });
+      res.end('{"responseCode":"5032600","responseMessage":"Busy"}');
+    });
+    const r = await senderOf(undefined, 10_000).post(url, { 'content-type': 'application/json' }, '{}');
+    assert.equal(r.outcome, 'rejected');
+    assert.equal(r.status, 503);
+    assert.equal(r.retryAfter, '120');
+    assert.equal(r.responseBody, '{"responseCode":"5032600","responseMessage":"Busy"}');
+    assert.equal(r.error, 'not acknowledged: HTTP 503');
+  });
+});

@@ -1,7 +1,8 @@
-// The callback sender's own cost (docs/benchmarks.md#delivery-against-bullmq): the gateway's
-// sender (src/delivery/send.ts, undici's dispatch handlers) against undici's `request()` as the
-// sender used it before (an AbortSignal deadline, the answer read from its stream), alternating in
-// one run, the same signed-callback-sized request to the same merchant receiver.
+// The callback sender's transport (docs/benchmarks.md#delivery-against-bullmq): one exchange as
+// src/delivery/send.ts makes it (undici's dispatch handlers, `exchange`) against undici's
+// `request()` as the sender used it until 2026-11-30 (an AbortSignal deadline, the answer read
+// from its stream), alternating in one run: the same signed-callback-sized request to the same
+// merchant receiver through a Pool of the same options.
 //
 //   npm run bench:sender                      # 3 rounds of 20,000 callbacks each, 16 in flight
 //   npm run bench:sender -- --rounds 5 --requests 50000 --in-flight 64
@@ -11,7 +12,7 @@
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { createSender } from '../src/delivery/send.ts';
+import { exchange } from '../src/delivery/send.ts';
 import {
   ACK_BODY,
   cpuNowUs,
@@ -59,8 +60,9 @@ if (servedKind() === 'receiver') {
   const body = JSON.stringify({ originalReferenceNo: '261130000000001578', padding: 'x'.repeat(340) });
   const timeoutMs = 10_000;
 
+  const poolOptions = { connections: 64, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs };
   // The baseline: undici's request() as send.ts used it until 2026-11-30.
-  const pool = new Pool(url.origin, { connections: 64, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const pool = new Pool(url.origin, poolOptions);
   const viaRequest = async () => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -74,8 +76,11 @@ if (servedKind() === 'receiver') {
       clearTimeout(timer);
     }
   };
-  const sender = createSender({ timeoutMs });
-  const viaSender = async () => (await sender.post(url, headers, body)).outcome === 'acknowledged';
+  const senderPool = new Pool(url.origin, poolOptions);
+  const viaSender = async () => {
+    const r = await exchange(senderPool, url.pathname, headers, body, timeoutMs);
+    return 'status' in r && r.status === 200 && r.text === ACK_BODY;
+  };
 
   const run = async (send: () => Promise<boolean>) => {
     const cpu0 = cpuNowUs();
@@ -111,20 +116,20 @@ if (servedKind() === 'receiver') {
     ]);
   }
   process.stdout.write(
-    `Callback sender: ${fmt(requests)} callbacks per run, ${inFlight} in flight, one receiver on ${HOST}\n\n${table(
+    `Callback transport: ${fmt(requests)} callbacks per run, ${inFlight} in flight, one receiver on ${HOST}\n\n${table(
       [
         'round',
         'request() /s',
         'request() µs CPU',
-        'sender /s',
-        'sender µs CPU',
-        'sender ÷ request() CPU',
+        'exchange /s',
+        'exchange µs CPU',
+        'exchange ÷ request() CPU',
         'acknowledged',
       ],
       rows,
     )}\n\nµs CPU: this process's user + system time per callback (the receiver runs in its own process).\n`,
   );
-  await sender.close();
+  await senderPool.close();
   await pool.close();
   await receiver.stop();
 }

@@ -79,20 +79,22 @@ function timed(started: number, r: Omit<SendResult, 'durationMs'>): SendResult {
   return { ...r, durationMs: Math.round(performance.now() - started) };
 }
 
-type Answer = { status: number; text: string; retryAfter: string | undefined; overLimit: boolean } | { error: string };
+export type Answer =
+  | { status: number; text: string; retryAfter: string | undefined; overLimit: boolean }
+  | { error: string };
 
 /** Why an exchange was cut short by the sender itself (never seen by the merchant). */
 class Cut extends Error {}
 
 /**
  * One POST and its answer, through undici's dispatch handlers rather than `request()`: no response
- * stream, async iterator or AbortSignal per callback (measured in docs/benchmarks.md: about a third
- * less of the sending thread's CPU per request). One bound covers the whole exchange (waiting for a
+ * stream, async iterator or AbortSignal per callback (bench:sender: about a quarter less CPU per
+ * exchange, docs/benchmarks.md). One bound covers the whole exchange (waiting for a
  * connection, the answer and its body); its timer goes as soon as the exchange ends. The answer is
  * read up to PARSE_LIMIT: past it (or when it declares more) the exchange is aborted, which closes
  * the connection, so a hostile answer costs neither time nor CPU.
  */
-function exchange(pool: Pool, path: string, headers: Record<string, string>, body: string, timeoutMs: number) {
+export function exchange(pool: Pool, path: string, headers: Record<string, string>, body: string, timeoutMs: number) {
   return new Promise<Answer>((resolve) => {
     let controller: Dispatcher.DispatchController | undefined;
     let settled = false;

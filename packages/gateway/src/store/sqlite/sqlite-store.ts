@@ -67,14 +67,16 @@ const SEARCH_BATCH = 5000;
 /** SQLite's page cache for the store's own connection (its reads): 64 MiB. */
 const PAGE_CACHE_KIB = 64 * 1024;
 /**
- * The writer thread's page cache: 16 MiB. Measured (docs/benchmarks.md, Measured decisions):
+ * The writer thread's page cache: 4 MiB. Measured (docs/benchmarks.md, Measured decisions):
  * SQLite (3.53) swaps b-tree pages through the page number of the lock byte when a page splits, and
  * the next COMMIT then walks every slot of the connection's page-cache hash table, which grows
  * with the pages cached (32,768 slots at 64 MiB): 13 % of the writer thread's time under delivery
- * load, on any database under 1 GiB. The writer touches the right edges of its indexes and the
- * paths to them; the reads that want a large cache run on the store's own connection.
+ * load at 64 MiB, 5–7 % at 16 MiB, 2 % at 4 MiB, on any database under 1 GiB. The writer touches the
+ * right edges of its indexes and the paths to them (its reads from the file were as many at 4 MiB
+ * as at 16: they are the checkpoints'); the reads that want a large cache run on the store's own
+ * connection.
  */
-const WRITER_PAGE_CACHE_KIB = 16 * 1024;
+const WRITER_PAGE_CACHE_KIB = 4 * 1024;
 
 /**
  * Integers read exactly: sen past 2^53 (docs/operations.md#money-bounds) stay BigInts, which the

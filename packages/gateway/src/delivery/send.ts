@@ -108,9 +108,11 @@ export function exchange(pool: Pool, path: string, headers: Record<string, strin
       clearTimeout(timer);
       resolve(answer);
     };
-    const overLimit = () => {
+    const overLimit = (c: Dispatcher.DispatchController) => {
       settle({ status, text: Buffer.concat(chunks).toString('utf8'), retryAfter, overLimit: true });
-      controller?.abort(new Cut('answer over the limit'));
+      // Paused first, so the parser stops at this chunk rather than reading on to the answer's end.
+      c.pause();
+      c.abort(new Cut('answer over the limit'));
     };
     const timer = setTimeout(() => {
       settle({ error: `timeout after ${timeoutMs} ms` });
@@ -126,18 +128,18 @@ export function exchange(pool: Pool, path: string, headers: Record<string, strin
           // Timed out while waiting for a connection: it is not sent at all.
           if (settled) c.abort(new Cut('timeout'));
         },
-        onResponseStart(_c, statusCode, responseHeaders) {
+        onResponseStart(c, statusCode, responseHeaders) {
           if (statusCode < 200) return;
           status = statusCode;
           const after = responseHeaders['retry-after'];
           retryAfter = typeof after === 'string' ? after : undefined;
           const declared = Number(responseHeaders['content-length']);
-          if (Number.isFinite(declared) && declared > PARSE_LIMIT) overLimit();
+          if (Number.isFinite(declared) && declared > PARSE_LIMIT) overLimit(c);
         },
-        onResponseData(_c, chunk) {
+        onResponseData(c, chunk) {
           if (settled) return;
           size += chunk.length;
-          if (size > PARSE_LIMIT) overLimit();
+          if (size > PARSE_LIMIT) overLimit(c);
           else chunks.push(chunk);
         },
         onResponseEnd() {

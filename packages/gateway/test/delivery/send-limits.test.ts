@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { Pool } from 'undici';
 import { createAddressGuard } from '../../src/address-guard.ts';
-import { createSender } from '../../src/delivery/send.ts';
+import { createSender, exchange } from '../../src/delivery/send.ts';
 import { waitFor } from '../helpers/receiver.ts';
 import { watchTimers } from '../helpers/timers.ts';
 
@@ -148,27 +149,41 @@ describe('one bound on the whole exchange', () => {
   });
 
   it('never sends a callback whose time ran out while it waited for a connection', async () => {
-    let received = 0;
-    const url = await serve((req) => {
-      received++;
-      req.resume();
+    // One connection, held by a first exchange with a long bound until the second's short one has
+    // run out; then the first is answered and the connection is free for the second.
+    const seen: string[] = [];
+    let answerFirst: (() => void) | undefined;
+    const url = await serve((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        seen.push(body);
+        const answer = () => res.end('{"responseCode":"2002600"}');
+        if (body === '{"n":1}') answerFirst = answer;
+        else answer();
+      });
     });
-    const one = senderOf(1);
-    const [first, second] = await Promise.all([
-      one.post(url, { 'content-type': 'application/json' }, '{"n":1}'),
-      one.post(url, { 'content-type': 'application/json' }, '{"n":2}'),
-    ]);
-    assert.equal(first.error, `timeout after ${timeoutMs} ms`);
-    assert.equal(second.error, `timeout after ${timeoutMs} ms`);
-    // The first exchange is aborted, which frees the connection; the second must not go out on it.
-    await one.close();
-    assert.ok(received <= 1, `${received} callbacks reached the merchant`);
+    const pool = new Pool(url.origin, { connections: 1 });
+    try {
+      const headers = { 'content-type': 'application/json' };
+      const first = exchange(pool, url.pathname, headers, '{"n":1}', 10_000);
+      await waitFor('the first callback holds the connection', () => answerFirst !== undefined, 5_000);
+      const second = await exchange(pool, url.pathname, headers, '{"n":2}', timeoutMs);
+      assert.deepEqual(second, { error: `timeout after ${timeoutMs} ms` });
+      answerFirst?.();
+      const r = await first;
+      assert.ok('status' in r && r.status === 200);
+    } finally {
+      // Closing waits for what the pool still has queued: a second callback wrongly sent is seen.
+      await pool.close();
+    }
+    assert.deepEqual(seen, ['{"n":1}']);
   });
 
   it('names a refused connection', async () => {
-    const server = createServer();
-    const url = await listen(server);
-    await new Promise((resolve) => server.close(resolve));
+    // Port 1 (tcpmux) has no listener here; a port just closed could be taken by another test.
+    const url = new URL('http://127.0.0.1:1/webhook/payment-qr-notification');
     const r = await senderOf(undefined, 10_000).post(url, { 'content-type': 'application/json' }, '{}');
     assert.equal(r.outcome, 'error');
     assert.match(r.error ?? '', /ECONNREFUSED/);

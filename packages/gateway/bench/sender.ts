@@ -98,13 +98,11 @@ if (servedKind() === 'receiver') {
   await run(viaRequest);
   await run(viaSender);
   const rows: string[][] = [];
-  const ratios: number[] = [];
   for (let round = 1; round <= rounds; round++) {
     const first = round % 2 === 1;
     const a = first ? await run(viaRequest) : undefined;
     const s = await run(viaSender);
     const r = a ?? (await run(viaRequest));
-    ratios.push(s.cpuUs / r.cpuUs);
     rows.push([
       String(round),
       fmt(r.perSec),

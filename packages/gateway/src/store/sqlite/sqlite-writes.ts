@@ -299,8 +299,7 @@ export class SqliteWrites implements WriteOps {
     }
   }
 
-  insertIdempotency(record: IdempotencyRecord, at: number): void {
-    const r = record;
+  insertIdempotency(r: IdempotencyRecord, at: number): void {
     this.stmt.insertIdempotency.run(r.merchantId, r.day, r.externalId, r.requestHash, r.httpStatus, r.responseBody, at);
   }
 
@@ -430,8 +429,7 @@ export class SqliteWrites implements WriteOps {
     // Latest wins (docs/protocol.md#callbacks): an undelivered older notification of this transaction
     // is superseded (a payment's first notification has none: the update is not run for nothing).
     if (hasUndelivered) this.stmt.supersede.run(at, txn.referenceNo);
-    const record = newNotificationRecord(txn, n, at, isClaimed);
-    const r = record;
+    const r = newNotificationRecord(txn, n, at, isClaimed);
     // In the statement's order (created_at twice: created and updated).
     this.stmt.insertNotification.run(
       r.id,
@@ -450,7 +448,7 @@ export class SqliteWrites implements WriteOps {
       r.leaseUntil,
       r.callbackUrl,
     );
-    return record;
+    return r;
   }
 
   /** An entry, inside the write that causes it; a payment's is named by its transaction, once. */
